@@ -1,0 +1,375 @@
+"""The :class:`Network` value object: one learned DAG with its score.
+
+Everything downstream of the solver (the ε-BNSL collector, equivalence-class
+code, writers, the CLI) exchanges networks as :class:`Network` objects, so
+this module fixes one canonical representation:
+
+* ``names`` gives the variable order (the column order of the data or score
+  table); every parent tuple is sorted by that order, so two networks with the
+  same arrows have identical ``parents`` dicts and identical :attr:`Network.key`.
+* The structure is checked on construction (known names, no self-loops, no
+  duplicate parents, acyclic), because a cyclic "network" is never a valid
+  answer and catching it here turns a silent wrong result into a loud error.
+
+Scores are natural-log local scores, higher is better (GOBNILP's convention).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+
+from .errors import GobnilpError
+
+__all__ = ["Network", "find_cycle", "STATUSES"]
+
+logger = logging.getLogger(__name__)
+
+#: Status strings used across the package.  Only ``"optimal"`` means the
+#: network is proven best (within the requested gap of 0); the others come
+#: from limits or from an impossible problem.
+STATUSES = ("optimal", "feasible", "time_limit", "gap_limit", "infeasible", "unknown")
+
+# Tolerance for "these two scores are the same": scores are sums of a few
+# dozen log-likelihood terms, so 1e-9 relative is far above rounding noise and
+# far below any real score difference.
+_REL_TOL = 1e-9
+_ABS_TOL = 1e-7
+
+
+def find_cycle(names: Sequence[str], parents: Mapping[str, Sequence[str]]) -> list[str] | None:
+    """Return one directed cycle ``[a, b, ..., a]`` of the parents graph, or ``None``.
+
+    Uses an iterative depth-first search (no recursion limit on large graphs).
+    The cycle is reported in arrow direction (``a -> b -> ... -> a``), which is
+    what a user wants to read in an error message.
+    """
+    children: dict[str, list[str]] = {v: [] for v in names}
+    for child in names:
+        for p in parents.get(child, ()):
+            children.setdefault(p, []).append(child)
+    WHITE, GREY, BLACK = 0, 1, 2
+    colour = {v: WHITE for v in children}
+    for root in names:
+        if colour[root] != WHITE:
+            continue
+        stack: list[tuple[str, int]] = [(root, 0)]
+        path: list[str] = [root]
+        colour[root] = GREY
+        while stack:
+            v, k = stack[-1]
+            kids = children[v]
+            if k < len(kids):
+                stack[-1] = (v, k + 1)
+                w = kids[k]
+                if colour[w] == GREY:
+                    return path[path.index(w):] + [w]
+                if colour[w] == WHITE:
+                    colour[w] = GREY
+                    stack.append((w, 0))
+                    path.append(w)
+            else:
+                colour[v] = BLACK
+                stack.pop()
+                path.pop()
+    return None
+
+
+def _same_score(a: float, b: float) -> bool:
+    """Scores agree (both non-finite counts as agreeing: e.g. two infeasible results)."""
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return (math.isnan(a) and math.isnan(b)) or a == b
+    return math.isclose(a, b, rel_tol=_REL_TOL, abs_tol=_ABS_TOL)
+
+
+def _float_to_json(x: float | None) -> float | str | None:
+    """JSON has no inf/nan: write them as the strings float() reads back."""
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else repr(x)
+
+
+def _jsonable(obj: Any) -> Any:
+    """Best-effort conversion of ``stats`` values to plain JSON types (others become ``str``)."""
+    if obj is None or isinstance(obj, (bool, int, str)):
+        return obj
+    if isinstance(obj, float):
+        return _float_to_json(obj)
+    if isinstance(obj, Mapping):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        items = sorted(obj, key=repr) if isinstance(obj, (set, frozenset)) else obj
+        return [_jsonable(v) for v in items]
+    try:  # numpy scalars
+        return _jsonable(obj.item())
+    except AttributeError:
+        return str(obj)
+
+
+@dataclass(eq=False)
+class Network:
+    """A Bayesian network structure (a DAG) with its score and how it was obtained.
+
+    Parameters
+    ----------
+    names : tuple of str
+        All variables, in the canonical (column) order.
+    parents : dict of str to tuple of str
+        Parents of each variable.  Variables missing from the dict have no
+        parents.  Stored with every variable present and each tuple sorted by
+        position in ``names``.
+    score : float
+        Total score (sum of local scores; natural log, higher is better).
+        May be non-finite for a result without a network (status ``"infeasible"``).
+    status : str
+        ``"optimal"`` if proven optimal; otherwise why the search stopped
+        (see :data:`STATUSES`).
+    dual_bound : float or None
+        Best proven upper bound on the score, when the solver reports one.
+    local_scores : dict of str to float
+        Local score of each variable's chosen family, when known.
+    stats : dict
+        Free-form solver statistics (time, nodes, ...), for reports.
+
+    Raises
+    ------
+    GobnilpError
+        If a name is unknown or duplicated, a variable is its own parent, a
+        parent is listed twice, or the arrows form a cycle.
+
+    Examples
+    --------
+    >>> net = Network(("A", "B", "C"), {"C": ("B", "A"), "B": ("A",)}, score=-3.0)
+    >>> net.parents["C"]
+    ('A', 'B')
+    >>> net.to_modelstring()
+    '[A][B|A][C|A:B]'
+    >>> net.key
+    ((), (0,), (0, 1))
+    """
+
+    names: tuple[str, ...]
+    parents: dict[str, tuple[str, ...]]
+    score: float
+    status: str = "optimal"
+    dual_bound: float | None = None
+    local_scores: dict[str, float] = field(default_factory=dict)
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.names = tuple(str(v) for v in self.names)
+        index = {v: i for i, v in enumerate(self.names)}
+        if len(index) != len(self.names):
+            dup = next(v for i, v in enumerate(self.names) if v in self.names[:i])
+            raise GobnilpError(f"network lists variable {dup!r} twice")
+        raw = dict(self.parents or {})
+        for child in raw:
+            if str(child) not in index:
+                raise GobnilpError(f"parents given for unknown variable {child!r}; known: {', '.join(self.names)}")
+        canon: dict[str, tuple[str, ...]] = {}
+        for child in self.names:
+            ps = raw.get(child, ())
+            if isinstance(ps, str):  # a lone name is a common slip: treat "A" as ("A",)
+                ps = (ps,)
+            ps = [str(p) for p in ps]
+            for p in ps:
+                if p not in index:
+                    raise GobnilpError(f"unknown parent {p!r} of {child!r}; known: {', '.join(self.names)}")
+                if p == child:
+                    raise GobnilpError(f"variable {child!r} cannot be its own parent")
+            if len(set(ps)) != len(ps):
+                raise GobnilpError(f"a parent of {child!r} is listed twice: {ps}")
+            canon[child] = tuple(sorted(ps, key=index.__getitem__))
+        self.parents = canon
+        self._index = index
+        cycle = find_cycle(self.names, canon)
+        if cycle is not None:
+            raise GobnilpError(f"parents form a cycle {'->'.join(cycle)}; a Bayesian network must be acyclic")
+        self.score = float(self.score)
+        self.status = str(self.status)
+        if self.status not in STATUSES:
+            logger.debug("network status %r is not one of %s", self.status, STATUSES)
+        if self.dual_bound is not None:
+            self.dual_bound = float(self.dual_bound)
+        self.local_scores = {str(k): float(v) for k, v in (self.local_scores or {}).items()}
+        for k in self.local_scores:
+            if k not in index:
+                raise GobnilpError(f"local score given for unknown variable {k!r}")
+        self.stats = dict(self.stats or {})
+        if len(self.local_scores) == len(self.names) and math.isfinite(self.score):
+            total = math.fsum(self.local_scores.values())
+            if not _same_score(total, self.score):
+                logger.warning("network score %.10g differs from the sum of its local scores %.10g",
+                               self.score, total)
+
+    # ---------------------------------------------------------------- structure
+    @property
+    def n(self) -> int:
+        """Number of variables."""
+        return len(self.names)
+
+    @property
+    def edges(self) -> list[tuple[str, str]]:
+        """Arrows as ``(parent, child)``, ordered by child then parent (``names`` order)."""
+        return [(p, c) for c in self.names for p in self.parents[c]]
+
+    @property
+    def n_edges(self) -> int:
+        """Number of arrows."""
+        return sum(len(ps) for ps in self.parents.values())
+
+    @property
+    def key(self) -> tuple[tuple[int, ...], ...]:
+        """Canonical hashable structure: per variable (``names`` order), its sorted parent indices.
+
+        Two networks over the same ``names`` have the same key exactly when
+        they have the same arrows, so the key deduplicates and (being a tuple
+        of int tuples) sorts collections of networks deterministically.
+        """
+        idx = self._index
+        return tuple(tuple(idx[p] for p in self.parents[c]) for c in self.names)
+
+    def is_acyclic(self) -> bool:
+        """True if the current ``parents`` have no directed cycle.
+
+        Construction already rejects cycles; this re-checks in case the
+        ``parents`` dict was modified afterwards.
+        """
+        return find_cycle(self.names, self.parents) is None
+
+    def has_edge(self, parent: str, child: str) -> bool:
+        """True if the arrow ``parent -> child`` is present."""
+        return parent in self.parents.get(child, ())
+
+    def adjacent(self, a: str, b: str) -> bool:
+        """True if ``a`` and ``b`` are joined by an arrow in either direction."""
+        return self.has_edge(a, b) or self.has_edge(b, a)
+
+    # -------------------------------------------------------------- status info
+    @property
+    def is_optimal(self) -> bool:
+        """True only if the solver proved this network optimal (status ``"optimal"``)."""
+        return self.status == "optimal"
+
+    @property
+    def is_exact(self) -> bool:
+        """True only for a proven result (status ``"optimal"``); a time-limited network is not exact."""
+        return self.status == "optimal"
+
+    # ---------------------------------------------------------------- equality
+    def __eq__(self, other: object) -> bool:
+        """Same variables, same arrows and the same score (to 1e-9 relative).
+
+        Status, bounds and statistics are deliberately ignored: the same DAG
+        found by two runs is the same network.  Comparing scores too catches
+        networks built from different score tables being mistaken for one.
+        """
+        if not isinstance(other, Network):
+            return NotImplemented
+        return (self.names == other.names and self.parents == other.parents
+                and _same_score(self.score, other.score))
+
+    def __hash__(self) -> int:
+        return hash((self.names, self.key))
+
+    # ------------------------------------------------------------------ export
+    def to_networkx(self) -> nx.DiGraph:
+        """A :class:`networkx.DiGraph` with every variable as a node (isolated ones too)."""
+        g = nx.DiGraph()
+        g.add_nodes_from(self.names)
+        g.add_edges_from(self.edges)
+        g.graph["score"] = self.score
+        g.graph["status"] = self.status
+        return g
+
+    def to_modelstring(self) -> str:
+        """bnlearn's model string, e.g. ``[A][B|A][C|A:B]`` (nodes and parents in ``names`` order)."""
+        parts = []
+        for c in self.names:
+            ps = self.parents[c]
+            parts.append(f"[{c}|{':'.join(ps)}]" if ps else f"[{c}]")
+        return "".join(parts)
+
+    def to_dot(self, name: str = "BN") -> str:
+        """Graphviz DOT text; every identifier is quoted so any variable name is valid."""
+        lines = [f"digraph {_dot_id(name)} {{"]
+        lines += [f"  {_dot_id(v)};" for v in self.names]
+        lines += [f"  {_dot_id(p)} -> {_dot_id(c)};" for p, c in self.edges]
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+
+    def to_gobnilp_text(self, digits: int | None = 6) -> str:
+        """GOBNILP's solution text: ``child<-p1,p2, local_score`` per node, then ``BN score is <total>``.
+
+        ``digits`` decimals are printed (GOBNILP prints 6); ``None`` prints
+        the shortest text that reads back to the same float.  A node whose
+        local score is unknown gets no score on its line.
+        """
+        def fmt(x: float) -> str:
+            return repr(float(x)) if digits is None else f"{x:.{digits}f}"
+
+        lines = []
+        for c in self.names:
+            head = f"{c}<-" + "".join(f"{p}," for p in self.parents[c])
+            lines.append(f"{head} {fmt(self.local_scores[c])}" if c in self.local_scores else head)
+        lines.append(f"BN score is {fmt(self.score)}")
+        return "\n".join(lines) + "\n"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able dict (non-finite floats become the strings ``"inf"``, ``"-inf"``, ``"nan"``)."""
+        return {
+            "names": list(self.names),
+            "score": _float_to_json(self.score),
+            "status": self.status,
+            "dual_bound": _float_to_json(self.dual_bound),
+            "parents": {c: list(self.parents[c]) for c in self.names},
+            "edges": [list(e) for e in self.edges],
+            "n_edges": self.n_edges,
+            "local_scores": {c: _float_to_json(self.local_scores[c]) for c in self.names
+                             if c in self.local_scores},
+            "stats": _jsonable(self.stats),
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Network":
+        """Inverse of :meth:`to_dict` (``edges`` and ``n_edges`` are derived, so ignored)."""
+        try:
+            names = d["names"]
+            parents = d.get("parents", {})
+            score = d["score"]
+        except (KeyError, TypeError) as exc:
+            raise GobnilpError(f"network dict lacks {exc}; expected keys names, parents, score") from None
+        dual = d.get("dual_bound")
+        return cls(
+            names=tuple(names),
+            parents={str(k): tuple(v) for k, v in parents.items()},
+            score=float(score),
+            status=d.get("status", "optimal"),
+            dual_bound=None if dual is None else float(dual),
+            local_scores={k: float(v) for k, v in (d.get("local_scores") or {}).items()},
+            stats=dict(d.get("stats") or {}),
+        )
+
+    @classmethod
+    def from_edges(cls, names: Sequence[str], edges: Iterable[tuple[str, str]], score: float = math.nan,
+                   **kwargs: Any) -> "Network":
+        """Build from ``(parent, child)`` pairs (convenience for tests and converters)."""
+        parents: dict[str, list[str]] = {}
+        for p, c in edges:
+            parents.setdefault(str(c), []).append(str(p))
+        return cls(tuple(names), {c: tuple(ps) for c, ps in parents.items()}, score, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"Network({self.to_modelstring()}, score={self.score:.6f}, status={self.status!r})"
+
+
+def _dot_id(s: str) -> str:
+    """A DOT double-quoted ID; backslashes and quotes escaped, newlines kept out."""
+    s = str(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{s}"'

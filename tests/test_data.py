@@ -1,0 +1,165 @@
+"""Data input: every source type, declared arities, and every bad-input error."""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from gobnilp_py import ConstantColumnWarning, DataError, read_data
+from gobnilp_py.examples import ASIA_PARENTS, example_path, sample_asia
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_csv_with_header(tmp_path):
+    p = write(tmp_path, "d.csv", "A,B,C\nx,1,u\ny,2,u\nx,2,v\n")
+    d = read_data(p)
+    assert d.names == ("A", "B", "C")
+    assert d.N == 3 and d.n == 3
+    assert d.arities.tolist() == [2, 2, 2]
+    assert d.codes.tolist() == [[0, 0, 0], [1, 1, 0], [0, 1, 1]]
+    assert d.labels[0] == ("x", "y")
+
+
+def test_csv_without_header_names_columns_by_position(tmp_path):
+    p = write(tmp_path, "d.csv", "0,1\n1,1\n1,0\n")
+    d = read_data(p, header=False)
+    assert d.names == ("0", "1")
+    assert d.N == 3
+
+
+def test_numeric_labels_sort_as_numbers(tmp_path):
+    p = write(tmp_path, "d.csv", "A,B\n10,0\n2,1\n1,0\n")
+    d = read_data(p)
+    assert d.labels[0] == ("1", "2", "10")
+    assert d.codes[:, 0].tolist() == [2, 1, 0]
+
+
+def test_whitespace_and_tab_delimiters(tmp_path):
+    d1 = read_data(write(tmp_path, "a.txt", "A B\n0 1\n1 1\n"))
+    d2 = read_data(write(tmp_path, "b.tsv", "A\tB\n0\t1\n1\t1\n"))
+    assert d1.names == d2.names == ("A", "B")
+    assert np.array_equal(d1.codes, d2.codes)
+
+
+def test_dat_file_with_declared_arities(tmp_path):
+    p = write(tmp_path, "d.dat", "A B\n3 2\n0 1\n1 1\n0 0\n")
+    d = read_data(p)
+    assert d.names == ("A", "B")
+    assert d.arities.tolist() == [3, 2]
+    assert d.codes[:, 0].tolist() == [0, 1, 0]
+
+
+def test_declared_arity_keeps_integer_states(tmp_path):
+    p = write(tmp_path, "d.csv", "A,B\n2,0\n2,1\n0,1\n")
+    d = read_data(p, arities=[3, 2])
+    # label k is state k, so the unobserved state 1 stays a gap
+    assert d.codes[:, 0].tolist() == [2, 2, 0]
+    assert d.arities.tolist() == [3, 2]
+    d2 = read_data(p, arities={"A": 4})
+    assert d2.arities.tolist() == [4, 2]
+
+
+def test_dataframe_and_array_sources():
+    df = pd.DataFrame({"a": ["x", "y", "x"], "b": [1, 2, 2], 3: [True, False, True]})
+    d = read_data(df)
+    assert d.names == ("a", "b", "3")
+    assert d.arities.tolist() == [2, 2, 2]
+    arr = np.array([["u", "v"], ["v", "v"], ["u", "u"]])
+    d2 = read_data(arr, names=["p", "q"])
+    assert d2.names == ("p", "q")
+    assert d2.codes.tolist() == [[0, 1], [1, 1], [0, 0]]
+
+
+def test_real_dataset_shapes():
+    if not SHARED.is_dir():
+        pytest.skip("../shared/data is absent")
+    d = read_data(SHARED / "wine.csv", header=False)
+    assert (d.n, d.N) == (14, 178)
+    assert d.arities.tolist() == [3] + [2] * 13
+
+
+def test_bundled_asia_example_is_reproducible():
+    d = read_data(example_path("asia"))
+    assert d.names == tuple(ASIA_PARENTS)
+    assert d.N == 1000
+    regenerated = sample_asia()
+    assert np.array_equal(np.where(d.codes == 1, "yes", "no"), regenerated)
+
+
+def test_constant_column_warns(tmp_path):
+    p = write(tmp_path, "d.csv", "A,B\n0,1\n1,1\n")
+    with pytest.warns(ConstantColumnWarning, match="'B' is constant"):
+        d = read_data(p)
+    assert d.arities.tolist() == [2, 1]
+
+
+def test_header_that_looks_like_data_is_reported(tmp_path, caplog):
+    p = write(tmp_path, "d.csv", "0,1\n1,1\n1,0\n0,0\n")
+    with caplog.at_level(logging.WARNING, logger="gobnilp_py"):
+        read_data(p)
+    assert "looks like data" in caplog.text
+
+
+@pytest.mark.parametrize(
+    "name, text, kwargs, pattern",
+    [
+        ("missing.csv", "A,B\n0,1\n1,\n", {}, r"missing.csv, line 3, column 'B': missing value"),
+        ("na.csv", "A,B\n0,NA\n1,1\n", {}, r"line 2, column 'B': missing value 'NA'"),
+        ("ragged.csv", "A,B\n0,1\n1\n0,0\n", {}, r"ragged.csv, line 3: ragged row with 1 fields, expected 2"),
+        ("long.csv", "A,B\n0,1\n1,0,1\n", {}, r"line 3: ragged row with 3 fields"),
+        ("small.csv", "A,B\n0,1\n", {}, r"needs at least 2 data rows, found 1"),
+        ("dup.csv", "A,A\n0,1\n1,0\n", {}, r"duplicate variable name 'A'"),
+        ("arity.csv", "A,B\n0,1\n1,0\n2,0\n", {"arities": [2, 2]}, r"column 'A' has 3 distinct values but its declared arity is 2"),
+        ("count.csv", "A,B\n0,1\n1,0\n", {"arities": [2]}, r"1 arities given for 2 variables"),
+        ("unk.csv", "A,B\n0,1\n1,0\n", {"arities": {"C": 2}}, r"arity given for unknown variable 'C'"),
+        ("bad.dat", "A B\n2 x\n0 1\n1 0\n", {}, r"bad.dat, line 2, column 'B': arity 'x' is not an integer"),
+        ("short.dat", "A B\n2 2\n0 1\n1\n", {}, r"short.dat, line 4: ragged row"),
+        ("small.dat", "A B\n1 2\n0 1\n1 0\n", {}, r"column 'A' has 2 distinct values but its declared arity is 1"),
+        ("empty.csv", "", {}, r"empty.csv: the file is empty"),
+        ("blank.csv", "A,B\n0,1\n\n1,0\n", {}, r"line 3: blank line inside the data"),
+    ],
+)
+def test_bad_files_give_one_line_errors(tmp_path, name, text, kwargs, pattern):
+    p = write(tmp_path, name, text)
+    with pytest.raises(DataError, match=pattern) as info:
+        read_data(p, **kwargs)
+    assert "\n" not in str(info.value)
+
+
+def test_bad_sources():
+    with pytest.raises(DataError, match="data file not found"):
+        read_data("/nonexistent/file.csv")
+    with pytest.raises(DataError, match="cannot read data from a dict"):
+        read_data({"a": [1, 2]})
+    with pytest.raises(DataError, match="expected a 2-D array"):
+        read_data(np.zeros(3))
+    with pytest.raises(DataError, match=r"missing value at row 1, column 0"):
+        read_data(np.array([[0.0, 1.0], [np.nan, 1.0]]))
+    with pytest.raises(DataError, match=r"missing value at row 1 \(index 1\), column 'a'"):
+        read_data(pd.DataFrame({"a": [1, None, 2], "b": [1, 2, 3]}))
+    with pytest.raises(DataError, match="duplicate variable name"):
+        read_data(np.zeros((3, 2), dtype=int), names=["x", "x"])
+
+
+def test_errors_are_value_errors():
+    with pytest.raises(ValueError):
+        read_data(np.zeros((1, 2), dtype=int))
+
+
+def test_no_warning_for_normal_data(tmp_path):
+    p = write(tmp_path, "d.csv", "A,B\n0,1\n1,0\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        read_data(p)
