@@ -33,7 +33,7 @@ logger = logging.getLogger(__name__)
 #: Status strings used across the package.  Only ``"optimal"`` means the
 #: network is proven best (within the requested gap of 0); the others come
 #: from limits or from an impossible problem.
-STATUSES = ("optimal", "feasible", "time_limit", "gap_limit", "infeasible", "unknown")
+STATUSES = ("optimal", "feasible", "time_limit", "gap_limit", "no_solution", "infeasible", "unknown")
 
 # Tolerance for "these two scores are the same": scores are sums of a few
 # dozen log-likelihood terms, so 1e-9 relative is far above rounding noise and

@@ -1,0 +1,168 @@
+"""The result of an ε-BNSL or k-best search: a set of networks with their evidence.
+
+A :class:`CredibleSet` holds every network found with score >= OPT - ε (or
+the k best), best first, ties in the canonical order of
+:attr:`gobnilp_py.network.Network.key`, so two runs on the same input list
+the same networks in the same order.  ``complete`` says whether the set is
+provably the whole answer; when a network cap or a time limit ended the
+search early it is ``False`` and ``reason`` says which.
+
+Model averaging reads the scores as log marginal likelihoods (BDeu) or their
+approximation (BIC): network ``G`` gets weight ``exp(score(G) - OPT)``,
+normalised over the set, i.e. the posterior under a uniform structure prior
+restricted to the credible set.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from ..network import Network
+
+__all__ = ["CredibleSet"]
+
+
+@dataclass
+class CredibleSet:
+    """Networks within a Bayes factor of the optimum (or the k best), best first.
+
+    Attributes
+    ----------
+    opt : float
+        The optimal score OPT (best score over all DAGs allowed by the table
+        and constraints); ``nan`` if no network exists.
+    epsilon : float
+        The score gap: networks with ``score >= opt - epsilon`` are members
+        (up to the documented tolerance ``tolerance``).  For k-best, the gap
+        of the k-th network.
+    complete : bool
+        True when the set is provably every member; False when a limit ended
+        the search (see ``reason``).
+    reason : str or None
+        ``None`` when complete; else ``"max_networks"``, ``"time_limit"``, ...
+    networks : list of Network
+        Best first; ties in canonical (``Network.key``) order.
+    tolerance : float
+        Absolute slack used at the boundary ``opt - epsilon``.
+    near_boundary : int
+        Networks found just below the boundary (within the solver margin but
+        outside ``tolerance``): excluded, counted for transparency.
+    stats : dict
+        Timings, nodes, cuts.
+    """
+
+    opt: float
+    epsilon: float
+    complete: bool
+    reason: str | None
+    networks: list[Network]
+    tolerance: float = 0.0
+    near_boundary: int = 0
+    kind: str = "bayes_factor"
+    stats: dict[str, Any] = field(default_factory=dict)
+    _mecs: list[Any] | None = field(default=None, init=False, repr=False)
+
+    # ------------------------------------------------------------------ basics
+    @property
+    def bayes_factor(self) -> float:
+        """exp(epsilon): the Bayes factor the set covers."""
+        return math.exp(self.epsilon) if self.epsilon < 700 else math.inf
+
+    def __len__(self) -> int:
+        return len(self.networks)
+
+    def __iter__(self) -> Iterator[Network]:
+        return iter(self.networks)
+
+    def __getitem__(self, i: int) -> Network:
+        return self.networks[i]
+
+    @property
+    def best(self) -> Network | None:
+        """The first (best) network, or None for an empty set."""
+        return self.networks[0] if self.networks else None
+
+    # ----------------------------------------------------- equivalence classes
+    def mecs(self) -> list[Any]:
+        """Markov equivalence classes of the networks (CPDAG and members), best class first."""
+        if self._mecs is None:
+            from ..equivalence import group_by_class
+
+            self._mecs = group_by_class(self.networks, validate=False)
+        return self._mecs
+
+    @property
+    def n_mecs(self) -> int:
+        """Number of Markov equivalence classes among the networks."""
+        return len(self.mecs())
+
+    # ----------------------------------------------------------- averaging
+    def edge_probabilities(self) -> pd.DataFrame:
+        """P(u and v adjacent): networks weighted by exp(score - OPT), normalised over the set."""
+        from ..equivalence import edge_probabilities
+
+        return edge_probabilities(self.networks, opt=self._weight_opt())
+
+    def arrow_probabilities(self) -> pd.DataFrame:
+        """P(u -> v) (row u, column v), weighted as :meth:`edge_probabilities`."""
+        from ..equivalence import arrow_probabilities
+
+        return arrow_probabilities(self.networks, opt=self._weight_opt())
+
+    def _weight_opt(self) -> float | None:
+        return self.opt if self.networks and math.isfinite(self.opt) else None
+
+    # ------------------------------------------------------------- exports
+    def to_dataframe(self) -> pd.DataFrame:
+        """One row per network: rank, score, gap to OPT, Bayes factor, class, model string."""
+        rows = []
+        class_of = self._class_index()
+        for rank, net in enumerate(self.networks, 1):
+            gap = self.opt - net.score
+            rows.append({
+                "rank": rank,
+                "score": net.score,
+                "gap": gap,
+                "bayes_factor": math.exp(gap) if gap < 700 else math.inf,
+                "mec": class_of.get(id(net)),
+                "n_edges": net.n_edges,
+                "model": net.to_modelstring(),
+            })
+        return pd.DataFrame(rows, columns=["rank", "score", "gap", "bayes_factor", "mec", "n_edges", "model"])
+
+    def _class_index(self) -> dict[int, int]:
+        out: dict[int, int] = {}
+        for ci, cls in enumerate(self.mecs()):
+            for net in cls.members:
+                out[id(net)] = ci
+        return out
+
+    def to_dict(self, *, networks: bool = True) -> dict[str, Any]:
+        """JSON-able summary (and, by default, every network's score and parents)."""
+        d: dict[str, Any] = {
+            "kind": self.kind,
+            "opt": self.opt if math.isfinite(self.opt) else None,
+            "epsilon": self.epsilon,
+            "bayes_factor": self.bayes_factor if math.isfinite(self.bayes_factor) else None,
+            "complete": self.complete,
+            "reason": self.reason,
+            "tolerance": self.tolerance,
+            "near_boundary": self.near_boundary,
+            "n_networks": len(self.networks),
+            "n_mecs": self.n_mecs,
+            "stats": self.stats,
+        }
+        if networks:
+            d["networks"] = [{"score": n.score, "parents": {k: list(v) for k, v in n.parents.items()}}
+                             for n in self.networks]
+        return d
+
+    def __repr__(self) -> str:
+        state = "complete" if self.complete else f"INCOMPLETE ({self.reason})"
+        return (f"CredibleSet({len(self.networks)} networks, opt={self.opt:.6f}, "
+                f"epsilon={self.epsilon:.6g}, {state})")

@@ -1,0 +1,316 @@
+"""ε-BNSL and k-best: every network within a Bayes factor of the optimum, in one search.
+
+:func:`enumerate_networks`
+    1. Score with pruning made safe for ε (or check a given table covers ε).
+    2. Find OPT with :func:`~gobnilp_py.solve.learn.learn`.
+    3. Rebuild the same model with the enumeration settings, set the objective
+       limit just below ``OPT - ε`` and let :class:`NetworkCollector` record
+       every acyclic integral point the branch-and-cut reaches, excluding each
+       with a nogood.  Cluster-cut separation stays on.
+    4. Keep the networks with ``score >= OPT - ε - tol`` (``tol`` below).
+
+:func:`kbest`
+    One search with no objective limit at first; the collector tracks the k
+    best scores found and :class:`BoundPruner` cuts off every node whose LP
+    bound falls below the k-th of them.  From data, the table must be safe for
+    the (unknown) gap of the k-th network: we score for a guessed ε and, if
+    fewer than k networks lie within it, double ε and repeat; when k networks
+    lie within ε, the table holds every network within ε, so its k best are the
+    true k best.
+
+Tolerances (documented in ``docs/enumeration.md``):
+
+* ``tol = 1e-9 * max(1, |OPT|)`` decides membership at the boundary
+  ``OPT - ε`` (scores are exact sums of local scores computed with
+  :func:`math.fsum`; 1e-9 relative is far above their rounding error and far
+  below any real score difference).  Networks at the boundary are kept.
+* SCIP's objective limit is set ``margin = 1e-6 * max(1, |OPT|)`` lower than
+  ``OPT - ε - tol``, so LP round-off can never prune a member; networks it lets
+  through between the two are reported in ``near_boundary`` and excluded.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..errors import ScoreError, SolverError
+from ..network import Network
+from ..scoring.table import ScoreTable
+from .collector import ENUMERATION_PARAMS, include_collector
+from .credible import CredibleSet
+
+__all__ = ["enumerate_networks", "kbest", "resolve_epsilon"]
+
+_log = logging.getLogger("gobnilp_py")
+
+REL_TOL = 1e-9
+REL_MARGIN = 1e-6
+
+
+def resolve_epsilon(bayes_factor: float | None, epsilon: float | None, *, required: bool = True) -> float:
+    """ε from exactly one of ``bayes_factor`` (ε = ln BF) and ``epsilon``; one-line errors otherwise."""
+    if bayes_factor is not None and epsilon is not None:
+        raise ScoreError("give either bayes_factor or epsilon, not both (epsilon = ln bayes_factor)")
+    if bayes_factor is not None:
+        bf = float(bayes_factor)
+        if not (bf >= 1.0) or math.isinf(bf):
+            raise ScoreError(f"bayes_factor must be a finite number >= 1, got {bayes_factor!r}")
+        return math.log(bf)
+    if epsilon is not None:
+        eps = float(epsilon)
+        if not (eps >= 0.0) or math.isinf(eps):
+            raise ScoreError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
+        return eps
+    if required:
+        raise ScoreError("give a bayes_factor (>= 1) or an epsilon (>= 0)")
+    return 0.0
+
+
+def _tolerances(opt: float) -> tuple[float, float]:
+    scale = max(1.0, abs(opt))
+    return REL_TOL * scale, REL_MARGIN * scale
+
+
+def _as_constraints(constraints: Any) -> Any:
+    if constraints is None:
+        return None
+    from ..constraints.structural import StructuralConstraints
+
+    if isinstance(constraints, StructuralConstraints):
+        return constraints
+    if isinstance(constraints, Mapping):
+        return StructuralConstraints.from_dict(constraints)
+    if isinstance(constraints, (str, Path)):
+        return StructuralConstraints.from_file(constraints)
+    return constraints
+
+
+def _table_for(data_or_table: Any, epsilon: float, scoring_options: dict[str, Any]) -> ScoreTable:
+    """A table safe for ``epsilon``: scored from data, read from .jkl, or checked if given."""
+    table = data_or_table
+    if isinstance(table, (str, Path)) and Path(table).suffix.lower() == ".jkl":
+        table = ScoreTable.from_jkl(table)
+    if isinstance(table, ScoreTable):
+        if scoring_options:
+            raise ScoreError(f"scoring options {sorted(scoring_options)} need data, not a score table")
+        if table.epsilon is None:
+            _log.warning("the score table does not say how it was pruned: networks within epsilon=%.6g are "
+                         "complete only if it was pruned for at least that gap", epsilon)
+        elif table.epsilon < epsilon - 1e-12:
+            raise ScoreError(f"the score table was pruned for epsilon={table.epsilon:.6g} and may lack parent sets "
+                             f"of networks within epsilon={epsilon:.6g}; rescore with that epsilon")
+        return table
+    from ..scoring import score
+
+    return score(data_or_table, epsilon=epsilon, **scoring_options)
+
+
+def _network(fm_index: Any, names: tuple[str, ...], chosen: tuple[int, ...], score: float, status: str) -> Network:
+    parents = {names[v]: tuple(names[p] for p in fm_index.parents[f]) for v, f in enumerate(chosen)}
+    local = {names[v]: float(fm_index.score[f]) for v, f in enumerate(chosen)}
+    return Network(names, parents, score, status=status, local_scores=local)
+
+
+def _collect(table: ScoreTable, constraints: Any, *, objlimit: float | None, max_networks: int | None,
+             kbest: int | None, tie_tolerance: float, time_limit: float | None, params: Mapping[str, Any] | None,
+             verbose: bool) -> tuple[Any, Any, dict[str, Any]]:
+    """Run one collecting search; returns (family model, collector, stats)."""
+    from ..model.builder import build_model
+
+    p: dict[str, Any] = dict(ENUMERATION_PARAMS)
+    if params:
+        p.update(params)
+    if time_limit is not None:
+        p["limits/time"] = max(float(time_limit), 0.0)
+    fm = build_model(table, constraints=constraints, params=p, verbose=verbose, heuristic=False)
+    col = include_collector(fm.model, fm.index, fm.xflat, max_networks=max_networks, kbest=kbest,
+                            tie_tolerance=tie_tolerance)
+    if objlimit is not None:
+        fm.model.setObjlimit(objlimit)
+    t0 = time.perf_counter()
+    fm.model.optimize()
+    status = fm.model.getStatus()
+    stats = {
+        "time_collect": time.perf_counter() - t0,
+        "scip_status": status,
+        "nodes": fm.model.getNNodes(),
+        "cuts_total": fm.stats.cuts_total,
+        "cuts": {"integral": fm.stats.cuts_integral, "cycle": fm.stats.cuts_cycle, "subip": fm.stats.cuts_subip},
+        "found": len(col.found),
+        "duplicates": col.duplicates,
+        "time_record": col.time_record,
+    }
+    if kbest:
+        stats["pruned_by_bound"] = col.pruner.pruned
+    if col.duplicates:
+        raise SolverError(f"the collector found {col.duplicates} network(s) twice; the enumeration is not exact")
+    return fm, col, stats
+
+
+def _incomplete_reason(status: str, col: Any) -> str | None:
+    if col.stop_reason is not None:
+        return col.stop_reason
+    if status in ("infeasible", "inforunbd", "optimal"):
+        return None  # the whole tree was searched
+    return {"timelimit": "time_limit", "userinterrupt": "interrupted", "nodelimit": "node_limit",
+            "memlimit": "memory_limit"}.get(status, status)
+
+
+def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None, epsilon: float | None = None,
+                       max_networks: int | None = 150_000, time_limit: float | None = None,
+                       constraints: Any = None, params: Mapping[str, Any] | None = None,
+                       verbose: bool = False, **scoring_options: Any) -> CredibleSet:
+    """Every network with score >= OPT - ε, exactly, in one branch-and-cut search.
+
+    Parameters
+    ----------
+    data_or_table : Dataset, path, DataFrame, array, ScoreTable or .jkl path
+        Data are scored with pruning made safe for ε; a table must have been
+        pruned for at least ε (a ``.jkl`` file's pruning is unknown: warned).
+    bayes_factor, epsilon : float
+        Exactly one: ε = ln(bayes_factor).  ε = 0 gives all optimal networks.
+    max_networks : int or None, default 150,000
+        Stop after this many networks (``complete=False``, reason
+        ``"max_networks"``); ``None`` for no cap.
+    time_limit : float, optional
+        Seconds for the two searches together (``complete=False``, reason
+        ``"time_limit"`` if reached).  Scoring is not included.
+    constraints : StructuralConstraints, mapping or path, optional
+        Structural constraints; the set is then all networks satisfying them.
+    params : mapping, optional
+        SCIP parameter overrides for both searches.
+    **scoring_options
+        ``score``, ``ess``, ``palim``, ``prune`` (see :func:`gobnilp_py.score`).
+
+    Returns
+    -------
+    CredibleSet
+
+    Examples
+    --------
+    >>> from gobnilp_py import enumerate_networks, example_path
+    >>> cs = enumerate_networks(example_path("asia"), bayes_factor=3)  # doctest: +SKIP
+    """
+    from .learn import learn
+
+    eps = resolve_epsilon(bayes_factor, epsilon)
+    if max_networks is not None and int(max_networks) < 1:
+        raise ScoreError(f"max_networks must be >= 1 (or None for no cap), got {max_networks!r}")
+    if time_limit is not None and not float(time_limit) > 0:
+        raise ScoreError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+    t_start = time.perf_counter()
+    table = _table_for(data_or_table, eps, scoring_options)
+    t_scored = time.perf_counter()
+    cons = _as_constraints(constraints)
+    if cons is not None:
+        cons.validate(table.names)
+
+    best = learn(table, constraints=cons, time_limit=time_limit, params=params, verbose=verbose)
+    t_opt = time.perf_counter()
+    stats: dict[str, Any] = {"time_scoring": t_scored - t_start, "time_opt": t_opt - t_scored,
+                             "opt_status": best.status}
+    if best.status == "infeasible":
+        return CredibleSet(math.nan, eps, True, None, [], kind="bayes_factor", stats=stats)
+    if best.status != "optimal":
+        # Without a proven optimum the limit OPT - ε is unknown: report what we have as incomplete.
+        nets = [best] if math.isfinite(best.score) else []
+        return CredibleSet(best.score if nets else math.nan, eps, False, best.status or "time_limit", nets,
+                           kind="bayes_factor", stats=stats)
+    opt = best.score
+    tol, margin = _tolerances(opt)
+    remaining = None if time_limit is None else time_limit - (t_opt - t_scored)
+    if remaining is not None and remaining <= 0:
+        return CredibleSet(opt, eps, False, "time_limit", [best], tolerance=tol, kind="bayes_factor", stats=stats)
+    fm, col, cstats = _collect(table, cons, objlimit=opt - eps - tol - margin, max_networks=max_networks,
+                               kbest=None, tie_tolerance=0.0, time_limit=remaining, params=params, verbose=verbose)
+    stats.update(cstats)
+    reason = _incomplete_reason(cstats["scip_status"], col)
+    found_best = max(col.found.values(), default=-math.inf)
+    if found_best > opt + tol:
+        _log.warning("collection found a network better than the optimum by %.3g; using it as OPT", found_best - opt)
+        opt = found_best
+    limit = opt - eps - tol
+    names = fm.table.names
+    members = [(sc, key) for key, sc in col.found.items() if sc >= limit]
+    near = sum(1 for sc in col.found.values() if sc < limit)
+    if reason is None and found_best < opt - tol:
+        raise SolverError("the collection did not find the optimal network; the enumeration is not exact")
+    members.sort(key=lambda t: (-t[0], tuple(fm.index.parents[f] for f in t[1])))
+    nets = [_network(fm.index, names, key, sc, "optimal" if sc >= opt - tol else "feasible") for sc, key in members]
+    stats["time_total"] = time.perf_counter() - t_start
+    return CredibleSet(opt, eps, reason is None, reason, nets, tolerance=tol, near_boundary=near,
+                       kind="bayes_factor", stats=stats)
+
+
+def kbest(data_or_table: Any, k: int, *, time_limit: float | None = None, constraints: Any = None,
+          params: Mapping[str, Any] | None = None, verbose: bool = False, initial_epsilon: float = 3.0,
+          **scoring_options: Any) -> CredibleSet:
+    """The k best networks, provably, best first (ties in canonical order), in one search per table.
+
+    From data, the table is scored for a guessed gap ``initial_epsilon`` and
+    the search repeated with twice the gap while fewer than ``k`` networks lie
+    within it (each repeat rescores; see the module docstring for why this is
+    exact).  A given table is used as is.
+
+    Returns a :class:`CredibleSet` with ``kind="kbest"``, ``epsilon`` the gap of
+    the k-th network, and ``complete`` False if a time limit ended the search.
+    """
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+        raise ScoreError(f"k must be a positive integer, got {k!r}")
+    if time_limit is not None and not float(time_limit) > 0:
+        raise ScoreError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+    t_start = time.perf_counter()
+    cons = _as_constraints(constraints)
+    given_table = isinstance(data_or_table, ScoreTable) or (
+        isinstance(data_or_table, (str, Path)) and Path(data_or_table).suffix.lower() == ".jkl")
+    eps = float(initial_epsilon)
+    rounds = 0
+    while True:
+        rounds += 1
+        if given_table:
+            table = data_or_table if isinstance(data_or_table, ScoreTable) else ScoreTable.from_jkl(data_or_table)
+            if scoring_options:
+                raise ScoreError(f"scoring options {sorted(scoring_options)} need data, not a score table")
+        else:
+            from ..scoring import score
+
+            table = score(data_or_table, epsilon=eps, **scoring_options)
+        if cons is not None:
+            cons.validate(table.names)
+        remaining = None if time_limit is None else time_limit - (time.perf_counter() - t_start)
+        if remaining is not None and remaining <= 0:
+            return CredibleSet(math.nan, math.nan, False, "time_limit", [], kind="kbest",
+                               stats={"rounds": rounds})
+        tol, margin = _tolerances(_table_scale(table))
+        fm, col, stats = _collect(table, cons, objlimit=None, max_networks=None, kbest=k, tie_tolerance=tol + margin,
+                                  time_limit=remaining, params=params, verbose=verbose)
+        reason = _incomplete_reason(stats["scip_status"], col)
+        ranked = sorted(col.found.items(), key=lambda t: (-t[1], tuple(fm.index.parents[f] for f in t[0])))
+        if not ranked:
+            return CredibleSet(math.nan, 0.0, reason is None, reason, [], kind="kbest", stats=stats)
+        opt = ranked[0][1]
+        top = ranked[:k]
+        gap = opt - top[-1][1]
+        if given_table or reason is not None or (len(top) == k and gap <= eps) or _unpruned(table):
+            break
+        _log.info("k-th best network lies %.4g below OPT, beyond the table's epsilon %.4g: rescoring", gap, eps)
+        eps = max(2 * eps, gap * 1.01)
+    names = fm.table.names
+    nets = [_network(fm.index, names, key, sc, "optimal" if sc >= opt - tol else "feasible") for key, sc in top]
+    stats.update({"rounds": rounds, "time_total": time.perf_counter() - t_start, "table_epsilon": eps})
+    return CredibleSet(opt, gap, reason is None, reason, nets, tolerance=tol, kind="kbest", stats=stats)
+
+
+def _unpruned(table: ScoreTable) -> bool:
+    """True if no pruning rule removed a parent set (the table is then exact for every gap)."""
+    return not any(int(c) for rules in table.pruning.values() for c in rules.values())
+
+
+def _table_scale(table: ScoreTable) -> float:
+    """A magnitude for tolerances: the sum of each node's best local score."""
+    return math.fsum(f[0][1] for f in table.families)
