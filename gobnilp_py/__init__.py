@@ -3,6 +3,7 @@
 The pipeline, one stage per subpackage:
 
 ``read_data`` -> ``Dataset`` -> ``score`` -> ``ScoreTable`` -> ``learn`` -> ``Network``
+                                                  \\-> ``enumerate_networks`` / ``kbest`` -> ``CredibleSet``
 
 All scores are natural-log and higher is better (GOBNILP's convention).
 """
@@ -11,7 +12,9 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from .constraints.structural import StructuralConstraints
 from .data import ConstantColumnWarning, Dataset, read_data
+from .equivalence import CPDAG, EquivalenceClass, arrow_probabilities, cpdag, edge_probabilities, group_by_class
 from .errors import (
     ConfigError,
     ConstraintError,
@@ -20,15 +23,42 @@ from .errors import (
     ScoreError,
     SolverError,
 )
+from .examples import example_path
+from .network import Network
+from .scoring import LocalScore, register_score, score
 from .scoring.table import Family, ScoreTable
+from .solve.credible import CredibleSet
+from .solve.enumerate import enumerate_networks, kbest
+from .solve.learn import learn
 
 __all__ = [
     "__version__",
+    # data
     "read_data",
     "Dataset",
     "ConstantColumnWarning",
+    "example_path",
+    # scoring
+    "score",
     "ScoreTable",
     "Family",
+    "LocalScore",
+    "register_score",
+    # learning
+    "learn",
+    "Network",
+    "StructuralConstraints",
+    # collections
+    "enumerate_networks",
+    "kbest",
+    "CredibleSet",
+    "cpdag",
+    "CPDAG",
+    "EquivalenceClass",
+    "group_by_class",
+    "edge_probabilities",
+    "arrow_probabilities",
+    # errors
     "GobnilpError",
     "DataError",
     "ScoreError",

@@ -53,10 +53,17 @@ def _arities(args: argparse.Namespace) -> list[int] | None:
 
 
 def load_table_or_data(args: argparse.Namespace, path: str) -> object:
-    """A ScoreTable for a ``.jkl`` path, else a Dataset read with the data flags."""
+    """A ScoreTable for a ``.jkl`` path, else a Dataset read with the data flags.
+
+    ``example:NAME`` names a bundled example data set (``example:asia``).
+    """
     from ..data import read_data
     from ..scoring.table import ScoreTable
 
+    if path.startswith("example:"):
+        from ..examples import example_path
+
+        path = str(example_path(path.split(":", 1)[1]))
     if Path(path).suffix.lower() == ".jkl":
         return ScoreTable.from_jkl(path)
     return read_data(path, header=args.header, delimiter=args.delimiter, arities=_arities(args))

@@ -16,7 +16,10 @@ Two constraint handlers, both without constraints of their own:
     twice.  ``conscheck`` always answers INFEASIBLE, so SCIP never accepts an
     incumbent and its cutoff bound stays at the objective limit; every integral
     point within the limit must therefore be reached by the tree search and
-    pass through enforcement, where it is recorded.
+    pass through enforcement, where it is recorded.  ``conscheck`` also records
+    the points every other handler accepted (when presolving fixes every
+    variable, SCIP shows the last point to ``conscheck`` only); such a point
+    gets its nogood if the search reaches it again.
 
 :class:`BoundPruner` (highest enforcement priority; k-best only)
     Prunes a node whose LP bound is below a threshold that rises during the
@@ -57,6 +60,10 @@ ENUMERATION_PARAMS: dict[str, object] = {
     "misc/allowstrongdualreds": False,
     "misc/usesymmetry": 0,
     "presolving/maxrestarts": 0,
+    # When presolving leaves few variables SCIP may detect an "integral" objective (tied networks make the
+    # differences of scores look like multiples of one step) and round the cutoff bound to that lattice,
+    # which cut off a tied network in our tests.  Keep the objective as it is.
+    "misc/scaleobj": False,
 }
 
 INT_TOL = 1e-6
@@ -104,6 +111,8 @@ class NetworkCollector(pyscipopt.Conshdlr):
         self.tie_tolerance = tie_tolerance
         #: chosen flat family indices (one per node, in node order) -> exact score
         self.found: dict[tuple[int, ...], float] = {}
+        #: networks already excluded by a nogood (seeing one again would be a bug)
+        self.excluded: set[tuple[int, ...]] = set()
         self.duplicates = 0
         self.stop_reason: str | None = None
         self.threshold = -math.inf
@@ -128,32 +137,42 @@ class NetworkCollector(pyscipopt.Conshdlr):
             return None
         return on
 
-    def _record(self, sol) -> SCIP_RESULT:
-        t0 = time.perf_counter()
+    def _network_of(self, sol) -> tuple[int, ...] | None:
+        """The point as a key (flat family per node) if it is an integral acyclic network, else None."""
         chosen = self._chosen(sol)
         if chosen is None:
-            return SCIP_RESULT.INFEASIBLE  # not ours to resolve: let SCIP branch
-        parents = [self.index.parents[f] for f in chosen.tolist()]
-        if cl.find_cycles(parents):
+            return None
+        if cl.find_cycles([self.index.parents[f] for f in chosen.tolist()]):
             _log.error("collector saw a cyclic point the acyclicity handler accepted")
-            return SCIP_RESULT.INFEASIBLE
-        key = tuple(chosen.tolist())
-        if key in self.found:
-            self.duplicates += 1
-            _log.error("network found twice: the nogood did not hold")
-        else:
-            score = math.fsum(self.index.score[chosen].tolist())
+            return None
+        return tuple(chosen.tolist())
+
+    def _remember(self, key: tuple[int, ...]) -> None:
+        if key not in self.found:
+            score = math.fsum(self.index.score[list(key)].tolist())
             self.found[key] = score
             if self.kbest:
                 self._update_threshold(score)
+            if self.max_networks is not None and len(self.found) >= self.max_networks and self.stop_reason is None:
+                self.stop_reason = "max_networks"
+                self.model.interruptSolve()
+
+    def _record(self, sol) -> SCIP_RESULT:
+        """Enforcement: record the network and exclude it with a permanent nogood."""
+        t0 = time.perf_counter()
+        key = self._network_of(sol)
+        if key is None:
+            return SCIP_RESULT.INFEASIBLE  # not ours to resolve: let SCIP branch
+        if key in self.excluded:
+            self.duplicates += 1
+            _log.error("network found again after its nogood was added")
+        self._remember(key)
+        self.excluded.add(key)
         tv = self.tvars()
         self.model.addCons(pyscipopt.quicksum(tv[f] for f in key) <= self.index.n - 1,
-                           name=f"nogood_{len(self.found)}", initial=True, separate=True, enforce=True,
+                           name=f"nogood_{len(self.excluded)}", initial=True, separate=True, enforce=True,
                            check=True, propagate=True, local=False, modifiable=False, dynamic=False,
                            removable=False, stickingatnode=False)
-        if self.max_networks is not None and len(self.found) >= self.max_networks and self.stop_reason is None:
-            self.stop_reason = "max_networks"
-            self.model.interruptSolve()
         self.time_record += time.perf_counter() - t0
         return SCIP_RESULT.CONSADDED
 
@@ -184,12 +203,27 @@ class NetworkCollector(pyscipopt.Conshdlr):
 
     @_logged
     def conscheck(self, constraints, solution, checkintegrality, checklprows, printreason, completely):
-        # Never accept an incumbent: the cutoff must stay at the objective limit.
+        # Called last (lowest check priority) and, unless ``completely``, only when every other handler
+        # accepted the point: then it is a network of the feasible set.  Record it -- when presolving fixes
+        # every variable this is the only place SCIP shows the point -- but never accept it as an
+        # incumbent, so the cutoff stays at the objective limit.  Enforcement adds its nogood if the
+        # search reaches it again.
+        if not completely:
+            key = self._network_of(solution)
+            if key is not None:
+                self._remember(key)
         return {"result": SCIP_RESULT.INFEASIBLE}
 
     @_logged
     def conslock(self, constraint, locktype, nlockspos, nlocksneg):
-        return {}
+        # The collector rejects every point, so any change of any family variable can "violate" it:
+        # lock both directions.  Without these locks dual fixing may set a variable whose objective
+        # coefficient is (numerically) zero to one bound and drop tied networks.
+        m = self.model
+        original = m.getStage() in (pyscipopt.SCIP_STAGE.INIT, pyscipopt.SCIP_STAGE.PROBLEM)
+        both = nlockspos + nlocksneg
+        for v in self.xvars:
+            m.addVarLocksType(v if original else m.getTransformedVar(v), locktype, both, both)
 
 
 class BoundPruner(pyscipopt.Conshdlr):
@@ -242,7 +276,11 @@ def include_collector(model: pyscipopt.Model, index: FamilyIndex, xvars: Sequenc
     col = NetworkCollector(index, xvars, max_networks=max_networks, kbest=kbest, tie_tolerance=tie_tolerance)
     model.includeConshdlr(col, "gobnilp_collector", "records each acyclic integral point and excludes it",
                           sepapriority=0, enfopriority=-9_999_999, chckpriority=-9_999_999,
-                          sepafreq=-1, propfreq=-1, eagerfreq=-1, needscons=False)
+                          sepafreq=-1, propfreq=-1, eagerfreq=-1, needscons=True)
+    # One constraint, so that SCIP calls conslock (and the handler is never skipped as empty).
+    model.addPyCons(model.createCons(col, "collect", initial=False, separate=False, enforce=True, check=True,
+                                     propagate=False, local=False, modifiable=False, dynamic=False,
+                                     removable=False, stickingatnode=False))
     if kbest:
         pruner = BoundPruner(col)
         model.includeConshdlr(pruner, "gobnilp_kbest_bound", "prunes nodes below the k-th best score",

@@ -90,8 +90,9 @@ def _as_constraints(constraints: Any) -> Any:
     return constraints
 
 
-def _table_for(data_or_table: Any, epsilon: float, scoring_options: dict[str, Any]) -> ScoreTable:
-    """A table safe for ``epsilon``: scored from data, read from .jkl, or checked if given."""
+def _table_for(data_or_table: Any, epsilon: float, scoring_options: dict[str, Any],
+               constraints: Any = None) -> ScoreTable:
+    """A table safe for ``epsilon`` (and the constraints): scored from data, read from .jkl, or checked if given."""
     table = data_or_table
     if isinstance(table, (str, Path)) and Path(table).suffix.lower() == ".jkl":
         table = ScoreTable.from_jkl(table)
@@ -107,7 +108,14 @@ def _table_for(data_or_table: Any, epsilon: float, scoring_options: dict[str, An
         return table
     from ..scoring import score
 
-    return score(data_or_table, epsilon=epsilon, **scoring_options)
+    options = dict(scoring_options)
+    if constraints is not None and not constraints.subset_pruning_safe and options.get("prune", True):
+        # Pruning drops a parent set when a subset scores better; with required arrows, adjacencies,
+        # immoralities, forbidden immoralities or min_edges that subset may be inadmissible.
+        _log.warning("these constraints are not safe under parent-set pruning: scoring without pruning "
+                     "(set palim to bound the table)")
+        options["prune"] = False
+    return score(data_or_table, epsilon=epsilon, **options)
 
 
 def _network(fm_index: Any, names: tuple[str, ...], chosen: tuple[int, ...], score: float, status: str) -> Network:
@@ -204,9 +212,9 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     if time_limit is not None and not float(time_limit) > 0:
         raise ScoreError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     t_start = time.perf_counter()
-    table = _table_for(data_or_table, eps, scoring_options)
-    t_scored = time.perf_counter()
     cons = _as_constraints(constraints)
+    table = _table_for(data_or_table, eps, scoring_options, cons)
+    t_scored = time.perf_counter()
     if cons is not None:
         cons.validate(table.names)
 
@@ -277,9 +285,7 @@ def kbest(data_or_table: Any, k: int, *, time_limit: float | None = None, constr
             if scoring_options:
                 raise ScoreError(f"scoring options {sorted(scoring_options)} need data, not a score table")
         else:
-            from ..scoring import score
-
-            table = score(data_or_table, epsilon=eps, **scoring_options)
+            table = _table_for(data_or_table, eps, scoring_options, cons)
         if cons is not None:
             cons.validate(table.names)
         remaining = None if time_limit is None else time_limit - (time.perf_counter() - t_start)

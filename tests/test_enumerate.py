@@ -1,0 +1,224 @@
+"""ε-BNSL collection and k-best, checked against brute force over every DAG.
+
+The oracle scores every DAG on n <= 5 nodes from an *unpruned* score table
+(every parent set), so it is independent of pruning, of the ILP and of the
+collector; the local scores themselves are checked against a direct
+implementation of the formulas in ``test_local_scores.py``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gobnilp_py import (
+    ScoreError,
+    ScoreTable,
+    StructuralConstraints,
+    enumerate_networks,
+    kbest,
+    read_data,
+    score,
+)
+from oracle_dags import all_dags_array
+
+TOL = 1e-8
+
+
+def random_data(rng: np.random.Generator, n: int, n_rows: int) -> np.ndarray:
+    """Discrete data with dependencies, so that scores differ and pruning fires."""
+    cols = []
+    for j in range(n):
+        r = int(rng.integers(2, 4))
+        base = rng.integers(0, r, n_rows)
+        if j and rng.random() < 0.7:
+            src = cols[int(rng.integers(0, j))]
+            copy = rng.random(n_rows) < rng.uniform(0.4, 0.9)
+            base = np.where(copy, src % r, base)
+        cols.append(base)
+    return np.column_stack(cols)
+
+
+def brute_force(full: ScoreTable, eps: float, cons: StructuralConstraints | None = None
+                ) -> dict[tuple[tuple[int, ...], ...], float]:
+    """Every DAG within eps of the optimum (over DAGs satisfying cons), keyed by parent tuples."""
+    n = full.n
+    dags = all_dags_array(n)
+    lookup = np.full((n, 1 << n), -np.inf)
+    for v, fams in enumerate(full.families):
+        for ps, sc in fams:
+            lookup[v, sum(1 << p for p in ps)] = sc
+    scores = np.zeros(len(dags))
+    for v in range(n):
+        scores += lookup[v, dags[:, v]]
+    ok = np.isfinite(scores)
+    if cons is not None:
+        for d in np.flatnonzero(ok):
+            parents = {full.names[v]: tuple(full.names[p] for p in range(n) if dags[d, v] >> p & 1) for v in range(n)}
+            ok[d] = cons.is_satisfied(parents)
+    if not ok.any():
+        return {}
+    opt = scores[ok].max()
+    keep = np.flatnonzero(ok & (scores >= opt - eps - 1e-9 * max(1.0, abs(opt))))
+    out = {}
+    for d in keep:
+        key = tuple(tuple(p for p in range(n) if dags[d, v] >> p & 1) for v in range(n))
+        out[key] = float(scores[d])
+    return out
+
+
+def collected(cs) -> dict[tuple[tuple[int, ...], ...], float]:
+    out = {}
+    for net in cs.networks:
+        assert net.key not in out, "duplicate network in the collection"
+        out[net.key] = net.score
+    return out
+
+
+def assert_same(cs, expected):
+    got = collected(cs)
+    assert set(got) == set(expected), (f"{len(got)} collected vs {len(expected)} brute force; "
+                                       f"missing {len(set(expected) - set(got))}, extra {len(set(got) - set(expected))}")
+    for key, sc in expected.items():
+        assert abs(got[key] - sc) <= TOL * max(1.0, abs(sc))
+    assert cs.complete and cs.reason is None
+
+
+problems = st.tuples(
+    st.integers(2, 5),                      # n
+    st.integers(15, 120),                   # rows
+    st.floats(0.0, 8.0),                    # epsilon
+    st.sampled_from(["BIC", "BDeu"]),
+    st.booleans(),                          # prune
+    st.integers(0, 2**31 - 1),              # seed
+)
+
+
+@settings(max_examples=200, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@given(problems)
+def test_enumeration_equals_brute_force(problem):
+    n, n_rows, eps, score_name, prune, seed = problem
+    rng = np.random.default_rng(seed)
+    data = read_data(random_data(rng, n, n_rows))
+    full = score(data, score=score_name, prune=False)
+    expected = brute_force(full, eps)
+    cs = enumerate_networks(data, epsilon=eps, score=score_name, prune=prune)
+    assert_same(cs, expected)
+    assert abs(cs.opt - max(expected.values())) <= TOL * max(1.0, abs(cs.opt))
+    # best first, ties in canonical order
+    order = [(-net.score, net.key) for net in cs.networks]
+    assert order == sorted(order)
+
+
+def test_ties_at_the_boundary_are_kept():
+    # Two variables: 3 DAGs. Scores chosen so that A->B is exactly eps below the optimum.
+    t = ScoreTable(["A", "B"], [[((), -10.0), ((1,), -12.0)], [((), -10.0), ((0,), -11.5)]], epsilon=10.0)
+    cs = enumerate_networks(t, epsilon=1.5)
+    keys = {net.key for net in cs.networks}
+    assert keys == {((), ()), ((), (0,))}
+    cs = enumerate_networks(t, epsilon=2.0)
+    assert len(cs) == 3
+
+
+CONSTRAINT_CASES = [
+    dict(forbidden_arrows=[("0", "1")]),
+    dict(required_arrows=[("1", "0")]),
+    dict(tiers=[["0", "1"], ["2", "3"]]),
+    dict(max_parents=1),
+    dict(required_adjacencies=[("0", "2")]),
+    dict(forbidden_adjacencies=[("1", "2")]),
+    dict(max_edges=2),
+    dict(min_edges=4),
+]
+
+
+@pytest.mark.parametrize("case", range(len(CONSTRAINT_CASES)))
+@pytest.mark.parametrize("seed", range(4))
+def test_enumeration_with_constraints_equals_brute_force(case, seed):
+    rng = np.random.default_rng(1000 + seed)
+    data = read_data(random_data(rng, 4, 60))
+    cons = StructuralConstraints(**CONSTRAINT_CASES[case])
+    eps = float(rng.uniform(0, 6))
+    full = score(data, score="BIC", prune=False)
+    expected = brute_force(full, eps, cons)
+    cs = enumerate_networks(data, epsilon=eps, constraints=cons)
+    assert_same(cs, expected)
+    for net in cs.networks:
+        assert cons.is_satisfied(net)
+
+
+@settings(max_examples=40, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(2, 4), st.integers(20, 100), st.integers(1, 40), st.sampled_from(["BIC", "BDeu"]),
+       st.integers(0, 2**31 - 1))
+def test_kbest_equals_top_of_brute_force_ranking(n, n_rows, k, score_name, seed):
+    rng = np.random.default_rng(seed)
+    data = read_data(random_data(rng, n, n_rows))
+    full = score(data, score=score_name, prune=False)
+    ranking = sorted(brute_force(full, math.inf).items(), key=lambda t: (-t[1], t[0]))
+    cs = kbest(data, k, score=score_name)
+    want = ranking[:k]
+    assert len(cs) == len(want)
+    got = [(net.key, net.score) for net in cs.networks]
+    # same scores in the same order; ties resolved canonically (by key) on both sides
+    for (gk, gs), (wk, ws) in zip(got, want):
+        assert abs(gs - ws) <= TOL * max(1.0, abs(ws))
+    tie_free = [w for w in want if sum(abs(w[1] - x[1]) <= 1e-9 * max(1, abs(x[1])) for x in ranking) == 1]
+    got_keys = {g[0] for g in got}
+    for wk, _ in tie_free:
+        assert wk in got_keys
+    assert cs.complete
+
+
+def test_kbest_on_table_is_deterministic():
+    rng = np.random.default_rng(7)
+    data = read_data(random_data(rng, 4, 80))
+    t = score(data, prune=False)
+    a = kbest(t, 12)
+    b = kbest(t, 12)
+    assert [n.key for n in a] == [n.key for n in b]
+
+
+def test_network_cap_gives_incomplete_result():
+    rng = np.random.default_rng(3)
+    data = read_data(random_data(rng, 4, 30))
+    full = enumerate_networks(data, epsilon=6.0)
+    assert len(full) > 5
+    capped = enumerate_networks(data, epsilon=6.0, max_networks=5)
+    assert not capped.complete and capped.reason == "max_networks"
+    assert len(capped) <= 5
+    assert {n.key for n in capped} <= {n.key for n in full}
+
+
+def test_bad_settings():
+    data = read_data(np.array([[0, 1], [1, 0], [1, 1]]))
+    with pytest.raises(ScoreError, match="either bayes_factor or epsilon"):
+        enumerate_networks(data, bayes_factor=3, epsilon=1)
+    with pytest.raises(ScoreError, match="bayes_factor must be a finite number >= 1"):
+        enumerate_networks(data, bayes_factor=0.5)
+    with pytest.raises(ScoreError, match="give a bayes_factor"):
+        enumerate_networks(data)
+    with pytest.raises(ScoreError, match="max_networks must be >= 1"):
+        enumerate_networks(data, bayes_factor=3, max_networks=0)
+    with pytest.raises(ScoreError, match="k must be a positive integer"):
+        kbest(data, 0)
+    t = score(data, epsilon=0.5)
+    with pytest.raises(ScoreError, match="pruned for epsilon=0.5"):
+        enumerate_networks(t, epsilon=2.0)
+
+
+def test_model_averaging_and_classes():
+    rng = np.random.default_rng(11)
+    data = read_data(random_data(rng, 4, 50))
+    cs = enumerate_networks(data, bayes_factor=20)
+    ep = cs.edge_probabilities()
+    assert ((ep.values >= -1e-12) & (ep.values <= 1 + 1e-12)).all()
+    assert np.allclose(ep.values, ep.values.T)
+    assert sum(c.size for c in cs.mecs()) == len(cs)
+    df = cs.to_dataframe()
+    assert list(df["rank"]) == list(range(1, len(cs) + 1))
+    d = cs.to_dict()
+    assert d["n_networks"] == len(cs) and d["complete"] is True and d["n_mecs"] == cs.n_mecs
