@@ -1,0 +1,304 @@
+"""Bayesian model averaging over a collection of networks (e.g. every ε-optimal DAG).
+
+With a decomposable log marginal likelihood (BDeu) or its BIC approximation,
+``score(G) - score(H)`` is the log Bayes factor of ``G`` against ``H``.  Under a
+uniform structure prior, restricted to the collected networks, the posterior
+probability of network ``k`` is therefore
+
+    p_k = exp(s_k - OPT) / sum_j exp(s_j - OPT),
+
+and the probability of a feature (an edge, an arrow, a class) is the sum of
+``p_k`` over the networks that have it.  ε-BNSL collects every network with
+``s_k >= OPT - ε``, i.e. all networks whose Bayes factor against the optimum is
+at most ``exp(ε)``; everything outside weighs at most ``exp(-ε)`` each (not
+included here; the probabilities are conditional on the collection).
+
+Exponentials are taken of ``s_k - max_j s_j <= 0`` only, so nothing overflows,
+and the normalised weights do not depend on which constant is subtracted.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DataError, ScoreError
+from .cpdag import EquivalenceClass, _index, group_by_class, network_parts
+
+__all__ = [
+    "network_weights",
+    "edge_probabilities",
+    "arrow_probabilities",
+    "feature_table",
+    "mec_probabilities",
+]
+
+# A network may score a hair above the stated optimum through solver
+# tolerances; more than this (relative to max(1, |OPT|)) means the caller's
+# OPT is wrong.
+_OPT_REL_TOL = 1e-6
+
+
+def _scores(parts: Sequence[Any]) -> np.ndarray:
+    if not parts:
+        raise ScoreError("no networks to average over")
+    missing = [i for i, p in enumerate(parts) if p.score is None]
+    if missing:
+        raise ScoreError(f"network {missing[0]} has no score; model averaging needs scores")
+    s = np.array([p.score for p in parts], dtype=float)
+    bad = np.flatnonzero(~np.isfinite(s))
+    if bad.size:
+        raise ScoreError(f"network {int(bad[0])} has a non-finite score {s[bad[0]]}")
+    return s
+
+
+def _resolve_opt(s: np.ndarray, opt: float | None) -> float:
+    top = float(s.max())
+    if opt is None:
+        return top
+    opt = float(opt)
+    if not math.isfinite(opt):
+        raise ScoreError(f"opt must be finite, got {opt}")
+    if top > opt + _OPT_REL_TOL * max(1.0, abs(opt)):
+        raise ScoreError(f"a network scores {top!r}, above the given optimum opt={opt!r}")
+    return opt
+
+
+def _posterior(s: np.ndarray) -> np.ndarray:
+    """``exp(s - OPT)`` normalised, computed as ``exp(s - max s)``: every exponent is <= 0
+    (no overflow) and the largest term is 1 (no 0/0); the shift cancels."""
+    w = np.exp(s - s.max())
+    return w / w.sum()
+
+
+def network_weights(networks: Iterable[Any], opt: float | None = None, *, normalise: bool = True) -> np.ndarray:
+    """Posterior weight of each network, proportional to ``exp(score - OPT)``.
+
+    Parameters
+    ----------
+    networks : iterable of network-like objects
+        Anything with ``names``/``parents``/``score`` (see
+        :func:`~gobnilp_py.equivalence.cpdag.network_parts`).
+    opt : float, optional
+        The optimal score; defaults to the best score in the collection.  It
+        cancels from the normalised weights; it is checked (no network may
+        score above it beyond solver tolerance) and sets the scale of the
+        unnormalised weights.
+    normalise : bool
+        If True (default) the weights sum to 1 (posterior probabilities given
+        the collection).  If False, ``exp(score - OPT)``: the inverse Bayes
+        factor against the optimum (1 for an optimal network; may underflow
+        to 0.0 for networks more than ~745 nats below).
+
+    Returns
+    -------
+    numpy.ndarray of float, one per network, in input order.
+    """
+    parts = [network_parts(x) for x in networks]
+    s = _scores(parts)
+    opt_v = _resolve_opt(s, opt)
+    if not normalise:
+        return np.exp(np.minimum(s - opt_v, 0.0))
+    return _posterior(s)
+
+
+def _arrow_matrix(networks: Iterable[Any], opt: float | None) -> tuple[tuple[str, ...], np.ndarray]:
+    """Weighted arrow counts: ``A[u, v]`` = total weight of networks with ``u -> v``."""
+    parts = [network_parts(x) for x in networks]
+    s = _scores(parts)
+    _resolve_opt(s, opt)
+    w = _posterior(s)
+    names = parts[0].names
+    idx = _index(names)
+    n = len(names)
+    ref_set = frozenset(names)
+    # Collect (network, parent, child) triples once, then one bincount does the sums.
+    net_ids: list[int] = []
+    flat: list[int] = []
+    for k, p in enumerate(parts):
+        if p.names != names and frozenset(p.names) != ref_set:
+            raise DataError(f"network {k} has variables {list(p.names)[:5]}..., not those of network 0")
+        for child, ps in p.parents.items():
+            c = idx.get(child)
+            if c is None:
+                raise DataError(f"unknown variable {child!r} in network {k}")
+            if isinstance(ps, str):  # a lone name, as Network accepts it
+                ps = (ps,)
+            seen = 0
+            for q in ps:
+                j = idx.get(q)
+                if j is None:
+                    raise DataError(f"unknown parent {q!r} of {child!r} in network {k}")
+                if seen >> j & 1:
+                    raise DataError(f"parent {q!r} of {child!r} is listed twice in network {k}")
+                seen |= 1 << j
+                flat.append(j * n + c)
+                net_ids.append(k)
+    if flat:
+        a = np.bincount(np.asarray(flat, dtype=np.int64), weights=w[np.asarray(net_ids, dtype=np.int64)], minlength=n * n)
+    else:
+        a = np.zeros(n * n)
+    a = a.reshape(n, n)
+    if np.any(np.diag(a) > 0):
+        bad = names[int(np.flatnonzero(np.diag(a) > 0)[0])]
+        raise DataError(f"variable {bad!r} is its own parent")
+    return names, np.clip(a, 0.0, 1.0)
+
+
+def arrow_probabilities(networks: Iterable[Any], opt: float | None = None) -> pd.DataFrame:
+    """Posterior probability of each arrow.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index and columns are the variable names; entry ``[u, v]`` is the
+        probability that ``u -> v`` (u is a parent of v).  ``P[u, v] + P[v, u]``
+        is the edge probability; the diagonal is 0.  Note that the direction of
+        a reversible edge is not identifiable from data: under a
+        score-equivalent score its arrow probability only reflects how many
+        members of each class were collected.
+
+    Notes
+    -----
+    Networks are not re-checked for cycles here (``Network`` objects are
+    checked when built); unknown names, self-loops and repeated parents are
+    rejected with :class:`~gobnilp_py.errors.DataError`.
+    """
+    names, a = _arrow_matrix(networks, opt)
+    df = pd.DataFrame(a, index=pd.Index(names, name="parent"), columns=pd.Index(names, name="child"))
+    return df
+
+
+def edge_probabilities(networks: Iterable[Any], opt: float | None = None) -> pd.DataFrame:
+    """Posterior probability of each adjacency (edge in either direction).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Symmetric, index and columns the variable names; entry ``[u, v]`` is the
+        probability that ``u`` and ``v`` are adjacent; the diagonal is 0.
+        Adjacency is a property of the equivalence class, so unlike arrows it
+        does not depend on which members of a class were collected.
+    """
+    names, a = _arrow_matrix(networks, opt)
+    e = np.clip(a + a.T, 0.0, 1.0)  # a DAG never has both u -> v and v -> u
+    return pd.DataFrame(e, index=pd.Index(names, name="u"), columns=pd.Index(names, name="v"))
+
+
+def feature_table(
+    networks: Iterable[Any],
+    opt: float | None = None,
+    *,
+    features: Sequence[str] = ("edge", "arrow"),
+    min_probability: float = 0.0,
+) -> pd.DataFrame:
+    """Edges and arrows in long format, most probable first.
+
+    Parameters
+    ----------
+    networks, opt
+        As in :func:`edge_probabilities`.
+    features : sequence of {"edge", "arrow"}
+        Which features to list.
+    min_probability : float
+        List only features with probability strictly above this (default 0:
+        every feature present in at least one network).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``feature`` ("edge" or "arrow"), ``source``, ``target``,
+        ``probability``.  For an edge, ``source`` comes before ``target`` in
+        the variable order and the pair is unordered; for an arrow it means
+        ``source -> target``.  Sorted by probability (descending), then
+        feature, then variable order, so the order is deterministic.
+    """
+    unknown = set(features) - {"edge", "arrow"}
+    if unknown:
+        raise DataError(f"unknown feature kind {sorted(unknown)[0]!r}; use 'edge' or 'arrow'")
+    names, a = _arrow_matrix(networks, opt)
+    n = len(names)
+    frames = []
+    if "edge" in features:
+        e = np.clip(a + a.T, 0.0, 1.0)
+        iu, ju = np.triu_indices(n, k=1)
+        frames.append(("edge", iu, ju, e[iu, ju]))
+    if "arrow" in features:
+        ia, ja = np.nonzero(~np.eye(n, dtype=bool))
+        frames.append(("arrow", ia, ja, a[ia, ja]))
+    rows = []
+    for kind, i, j, p in frames:
+        keep = p > min_probability
+        rows.append(pd.DataFrame({
+            "feature": kind,
+            "source": np.asarray(names, dtype=object)[i[keep]],
+            "target": np.asarray(names, dtype=object)[j[keep]],
+            "probability": p[keep],
+            "_i": i[keep],
+            "_j": j[keep],
+        }))
+    if not rows:
+        return pd.DataFrame(columns=["feature", "source", "target", "probability"])
+    df = pd.concat(rows, ignore_index=True)
+    df = df.sort_values(["probability", "feature", "_i", "_j"], ascending=[False, True, True, True], kind="mergesort")
+    return df.drop(columns=["_i", "_j"]).reset_index(drop=True)
+
+
+def mec_probabilities(
+    networks: Iterable[Any],
+    opt: float | None = None,
+    *,
+    classes: Sequence[EquivalenceClass] | None = None,
+) -> pd.DataFrame:
+    """Posterior probability of each Markov equivalence class in the collection.
+
+    Parameters
+    ----------
+    networks, opt
+        As in :func:`edge_probabilities`.
+    classes : sequence of EquivalenceClass, optional
+        The result of :func:`group_by_class` on the same networks, to avoid
+        grouping twice.  Members are matched by identity.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per class, in :func:`group_by_class` order, with columns
+        ``rank`` (0-based position), ``n_networks`` (members collected),
+        ``best_score``, ``log_bayes_factor`` (``OPT - best_score``, >= 0 up to
+        tolerance: ln of the Bayes factor of the optimum against the class's
+        best member), ``probability`` (sum of member weights; the column sums
+        to 1) and ``equivalence_class`` (the :class:`EquivalenceClass`; its
+        ``.cpdag`` is computed on first access, so listing 150,000 classes
+        stays cheap).
+    """
+    nets = list(networks)
+    s = _scores([network_parts(x) for x in nets])
+    opt_v = _resolve_opt(s, opt)
+    w = _posterior(s)
+    if classes is None:
+        classes = group_by_class(nets)
+    pos = {id(x): i for i, x in enumerate(nets)}
+    rows = []
+    seen = 0
+    for r, cls in enumerate(classes):
+        try:
+            idxs = [pos[id(m)] for m in cls.members]
+        except KeyError:
+            raise DataError(f"class {r} has a member that is not among the given networks") from None
+        seen += len(idxs)
+        rows.append({
+            "rank": r,
+            "n_networks": len(idxs),
+            "best_score": cls.best_score,
+            "log_bayes_factor": opt_v - cls.best_score if cls.best_score is not None else math.nan,
+            "probability": float(w[idxs].sum()),
+            "equivalence_class": cls,
+        })
+    if seen != len(nets):
+        raise DataError(f"the classes hold {seen} networks, but {len(nets)} were given")
+    return pd.DataFrame(rows, columns=["rank", "n_networks", "best_score", "log_bayes_factor", "probability", "equivalence_class"])
