@@ -33,7 +33,7 @@ class _OneLineParser(argparse.ArgumentParser):
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    from . import _enumerate, _learn, _score
+    from . import _compare, _enumerate, _learn, _run, _score
 
     parser = _OneLineParser(prog=PROG, description="Exact Bayesian network structure learning on SCIP: "
                             "the optimal network and every network within a Bayes factor of it.")
@@ -42,7 +42,7 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"],
                         help="library log level (default WARNING)")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_OneLineParser)
-    for module in (_score, _learn, _enumerate):
+    for module in (_score, _learn, _enumerate, _run, _compare):
         module.register(sub)
     return parser
 

@@ -1,0 +1,978 @@
+"""Run configurations: TOML files, GOBNILP settings files and command-line overrides -> one :class:`RunConfig`.
+
+A study is one TOML file naming the data, the score, the job (``score``,
+``learn``, ``enumerate`` or ``kbest``), the Bayes factor, constraints, limits,
+SCIP parameters and the outputs.  Everything is checked *before* any work,
+against one declarative table (:data:`SPECS`), so a typo costs a second, not a
+two-hour run: an unknown key (with the closest valid one suggested), a wrong
+type, a missing file or an impossible combination each give one line naming
+the file and key, e.g.::
+
+    configs/x.toml: [search] bayes_factor must be a number >= 1, got "abc"
+
+Layers, lowest first: built-in defaults, a GOBNILP settings file (the TOML key
+``settings`` or a ``.set`` file given to ``gobnilp-py run``), the TOML file,
+command-line overrides.  A higher layer replaces a value of a lower one; in
+particular ``bayes_factor`` and ``epsilon`` replace each other across layers
+(the pair is one setting), but giving both in the same layer is an error.
+
+Relative paths resolve against the folder of the file that names them (the
+command line's against the working directory), so a config runs the same from
+anywhere.
+
+GOBNILP's ``gobnilp/scoring/prunegap``
+    GOBNILP prunes a parent set ``Pa2`` when a subset ``Pa1`` has
+    ``score(Pa1) >= score(Pa2) - prunegap``.  With ``prunegap = 0`` that is
+    ordinary pruning; the ε-BNSL version of GOBNILP sets ``prunegap = -ln(BF)``
+    (negative) so that a set is pruned only when a subset beats it by at least
+    ln(BF).  Here ``prunegap = -g`` (``g >= 0``) therefore maps to
+    ``[search] epsilon = g`` (our pruning is always made safe for the job's ε,
+    keeping the boundary case).  A positive ``prunegap`` would prune parent
+    sets that beat all their subsets, possibly those of the optimal network,
+    so it is rejected rather than silently made exact.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import logging
+import math
+import re
+import tomllib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError, ConstraintError
+
+__all__ = [
+    "JOBS",
+    "OUTPUTS",
+    "PICTURES",
+    "OUTPUTS_FOR_JOB",
+    "SPECS",
+    "Spec",
+    "RunConfig",
+    "load_config",
+    "config_from_dict",
+    "read_settings_file",
+    "parse_override",
+    "SETTINGS_MAP",
+]
+
+log = logging.getLogger("gobnilp_py")
+
+JOBS = ("score", "learn", "enumerate", "kbest")
+
+#: Output name -> file written into ``[output] dir``.
+OUTPUTS: dict[str, str] = {
+    "json": "result.json",
+    "csv": "networks.csv",
+    "gobnilp": "networks.txt",
+    "jkl": "scores.jkl",
+    "modelstring": "modelstrings.txt",
+    "dot": "best.dot",
+    "dag_png": "best_dag.png",
+    "cpdag_png": "best_cpdag.png",
+    "edges_png": "edge_probabilities.png",
+    "scores_png": "score_rank.png",
+    "report": "report.md",  # report.html with report_format = "html"
+}
+#: The picture outputs ("pictures" in ``write`` means all of those the job has).
+PICTURES = ("dag_png", "cpdag_png", "edges_png", "scores_png")
+
+#: Which outputs each job can produce (a picture of edge probabilities needs a collection, ...).
+OUTPUTS_FOR_JOB: dict[str, tuple[str, ...]] = {
+    "score": ("json", "jkl", "report"),
+    "learn": ("json", "csv", "gobnilp", "jkl", "modelstring", "dot", "dag_png", "cpdag_png", "report"),
+    "enumerate": tuple(OUTPUTS),
+    "kbest": tuple(o for o in OUTPUTS if o != "jkl"),  # kbest rescores inside its search: no one table
+}
+
+_DEFAULT_WRITE: dict[str, tuple[str, ...]] = {
+    "score": ("json", "jkl", "report"),
+    "learn": ("json", "gobnilp", "report"),
+    "enumerate": ("json", "csv", "report"),
+    "kbest": ("json", "csv", "report"),
+}
+
+#: SCIP parameters the enumeration relies on (see ``gobnilp_py.solve.collector``); a user
+#: override would silently lose credible networks, so it is refused for collecting jobs.
+_PROTECTED_SCIP = ("misc/allowstrongdualreds", "misc/usesymmetry", "presolving/maxrestarts", "misc/scaleobj")
+#: SCIP parameters that have a config key of their own (one place per setting).
+_SCIP_HAS_KEY = {"limits/time": "[limits] time_limit", "limits/gap": "[limits] gap"}
+
+
+class _Bad(Exception):
+    """A value failed its check; the message completes '<key> ...'."""
+
+
+def _show(value: Any) -> str:
+    """A value as the user wrote it (TOML-like: strings in double quotes, true/false)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, Path):
+        value = str(value)
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+# ------------------------------------------------------------------ checkers
+def _c_str(choices: Sequence[str] | None = None, *, fold: bool = False) -> Callable[[Any], Any]:
+    def check(v: Any) -> Any:
+        if not isinstance(v, str):
+            raise _Bad(f"must be a string, got {_show(v)}")
+        if choices is not None:
+            lookup = {c.lower(): c for c in choices} if fold else {c: c for c in choices}
+            key = v.lower() if fold else v
+            if key not in lookup:
+                near = difflib.get_close_matches(key, list(lookup), n=1)
+                hint = f" (did you mean {_show(lookup[near[0]])}?)" if near else ""
+                raise _Bad(f"must be one of {', '.join(_show(c) for c in choices)}, got {_show(v)}{hint}")
+            return lookup[key]
+        return v
+    return check
+
+
+def _c_bool(v: Any) -> bool:
+    if not isinstance(v, bool):
+        raise _Bad(f"must be true or false, got {_show(v)}")
+    return v
+
+
+def _c_int(lo: int) -> Callable[[Any], int]:
+    def check(v: Any) -> int:
+        if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+            raise _Bad(f"must be an integer >= {lo}, got {_show(v)}")
+        return int(v)
+    return check
+
+
+def _c_num(lo: float, *, strict: bool = False) -> Callable[[Any], float]:
+    op = ">" if strict else ">="
+
+    def check(v: Any) -> float:
+        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and (
+            v > lo if strict else v >= lo)
+        if not ok:
+            raise _Bad(f"must be a number {op} {lo:g}, got {_show(v)}")
+        return float(v)
+    return check
+
+
+def _c_delimiter(v: Any) -> str:
+    if v in ("tab", "\\t"):
+        return "\t"
+    if not isinstance(v, str) or len(v) != 1:
+        raise _Bad(f'must be one character (or "tab"), got {_show(v)}')
+    return v
+
+
+def _c_arities(v: Any) -> Any:
+    if isinstance(v, Mapping):
+        for name, a in v.items():
+            if isinstance(a, bool) or not isinstance(a, int) or a < 1:
+                raise _Bad(f"[{name}] must be an integer >= 1, got {_show(a)}")
+        return {str(k): int(a) for k, a in v.items()}
+    if isinstance(v, list) and v and all(isinstance(a, int) and not isinstance(a, bool) and a >= 1 for a in v):
+        return [int(a) for a in v]
+    raise _Bad(f"must be a list of integers >= 1 (column order) or a table name = arity, got {_show(v)}")
+
+
+def _c_write(v: Any) -> tuple[str, ...]:
+    if isinstance(v, str):
+        v = [v]
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise _Bad(f"must be a list of output names, got {_show(v)}")
+    valid = list(OUTPUTS) + ["pictures", "all"]
+    for x in v:
+        if x not in valid:
+            near = difflib.get_close_matches(x, valid, n=1)
+            hint = f" (did you mean {_show(near[0])}?)" if near else ""
+            raise _Bad(f"has unknown output {_show(x)}{hint}; valid: {', '.join(valid)}")
+    return tuple(dict.fromkeys(v))
+
+
+def _c_any(v: Any) -> Any:
+    return v
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One config key: where it lives, how it is checked, its default and its Python keyword.
+
+    The reference in ``docs/configuration.md`` lists exactly these keys (a
+    test checks it), so the table is the single source of truth.
+    """
+
+    section: str
+    key: str
+    check: Callable[[Any], Any]
+    default: Any
+    type_doc: str
+    doc: str
+    api: str | None = None
+    jobs: tuple[str, ...] | None = None
+    is_path: bool = False
+
+    @property
+    def label(self) -> str:
+        return f"[{self.section}] {self.key}" if self.section else self.key
+
+
+_SCORE_NAMES = ("BIC", "BDeu", "AIC")
+
+SPECS: tuple[Spec, ...] = (
+    Spec("", "title", _c_str(), None, "string", "Title of the study, shown in the report."),
+    Spec("", "settings", _c_str(), None, "path",
+         "A GOBNILP settings file read first (this file's keys override it).", is_path=True),
+    Spec("data", "path", _c_str(), None, "path",
+         'Data file (CSV, GOBNILP .dat) or a .jkl score file; "example:asia" is the bundled example. Required.',
+         api="data_or_table", is_path=True),
+    Spec("data", "header", _c_bool, True, "bool", "The CSV file's first row holds the variable names.", api="header"),
+    Spec("data", "delimiter", _c_delimiter, None, "string",
+         'CSV field separator, one character or "tab" (default: guessed from the first line).', api="delimiter"),
+    Spec("data", "arities", _c_arities, None, "list of int or table",
+         "Declared numbers of states, in column order or by name (default: observed).", api="arities"),
+    Spec("scoring", "score", _c_str(_SCORE_NAMES, fold=True), "BIC", "string",
+         'Local score: "BIC", "BDeu" or "AIC" (natural log, higher is better).', api="score"),
+    Spec("scoring", "ess", _c_num(0.0, strict=True), 1.0, "number > 0",
+         "BDeu equivalent sample size (GOBNILP's alpha).", api="ess"),
+    Spec("scoring", "palim", _c_int(0), None, "int >= 0",
+         "Largest number of parents (default: no limit; the pruning bounds decide).", api="palim"),
+    Spec("scoring", "prune", _c_bool, True, "bool",
+         "Prune parent sets safely for the job's epsilon (false keeps every set up to palim: slow).", api="prune"),
+    Spec("scoring", "max_candidates", _c_int(1), None, "int >= 1",
+         "Abort rather than score more than this many (child, parent set) pairs (default 20,000,000).",
+         api="max_candidates"),
+    Spec("search", "job", _c_str(JOBS), "enumerate", "string",
+         'What to do: "score" (a .jkl table), "learn" (the optimum), "enumerate" (every network within '
+         'the Bayes factor) or "kbest" (the k best).'),
+    Spec("search", "bayes_factor", _c_num(1.0), None, "number >= 1",
+         "Networks with score >= OPT - ln(bayes_factor) are collected (enumerate) or kept by pruning (score, learn).",
+         api="bayes_factor", jobs=("score", "learn", "enumerate")),
+    Spec("search", "epsilon", _c_num(0.0), None, "number >= 0",
+         "The same gap on the log scale (epsilon = ln BF); give one of bayes_factor and epsilon.",
+         api="epsilon", jobs=("score", "learn", "enumerate")),
+    Spec("search", "k", _c_int(1), None, "int >= 1", "Number of networks for job kbest (required there).",
+         api="k", jobs=("kbest",)),
+    Spec("search", "verbose", _c_bool, False, "bool", "Show SCIP's own log.", api="verbose",
+         jobs=("learn", "enumerate", "kbest")),
+    Spec("constraints", "file", _c_str(), None, "path",
+         "GOBNILP constraints file (x<-y, x->y, x-y, x->z<-y, ~ negates), merged with the inline keys.",
+         api="constraints", is_path=True, jobs=("learn", "enumerate", "kbest")),
+    Spec("constraints", "*", _c_any, None, "see docs/constraints.md",
+         "Inline structural constraints: required_arrows, forbidden_arrows, required_adjacencies, "
+         "forbidden_adjacencies, tiers, max_parents, max_parents_per_variable, min_edges, max_edges, "
+         "required_immoralities, forbidden_immoralities.", api="constraints", jobs=("learn", "enumerate", "kbest")),
+    Spec("limits", "time_limit", _c_num(0.0, strict=True), None, "seconds > 0",
+         "Search time limit (scoring excluded); a result cut short says so (status / complete = false).",
+         api="time_limit", jobs=("learn", "enumerate", "kbest")),
+    Spec("limits", "max_networks", _c_int(1), 150_000, "int >= 1",
+         "Stop collecting after this many networks (the result is then marked incomplete).",
+         api="max_networks", jobs=("enumerate",)),
+    Spec("limits", "gap", _c_num(0.0), 0.0, "number >= 0",
+         "Relative gap at which learn may stop (0 proves optimality).", api="gap", jobs=("learn",)),
+    Spec("scip", "*", _c_any, None, "SCIP parameter = value",
+         'SCIP parameter overrides, e.g. "separating/maxrounds" = 5 or [scip.limits] nodes = 1000; '
+         "names and types are checked against SCIP.", api="params", jobs=("learn", "enumerate", "kbest")),
+    Spec("output", "dir", _c_str(), None, "path",
+         'Folder for the outputs (default "<config name>-out" beside the config); replaced as a whole '
+         "at the end of a successful run, never half-written.", is_path=True),
+    Spec("output", "write", _c_write, None, "list of string",
+         "Outputs to write: " + ", ".join(OUTPUTS) + ', "pictures" (all pictures of the job) or "all". '
+         "Default: json, report and the job's main file (jkl, gobnilp or csv)."),
+    Spec("output", "report_format", _c_str(("markdown", "html")), "markdown", "string",
+         'The report: "markdown" (report.md, linked pictures) or "html" (report.html, pictures embedded).'),
+    Spec("output", "dpi", _c_int(30), 110, "int >= 30", "Resolution of the pictures."),
+)
+
+_SPEC: dict[tuple[str, str], Spec] = {(s.section, s.key): s for s in SPECS}
+_SECTIONS = ("data", "scoring", "search", "constraints", "limits", "scip", "output")
+
+
+def _constraint_keys() -> tuple[str, ...]:
+    from .constraints import structural
+
+    return tuple(structural._KEYS)
+
+
+# ------------------------------------------------------------------ origins
+@dataclass(frozen=True)
+class _Origin:
+    """Where a value came from: the file (or 'command line') and how the user named the key there."""
+
+    source: str
+    label: str
+    base_dir: Path
+    lenient: bool = False  # GOBNILP settings: a key that does not fit the job is dropped with a warning
+
+    def error(self, problem: str) -> ConfigError:
+        return ConfigError(f"{self.source}: {self.label} {problem}")
+
+
+@dataclass
+class _Layer:
+    """Values of one source, keyed (section, key)."""
+
+    values: dict[tuple[str, str], tuple[Any, _Origin]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+# ------------------------------------------------------------ the RunConfig
+@dataclass
+class RunConfig:
+    """A validated run: every value checked, every path absolute, every combination possible.
+
+    Attributes
+    ----------
+    values : dict of section -> dict of key -> value
+        The effective settings, defaults filled in.  ``values["scip"]`` holds
+        SCIP parameters, ``values["constraints"]`` the inline constraint keys
+        (and ``file``).
+    origins : dict of "section.key" -> str
+        Where each explicitly set value came from (file or ``command line``).
+    source : str
+        The config (or settings) file, for messages and the report.
+    warnings : list of str
+        Settings-file keys that were ignored, and similar.
+    """
+
+    values: dict[str, dict[str, Any]]
+    origins: dict[str, str]
+    source: str
+    warnings: list[str] = field(default_factory=list)
+    constraints: Any = None
+
+    # -------------------------------------------------------- convenience
+    def get(self, section: str, key: str) -> Any:
+        return self.values.get(section, {}).get(key)
+
+    def is_set(self, section: str, key: str) -> bool:
+        return f"{section}.{key}" in self.origins
+
+    @property
+    def job(self) -> str:
+        return self.values["search"]["job"]
+
+    @property
+    def title(self) -> str:
+        return self.values[""].get("title") or f"gobnilp-py {self.job}"
+
+    @property
+    def data_path(self) -> Path:
+        return Path(self.values["data"]["path"])
+
+    @property
+    def is_score_table(self) -> bool:
+        return self.data_path.suffix.lower() == ".jkl"
+
+    @property
+    def output_dir(self) -> Path | None:
+        d = self.values["output"].get("dir")
+        return None if d is None else Path(d)
+
+    @property
+    def outputs(self) -> tuple[str, ...]:
+        """Output names to write (empty when no output folder is configured)."""
+        if self.output_dir is None:
+            return ()
+        return tuple(self.values["output"]["write"])
+
+    def output_file(self, name: str) -> str:
+        if name == "report" and self.values["output"]["report_format"] == "html":
+            return "report.html"
+        return OUTPUTS[name]
+
+    def read_kwargs(self) -> dict[str, Any]:
+        """Keywords of :func:`gobnilp_py.read_data`."""
+        d = self.values["data"]
+        return {"header": d["header"], "delimiter": d["delimiter"], "arities": d["arities"]}
+
+    def scoring_kwargs(self) -> dict[str, Any]:
+        """Keywords of :func:`gobnilp_py.score` (only those explicitly set when the input is a table)."""
+        s = self.values["scoring"]
+        kw = {k: s[k] for k in ("score", "ess", "palim", "prune", "max_candidates") if s.get(k) is not None}
+        return kw
+
+    def epsilon_kwargs(self) -> dict[str, float]:
+        s = self.values["search"]
+        return {k: s[k] for k in ("bayes_factor", "epsilon") if s.get(k) is not None}
+
+    @property
+    def epsilon(self) -> float:
+        """The job's ε (0 when neither bayes_factor nor epsilon is set)."""
+        s = self.values["search"]
+        if s.get("bayes_factor") is not None:
+            return math.log(s["bayes_factor"])
+        return float(s.get("epsilon") or 0.0)
+
+    @property
+    def scip_params(self) -> dict[str, Any]:
+        return dict(self.values["scip"])
+
+    def _applies(self, section: str, key: str) -> bool:
+        spec = _SPEC.get((section, key)) or _SPEC.get((section, "*"))
+        return spec is None or spec.jobs is None or self.job in spec.jobs
+
+    def to_dict(self) -> dict[str, Any]:
+        """The effective settings as plain data (paths as strings), for JSON output and the report."""
+        out: dict[str, Any] = {k: v for k, v in self.values[""].items() if v is not None}
+        for sec in _SECTIONS:
+            vals = {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.values[sec].items()
+                    if v is not None and self._applies(sec, k)}
+            if vals:
+                out[sec] = vals
+        return out
+
+
+# ------------------------------------------------------------------ parsing
+def parse_override(text: str) -> tuple[str, str, Any]:
+    """``section.key=value`` (value in TOML syntax, else a bare string) -> (section, key, value)."""
+    if "=" not in text:
+        raise ConfigError(f"command line: --set {text!r} must look like section.key=value")
+    lhs, rhs = text.split("=", 1)
+    lhs = lhs.strip()
+    if "." in lhs:
+        section, key = lhs.split(".", 1)
+    else:
+        section, key = "", lhs
+    rhs = rhs.strip()
+    try:
+        value = tomllib.loads(f"v = {rhs}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = rhs
+    return section.strip(), key.strip(), value
+
+
+def _flatten_scip(d: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        name = f"{prefix}{k}"
+        if isinstance(v, Mapping):
+            out.update(_flatten_scip(v, name + "/"))
+        else:
+            out[name] = v
+    return out
+
+
+def _suggest(word: str, options: Sequence[str]) -> str:
+    near = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    return f" (did you mean {near[0]}?)" if near else ""
+
+
+def _layer_from_toml(doc: Mapping[str, Any], source: str, base_dir: Path) -> _Layer:
+    layer = _Layer()
+    top_keys = [s.key for s in SPECS if s.section == ""]
+    for name, body in doc.items():
+        if name in top_keys:
+            layer.values[("", name)] = (body, _Origin(source, name, base_dir))
+            continue
+        if name not in _SECTIONS:
+            if not isinstance(body, Mapping):
+                raise ConfigError(f"{source}: unknown key {name}{_suggest(name, top_keys + list(_SECTIONS))}; "
+                                  f"top-level keys are {', '.join(top_keys)} and sections "
+                                  f"{', '.join('[' + s + ']' for s in _SECTIONS)}")
+            raise ConfigError(f"{source}: unknown section [{name}]{_suggest(name, _SECTIONS)}; "
+                              f"sections are {', '.join('[' + s + ']' for s in _SECTIONS)}")
+        if not isinstance(body, Mapping):
+            raise ConfigError(f"{source}: {name} must be a section [{name}], got {_show(body)}")
+        items = _flatten_scip(body) if name == "scip" else body
+        for key, value in items.items():
+            layer.values[(name, key)] = (value, _Origin(source, f"[{name}] {key}", base_dir))
+    return layer
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"config file not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+
+
+# ------------------------------------------------- GOBNILP settings files
+def _neg_prunegap(v: Any) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise _Bad(f"must be a number <= 0, got {_show(v)}")
+    if v > 0:
+        raise _Bad(f"= {v:g} > 0 would prune parent sets that beat all their subsets (even the optimal "
+                   "network's); use prunegap = -ln(BF) <= 0, which maps to [search] epsilon = -prunegap")
+    return float(-v)
+
+
+def _score_type(v: Any) -> Any:
+    if isinstance(v, str) and v.lower() == "bge":
+        raise _Bad('= "BGe" is a score for continuous data, which gobnilp_py does not support; use "BDeu" or "BIC"')
+    return v
+
+
+#: GOBNILP settings name -> (section, key, converter applied before the key's own check).
+SETTINGS_MAP: dict[str, tuple[str, str, Callable[[Any], Any]]] = {
+    "gobnilp/scoring/score_type": ("scoring", "score", _score_type),
+    "gobnilp/scoring/alpha": ("scoring", "ess", _c_any),
+    "gobnilp/scoring/palim": ("scoring", "palim", _c_any),
+    "gobnilp/scoring/prune": ("scoring", "prune", _c_any),
+    "gobnilp/scoring/prunegap": ("search", "epsilon", _neg_prunegap),
+    "gobnilp/scoring/names": ("data", "header", _c_any),
+    "gobnilp/delimiter": ("data", "delimiter", _c_any),
+    "gobnilp/dagconstraintsfile": ("constraints", "file", _c_any),
+    "limits/time": ("limits", "time_limit", _c_any),
+    "limits/gap": ("limits", "gap", _c_any),
+    "gobnilp/nbns": ("search", "k", _c_any),
+    "gobnilp/countsols/sollimit": ("limits", "max_networks", _c_any),
+}
+#: GOBNILP output-file settings -> our output name (the file name itself is ours, in [output] dir).
+_SETTINGS_OUTPUTS = {
+    "gobnilp/outputfile/solution": "gobnilp",
+    "gobnilp/outputfile/scores": "jkl",
+    "gobnilp/outputfile/dot": "dot",
+}
+#: Settings that are accepted and need nothing (GOBNILP's defaults agree with ours, or they only affect its I/O).
+_SETTINGS_NOOP = {"gobnilp/mergedelimiters", "gobnilp/countsols", "gobnilp/countsols/collect"}
+
+_LINE_RE = re.compile(r"^([A-Za-z0-9_/\-.]+)\s*=\s*(.*)$")
+
+
+def _settings_value(raw: str) -> Any:
+    raw = raw.strip()
+    if raw.startswith('"'):
+        end = raw.find('"', 1)
+        if end < 0:
+            raise _Bad(f"has an unterminated string {raw}")
+        rest = raw[end + 1:].strip()
+        if rest and not rest.startswith("#"):
+            raise _Bad(f"has text after the closing quote: {rest}")
+        return raw[1:end]
+    raw = raw.split("#", 1)[0].strip()
+    if raw.upper() in ("TRUE", "FALSE"):
+        return raw.upper() == "TRUE"
+    for conv in (int, float):
+        try:
+            return conv(raw)
+        except ValueError:
+            pass
+    if not raw:
+        raise _Bad("has no value")
+    return raw
+
+
+def read_settings_file(path: str | Path, *, base_dir: Path | None = None) -> tuple[_Layer, dict[str, Any]]:
+    """Parse a GOBNILP settings file into a config layer.
+
+    Returns the layer and the raw ``name -> value`` mapping.  Keys with a
+    meaning here are mapped (see :data:`SETTINGS_MAP`); SCIP parameters pass
+    through to ``[scip]``; other ``gobnilp/...`` keys are ignored with a
+    warning (they concern GOBNILP's own I/O or features we do not have).
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"settings file not found: {p}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read settings file {p}: {exc}") from None
+    folder = base_dir or p.resolve().parent
+    layer = _Layer()
+    raw: dict[str, Any] = {}
+    countsols = False
+    scip_names = _scip_defaults()
+    for no, line in enumerate(text.splitlines(), 1):
+        s = line.strip()
+        if not s or s.startswith("#"):
+            continue
+        where = f"{p}:{no}"
+        m = _LINE_RE.match(s)
+        if not m:
+            raise ConfigError(f"{where}: cannot read {s!r}; expected name = value")
+        name, rhs = m.group(1), m.group(2)
+        try:
+            value = _settings_value(rhs)
+        except _Bad as exc:
+            raise ConfigError(f"{where}: {name} {exc}") from None
+        raw[name] = value
+        origin_label = name
+        if name in SETTINGS_MAP:
+            section, key, conv = SETTINGS_MAP[name]
+            try:
+                value = conv(value)
+            except _Bad as exc:
+                raise ConfigError(f"{where}: {name} {exc}") from None
+            if name == "gobnilp/nbns":
+                if isinstance(value, int) and not isinstance(value, bool) and value <= 1:
+                    continue  # one network: an ordinary learn
+                layer.values[("search", "job")] = ("kbest", _Origin(where, name, folder))
+            if name == "gobnilp/scoring/palim" and isinstance(value, int) and value < 0:
+                continue  # GOBNILP reads a negative limit as none
+            layer.values[(section, key)] = (value, _Origin(where, f"{name} ({_SPEC_LABEL(section, key)})", folder,
+                                                           lenient=True))
+        elif name in _SETTINGS_OUTPUTS:
+            if value not in ("", False):
+                outs = layer.values.get(("output", "write"), ([], None))[0]
+                layer.values[("output", "write")] = (outs + [_SETTINGS_OUTPUTS[name]],
+                                                     _Origin(where, f"{name} ([output] write)", folder))
+                layer.warnings.append(f"{where}: {name}: written as {OUTPUTS[_SETTINGS_OUTPUTS[name]]} in the "
+                                      f"output folder (the file name {value!r} is not used)")
+        elif name == "gobnilp/countsols":
+            countsols = bool(value)
+        elif name in _SETTINGS_NOOP:
+            continue
+        elif name.startswith("gobnilp/"):
+            layer.warnings.append(f"{where}: {name} has no meaning in gobnilp_py and is ignored")
+        elif name in scip_names:
+            layer.values[("scip", name)] = (value, _Origin(where, origin_label, folder))
+        else:
+            layer.warnings.append(f"{where}: {name} is neither a GOBNILP nor a SCIP setting and is ignored")
+    if countsols:
+        layer.values[("search", "job")] = ("enumerate", _Origin(f"{p}", "gobnilp/countsols", folder))
+    elif ("search", "job") not in layer.values:
+        layer.values[("search", "job")] = ("learn", _Origin(f"{p}", "(GOBNILP's default job)", folder))
+    return layer, raw
+
+
+def _SPEC_LABEL(section: str, key: str) -> str:  # noqa: N802 - reads as a constant lookup
+    return f"[{section}] {key}"
+
+
+_SCIP_CACHE: dict[str, Any] = {}
+
+
+def _scip_defaults() -> dict[str, Any]:
+    """Every SCIP parameter with its default value (types are checked against these)."""
+    if not _SCIP_CACHE:
+        import pyscipopt
+
+        m = pyscipopt.Model()
+        m.hideOutput()
+        _SCIP_CACHE.update(m.getParams())
+        m.freeProb()
+    return _SCIP_CACHE
+
+
+# ------------------------------------------------------------ validation
+def _merge(layers: Sequence[_Layer]) -> dict[tuple[str, str], tuple[Any, _Origin]]:
+    merged: dict[tuple[str, str], tuple[Any, _Origin]] = {}
+    pair = (("search", "bayes_factor"), ("search", "epsilon"))
+    for layer in layers:
+        keys = set(layer.values)
+        # Within one layer both halves of the pair is a contradiction; across layers the higher wins.
+        if all(k in keys for k in pair):
+            origin = layer.values[pair[0]][1]
+            other = layer.values[pair[1]][1]
+            raise ConfigError(f"{origin.source}: give either {origin.label} or {other.label}, not both "
+                              "(epsilon = ln bayes_factor)")
+        for k in pair:
+            if k in keys:
+                for j in pair:
+                    merged.pop(j, None)
+        for k, v in layer.values.items():
+            merged[k] = v
+    return merged
+
+
+def _resolve_path(value: str, origin: _Origin) -> str:
+    if value.startswith("example:"):
+        from .examples import example_path
+
+        try:
+            return str(example_path(value.split(":", 1)[1]))
+        except Exception:
+            raise origin.error(f"names unknown example {_show(value)}; available: \"example:asia\"") from None
+    p = Path(value).expanduser()
+    if not p.is_absolute():
+        p = origin.base_dir / p
+    return str(p.resolve())
+
+
+def _check_scip(merged: Mapping[tuple[str, str], tuple[Any, _Origin]], job: str) -> dict[str, Any]:
+    defaults = _scip_defaults()
+    out: dict[str, Any] = {}
+    for (section, name), (value, origin) in merged.items():
+        if section != "scip":
+            continue
+        if name in _SCIP_HAS_KEY:
+            raise origin.error(f"is set by {_SCIP_HAS_KEY[name]}; use that key")
+        if name not in defaults:
+            raise origin.error(f"is not a SCIP parameter{_suggest(name, list(defaults))}")
+        default = defaults[name]
+        if isinstance(default, bool):
+            ok = isinstance(value, bool)
+        elif isinstance(default, int):
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        elif isinstance(default, float):
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+            value = float(value) if ok else value
+        else:
+            ok = isinstance(value, str)
+        if not ok:
+            raise origin.error(f"must be a {type(default).__name__} (SCIP's default is {_show(default)}), "
+                               f"got {_show(value)}")
+        if job in ("enumerate", "kbest") and name in _PROTECTED_SCIP:
+            raise origin.error(f"cannot be changed for job {_show(job)}: the enumeration relies on SCIP's "
+                               "setting it makes (changing it can lose credible networks)")
+        out[name] = value
+    return out
+
+
+def _check_constraints(merged: Mapping[tuple[str, str], tuple[Any, _Origin]],
+                       cfile: str | None) -> tuple[dict[str, Any], Any]:
+    from .constraints.structural import StructuralConstraints
+
+    keys = _constraint_keys()
+    inline: dict[str, Any] = {}
+    first: _Origin | None = None
+    for (section, key), (value, origin) in merged.items():
+        if section != "constraints":
+            continue
+        first = first or origin
+        if key == "file":
+            continue
+        if key not in keys:
+            raise origin.error(f"is not a constraints key{_suggest(key, list(keys) + ['file'])}; "
+                               f"keys are {', '.join(keys)}, file")
+        try:
+            StructuralConstraints.from_dict({key: value})
+        except ConstraintError as exc:
+            raise origin.error(f"is invalid: {exc}") from None
+        inline[key] = value
+    cons = StructuralConstraints.from_dict(inline) if inline else None
+    file_entry = merged.get(("constraints", "file"))
+    if file_entry is not None and cfile is not None:
+        origin = file_entry[1]
+        try:
+            fcons = StructuralConstraints.from_file(cfile)
+        except ConstraintError as exc:
+            raise origin.error(f"is invalid: {exc}") from None
+        cons = fcons if cons is None else cons.merge(fcons)
+    if cons is not None and cons.is_empty():
+        cons = None
+    return inline, cons
+
+
+def _build(layers: Sequence[_Layer], source: str, default_out: Path | None) -> RunConfig:
+    merged = _merge(layers)
+    values: dict[str, dict[str, Any]] = {sec: {} for sec in ("",) + _SECTIONS}
+    for spec in SPECS:
+        if spec.key != "*":
+            values[spec.section][spec.key] = spec.default
+    origins: dict[str, str] = {}
+    # 1. every key known, every value well typed
+    for (section, key), (value, origin) in merged.items():
+        if section in ("scip", "constraints") and (section, key) != ("constraints", "file"):
+            continue
+        spec = _SPEC.get((section, key))
+        if spec is None:
+            options = [s.key for s in SPECS if s.section == section and s.key != "*"]
+            raise origin.error(f"is not a known key{_suggest(key, options)}; "
+                               f"[{section}] keys are {', '.join(options)}")
+        try:
+            checked = spec.check(value)
+        except _Bad as exc:
+            raise origin.error(str(exc)) from None
+        if spec.is_path:
+            checked = _resolve_path(checked, origin)
+        values[section][key] = checked
+        origins[f"{section}.{key}"] = origin.source
+    job = values["search"]["job"]
+
+    def origin_of(section: str, key: str) -> _Origin:
+        return merged[(section, key)][1]
+
+    # 2. required keys, files that must exist
+    if values["data"]["path"] is None:
+        raise ConfigError(f"{source}: [data] path is required (or give --data FILE)")
+    dpath = Path(values["data"]["path"])
+    if not dpath.is_file():
+        raise origin_of("data", "path").error(f"names a file that does not exist: {dpath}")
+    cfile = values["constraints"].get("file")
+    if cfile is not None and not Path(cfile).is_file():
+        raise origin_of("constraints", "file").error(f"names a file that does not exist: {cfile}")
+    # 3. combinations
+    for (section, key), (_value, origin) in list(merged.items()):
+        spec = _SPEC.get((section, key)) or _SPEC.get((section, "*"))
+        if spec is not None and spec.jobs is not None and job not in spec.jobs:
+            if origin.lenient:
+                layers[-1].warnings.append(f"{origin.source}: {origin.label} does not apply to job "
+                                           f"{_show(job)} and is ignored")
+                del merged[(section, key)]
+                origins.pop(f"{section}.{key}", None)
+                values[section][key] = spec.default if spec.key != "*" else values[section].get(key)
+                continue
+            raise origin.error(f"does not apply to job {_show(job)} (only to "
+                               f"{', '.join(_show(j) for j in spec.jobs)})")
+    s = values["search"]
+    if job == "enumerate" and s["bayes_factor"] is None and s["epsilon"] is None:
+        raise ConfigError(f"{source}: job \"enumerate\" needs [search] bayes_factor (>= 1) or epsilon (>= 0)")
+    if job == "kbest" and s["k"] is None:
+        raise ConfigError(f"{source}: job \"kbest\" needs [search] k (the number of networks)")
+    is_table = dpath.suffix.lower() == ".jkl"
+    if is_table:
+        if job == "score":
+            raise origin_of("data", "path").error("is a score table (.jkl); job \"score\" needs data")
+        for key in ("score", "ess", "palim", "prune", "max_candidates"):
+            if f"scoring.{key}" in origins:
+                raise origin_of("scoring", key).error(
+                    f"cannot apply: [data] path {dpath.name} is a score table, already scored")
+        for key in ("header", "delimiter", "arities"):
+            if f"data.{key}" in origins:
+                raise origin_of("data", key).error(f"cannot apply: [data] path {dpath.name} is a score table")
+    if values["scoring"]["palim"] is None and not values["scoring"]["prune"] and not is_table and job != "score":
+        if "scoring.prune" in origins:
+            raise origin_of("scoring", "prune").error(
+                "= false needs [scoring] palim: without pruning or a parent limit every parent set is scored")
+    scip = _check_scip(merged, job)
+    inline, cons = _check_constraints(merged, cfile)
+    values["scip"] = scip
+    values["constraints"] = dict(inline, **({"file": cfile} if cfile else {}))
+    # 4. outputs
+    out = values["output"]
+    wants_output = any(k[0] == "output" for k in merged)
+    if out["dir"] is None and wants_output and default_out is not None:
+        out["dir"] = str(default_out)
+    if out["write"] is None:
+        out["write"] = _DEFAULT_WRITE[job]
+    allowed = OUTPUTS_FOR_JOB[job]
+    expanded: list[str] = []
+    for name in out["write"]:
+        if name == "all":
+            expanded.extend(allowed)
+        elif name == "pictures":
+            if not any(p in allowed for p in PICTURES):
+                raise origin_of("output", "write").error(
+                    f"asks for \"pictures\", which job {_show(job)} does not produce; it can write "
+                    f"{', '.join(allowed)}")
+            expanded.extend(p for p in PICTURES if p in allowed)
+        elif name not in allowed:
+            raise origin_of("output", "write").error(
+                f"asks for {_show(name)}, which job {_show(job)} does not produce; it can write "
+                f"{', '.join(allowed)}")
+        else:
+            expanded.append(name)
+    out["write"] = tuple(dict.fromkeys(expanded))
+    if out["dir"] is not None:
+        _check_output_dir(Path(out["dir"]), merged.get(("output", "dir"), (None, None))[1], source)
+        if any(p in out["write"] for p in PICTURES):
+            try:
+                import matplotlib  # noqa: F401
+            except ImportError:
+                raise origin_of("output", "write").error(
+                    "asks for pictures, which need matplotlib: pip install matplotlib") from None
+    warnings = [w for layer in layers for w in layer.warnings]
+    return RunConfig(values=values, origins=origins, source=source, warnings=warnings, constraints=cons)
+
+
+#: Marker file in an output folder written by ``gobnilp-py run``: such a folder may be replaced.
+RUN_MARKER = ".gobnilp-run"
+
+
+def _check_output_dir(folder: Path, origin: _Origin | None, source: str) -> None:
+    where = origin.source if origin else source
+    label = origin.label if origin else "output folder"
+    if folder.exists() and not folder.is_dir():
+        raise ConfigError(f"{where}: {label} {folder} exists and is not a folder")
+    if folder.is_dir() and any(folder.iterdir()) and not (folder / RUN_MARKER).is_file():
+        raise ConfigError(f"{where}: {label} {folder} holds files not written by gobnilp-py run; "
+                          "remove them or choose another folder (a run replaces its folder as a whole)")
+    ancestor = folder.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise ConfigError(f"{where}: {label} {folder}: {ancestor} is not a folder")
+
+
+# ------------------------------------------------------------- entry points
+Override = tuple[str, str, Any]
+
+
+def _cli_layer(overrides: Sequence[Override | tuple[str, str, Any, str]], cwd: Path) -> _Layer:
+    layer = _Layer()
+    for item in overrides:
+        section, key, value = item[0], item[1], item[2]
+        flag = item[3] if len(item) > 3 else f"--set {section + '.' if section else ''}{key}"
+        if section not in ("",) + _SECTIONS:
+            raise ConfigError(f"command line: {flag}: unknown section {section!r}{_suggest(section, _SECTIONS)}")
+        if section == "scip" and isinstance(value, Mapping):
+            for k, v in _flatten_scip(value, key + "/").items():
+                layer.values[(section, k)] = (v, _Origin("command line", flag, cwd))
+            continue
+        layer.values[(section, key)] = (value, _Origin("command line", flag, cwd))
+    return layer
+
+
+def load_config(path: str | Path | None, overrides: Sequence[Override] = (), *,
+                data: str | None = None, cwd: str | Path | None = None) -> RunConfig:
+    """Read and validate a run config.
+
+    Parameters
+    ----------
+    path : path or None
+        A TOML config, or a GOBNILP settings file (any other suffix, usually
+        ``.set``).  ``None`` runs from overrides alone.
+    overrides : sequence of (section, key, value) or (section, key, value, flag)
+        Command-line values, applied last; ``flag`` names them in messages.
+    data : str, optional
+        ``--data``: the data file (overrides ``[data] path``).
+    cwd : path, optional
+        Folder against which command-line paths resolve (default: the working directory).
+
+    Raises
+    ------
+    ConfigError
+        One line naming the file and the key at fault.
+    """
+    cwd = Path(cwd) if cwd is not None else Path.cwd()
+    layers: list[_Layer] = []
+    source = "command line"
+    default_out: Path | None = None
+    if path is not None:
+        p = Path(path)
+        source = str(p)
+        folder = p.resolve().parent
+        default_out = folder / f"{p.stem}-out"
+        if p.suffix.lower() == ".toml":
+            doc = _read_toml(p)
+            toml_layer = _layer_from_toml(doc, source, folder)
+            settings = toml_layer.values.get(("", "settings"))
+            if settings is not None:
+                value, origin = settings
+                if not isinstance(value, str):
+                    raise origin.error(f"must be a path string, got {_show(value)}")
+                spath = Path(_resolve_path(value, origin))
+                if not spath.is_file():
+                    raise origin.error(f"names a file that does not exist: {spath}")
+                layers.append(read_settings_file(spath)[0])
+            layers.append(toml_layer)
+        else:
+            if not p.is_file():
+                raise ConfigError(f"config file not found: {p}")
+            layers.append(read_settings_file(p)[0])
+    extra = list(overrides)
+    if data is not None:
+        extra.insert(0, ("data", "path", data, "--data"))
+    layers.append(_cli_layer(extra, cwd))
+    cfg = _build(layers, source, default_out)
+    for w in cfg.warnings:
+        log.warning("%s", w)
+    return cfg
+
+
+def config_from_dict(d: Mapping[str, Any], *, base_dir: str | Path | None = None,
+                     source: str = "<config>") -> RunConfig:
+    """Validate a config given as a mapping (the parsed TOML), paths relative to ``base_dir``."""
+    folder = Path(base_dir) if base_dir is not None else Path.cwd()
+    layer = _layer_from_toml(d, source, folder)
+    layers = []
+    if ("", "settings") in layer.values:
+        value, origin = layer.values[("", "settings")]
+        layers.append(read_settings_file(_resolve_path(str(value), origin))[0])
+    layers.append(layer)
+    return _build(layers, source, folder / "gobnilp-out")

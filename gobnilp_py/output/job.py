@@ -1,0 +1,337 @@
+"""Run one job from a validated :class:`~gobnilp_py.config.RunConfig` and write its outputs.
+
+The phases, each timed by :class:`~gobnilp_py.progress.Progress`:
+
+1. **reading** the data (or a ``.jkl`` table) and checking the constraints'
+   variable names against it: the last of the validation, before any work;
+2. **scoring** (jobs ``score``, ``learn``, ``enumerate``): the table is made
+   safe for the job's ε exactly as :func:`~gobnilp_py.enumerate_networks`
+   would make it, so a run and a direct API call give the same answer
+   (``kbest`` scores inside its own search, since it widens ε as needed);
+3. **solving**: :func:`~gobnilp_py.learn`, :func:`~gobnilp_py.enumerate_networks`
+   or :func:`~gobnilp_py.kbest`;
+4. **summarising**: equivalence classes and edge probabilities of a collection;
+5. **writing**: every output into a staging folder, moved into place at the end.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..config import PICTURES, RunConfig, load_config
+from ..progress import Progress
+from . import pictures as P
+from . import writers as W
+from .folder import StagedFolder
+from .report import ReportData, render_html, render_markdown
+
+__all__ = ["RunResult", "run", "run_job", "phases_for"]
+
+log = logging.getLogger("gobnilp_py")
+
+
+@dataclass
+class RunResult:
+    """What a run produced.
+
+    Attributes
+    ----------
+    config : RunConfig
+    result : ScoreTable, Network or CredibleSet
+        The job's answer.
+    dataset : Dataset or None
+        The data read (``None`` for a ``.jkl`` input).
+    table : ScoreTable or None
+        The score table used (``None`` for ``kbest``, which scores internally).
+    timings : dict of phase -> seconds
+    files : list of Path
+        Files written (empty without an output folder).
+    """
+
+    config: RunConfig
+    result: Any
+    dataset: Any = None
+    table: Any = None
+    timings: dict[str, float] = field(default_factory=dict)
+    files: list[Path] = field(default_factory=list)
+
+    @property
+    def job(self) -> str:
+        return self.config.job
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything machine-readable about the run (the ``result.json`` output)."""
+        from .. import __version__
+
+        cfg = self.config
+        d: dict[str, Any] = {
+            "gobnilp_py_version": __version__,
+            "job": cfg.job,
+            "config_file": cfg.source,
+            "config": cfg.to_dict(),
+            "inputs": _inputs(self),
+            "timings": dict(self.timings),
+        }
+        r = self.result
+        if cfg.job == "score":
+            d["result"] = W.table_summary(r)
+        elif cfg.job == "learn":
+            d["result"] = r.to_dict()
+        else:
+            d["result"] = r.to_dict()
+            d.update(W.collection_summary(r))
+        if cfg.constraints is not None:
+            d["constraints"] = cfg.constraints.to_dict()
+        d["warnings"] = list(cfg.warnings)
+        return W.jsonable(d)
+
+
+def phases_for(job: str) -> tuple[str, ...]:
+    """The phases a job goes through, in order."""
+    if job == "score":
+        return ("reading", "scoring", "writing")
+    if job == "kbest":
+        return ("reading", "solving", "summarising", "writing")
+    if job == "learn":
+        return ("reading", "scoring", "solving", "writing")
+    return ("reading", "scoring", "solving", "summarising", "writing")
+
+
+def _inputs(res: RunResult) -> dict[str, Any]:
+    cfg = res.config
+    out: dict[str, Any] = {"data": str(cfg.data_path)}
+    ds = res.dataset
+    if ds is not None:
+        out.update({"rows": int(ds.N), "variables": int(ds.n), "names": list(ds.names),
+                    "arities": [int(a) for a in ds.arities]})
+    elif res.table is not None:
+        out.update({"variables": res.table.n, "names": list(res.table.names), "score table": True})
+    return out
+
+
+def run(config: RunConfig | str | os.PathLike[str], *, progress: Progress | None = None,
+        **overrides: Any) -> RunResult:
+    """Run a config file (or a :class:`RunConfig`) from Python, as ``gobnilp-py run`` does.
+
+    Keyword overrides name config keys as ``section__key`` or, for the
+    common ones, by their Python keyword: ``bayes_factor``, ``epsilon``,
+    ``k``, ``job``, ``time_limit``, ``max_networks``, ``score``, ``output_dir``.
+
+    Examples
+    --------
+    >>> from gobnilp_py.output.job import run
+    >>> res = run("configs/enumerate.toml", bayes_factor=3)  # doctest: +SKIP
+    >>> len(res.result)  # doctest: +SKIP
+    """
+    if not isinstance(config, RunConfig):
+        config = load_config(config, _overrides(overrides))
+    elif overrides:
+        raise TypeError("keyword overrides need a config path, not a RunConfig")
+    return run_job(config, progress or Progress(phases_for(config.job), enabled=False))
+
+
+_KW_SECTION = {"bayes_factor": "search", "epsilon": "search", "k": "search", "job": "search",
+               "time_limit": "limits", "max_networks": "limits", "gap": "limits", "score": "scoring",
+               "ess": "scoring", "palim": "scoring", "prune": "scoring", "output_dir": "output",
+               "write": "output", "path": "data"}
+
+
+def _overrides(kw: dict[str, Any]) -> list[tuple[str, str, Any, str]]:
+    out = []
+    for name, value in kw.items():
+        if "__" in name:
+            section, key = name.split("__", 1)
+        elif name in _KW_SECTION:
+            section, key = _KW_SECTION[name], ("dir" if name == "output_dir" else name)
+        else:
+            from ..errors import ConfigError
+
+            raise ConfigError(f"unknown override {name!r}; use section__key (e.g. scip__limits/nodes)")
+        if section == "output" and key == "dir":
+            value = str(Path(value).resolve())
+        out.append((section, key, value, f"{name}="))
+    return out
+
+
+# ---------------------------------------------------------------- the phases
+def _read(cfg: RunConfig) -> tuple[Any, Any]:
+    """(dataset, table): one of them is None."""
+    from ..data import read_data
+    from ..scoring.table import ScoreTable
+
+    if cfg.is_score_table:
+        table = ScoreTable.from_jkl(cfg.data_path)
+        return None, table
+    return read_data(cfg.data_path, **cfg.read_kwargs()), None
+
+
+def _score(cfg: RunConfig, ds: Any) -> Any:
+    """A table safe for the job's ε (and the constraints), as ``enumerate_networks`` makes it."""
+    from ..scoring import score
+
+    options = cfg.scoring_kwargs()
+    cons = cfg.constraints
+    if cons is not None and not cons.subset_pruning_safe and options.get("prune", True):
+        log.warning("these constraints are not safe under parent-set pruning: scoring without pruning "
+                    "(set [scoring] palim to bound the table)")
+        options["prune"] = False
+    return score(ds, epsilon=cfg.epsilon, **options)
+
+
+def _solve(cfg: RunConfig, ds: Any, table: Any) -> Any:
+    from ..solve.enumerate import enumerate_networks, kbest
+    from ..solve.learn import learn
+
+    s, lim = cfg.values["search"], cfg.values["limits"]
+    common: dict[str, Any] = {"constraints": cfg.constraints, "time_limit": lim["time_limit"],
+                              "params": cfg.scip_params or None, "verbose": s["verbose"]}
+    if cfg.job == "learn":
+        return learn(table, gap=lim["gap"], **common)
+    if cfg.job == "enumerate":
+        return enumerate_networks(table, epsilon=cfg.epsilon, max_networks=lim["max_networks"], **common)
+    source = table if ds is None else ds
+    scoring = cfg.scoring_kwargs() if ds is not None else {}
+    return kbest(source, s["k"], **common, **scoring)
+
+
+def _execute(cfg: RunConfig, progress: Progress, ds: Any, table: Any) -> tuple[Any, Any]:
+    """Scoring and solving: the work.  Returns (result, table)."""
+    if ds is not None and cfg.job != "kbest":
+        with progress.phase("scoring", f"{cfg.values['scoring']['score']} on {ds.N} rows x {ds.n} variables"
+                            + (f", safe for epsilon {cfg.epsilon:.4g}" if cfg.epsilon else "")):
+            table = _score(cfg, ds)
+        log.info("score table: %d candidate parent sets", len(table))
+    if cfg.job == "score":
+        return table, table
+    detail = {"learn": "the optimal network",
+              "enumerate": f"every network within Bayes factor {math.exp(cfg.epsilon):.4g} of the optimum",
+              "kbest": f"the {cfg.values['search']['k']} best networks"}[cfg.job]
+    with progress.phase("solving", detail):
+        result = _solve(cfg, ds, table)
+    return result, table
+
+
+def run_job(cfg: RunConfig, progress: Progress) -> RunResult:
+    """Read, score, solve, summarise and write, one phase after the other."""
+    with progress.phase("reading", str(cfg.data_path)):
+        ds, table = _read(cfg)
+        names = ds.names if ds is not None else table.names
+        if cfg.constraints is not None:
+            cfg.constraints.validate(names)
+    result, table = _execute(cfg, progress, ds, table)
+    res = RunResult(cfg, result, dataset=ds, table=table)
+    pics: dict[str, bytes] = {}
+    if cfg.job in ("enumerate", "kbest"):
+        with progress.phase("summarising", f"{len(result)} networks"):
+            result.mecs()
+            if len(result):
+                result.edge_probabilities()
+    res.timings = dict(progress.timings)
+    if cfg.output_dir is not None:
+        with progress.phase("writing", str(cfg.output_dir)):
+            res.files = _write(res, pics)
+    res.timings = dict(progress.timings)
+    return res
+
+
+# -------------------------------------------------------------------- writing
+_CAPTIONS = {
+    "dag_png": "best network",
+    "cpdag_png": "equivalence class of the best network (CPDAG)",
+    "edges_png": "edge and arrow probabilities over the collection",
+    "scores_png": "score versus rank with Bayes-factor levels",
+}
+
+
+def _pictures(res: RunResult, wanted: tuple[str, ...], dpi: int) -> dict[str, bytes]:
+    nets = W.networks_of(res.result)
+    out: dict[str, bytes] = {}
+    for name in wanted:
+        if name in ("dag_png", "cpdag_png") and not nets:
+            log.warning("no network to draw: %s skipped", name)
+            continue
+        if name in ("edges_png", "scores_png") and not len(res.result):
+            log.warning("empty collection: %s skipped", name)
+            continue
+        if name == "dag_png":
+            out[name] = P.dag_png(nets[0], dpi=dpi)
+        elif name == "cpdag_png":
+            out[name] = P.cpdag_png(nets[0], dpi=dpi)
+        elif name == "edges_png":
+            out[name] = P.edge_heatmap_png(res.result, dpi=dpi)
+        elif name == "scores_png":
+            out[name] = P.score_rank_png(res.result, dpi=dpi)
+    return out
+
+
+def _results_rows(res: RunResult) -> dict[str, Any]:
+    r, job = res.result, res.job
+    if job == "score":
+        return {"candidate parent sets": len(r), "score": r.score_name, "pruned for epsilon": r.epsilon}
+    if job == "learn":
+        return {"status": r.status, "score": r.score, "dual bound": r.dual_bound, "arrows": r.n_edges,
+                "model string": r.to_modelstring()}
+    return {"OPT": r.opt, "epsilon": r.epsilon, "Bayes factor": r.bayes_factor, "networks": len(r),
+            "equivalence classes": r.n_mecs, "complete": r.complete, "reason": r.reason,
+            "networks just below the boundary (excluded)": r.near_boundary}
+
+
+def _top_edges(res: RunResult) -> list[tuple[str, str, float]]:
+    if res.job not in ("enumerate", "kbest") or not len(res.result):
+        return []
+    e = res.result.edge_probabilities()
+    names = list(e.index)
+    mat = e.to_numpy()
+    pairs = [(names[i], names[j], float(mat[i, j])) for i in range(len(names)) for j in range(i + 1, len(names))
+             if mat[i, j] > 0]
+    pairs.sort(key=lambda t: -t[2])
+    return pairs
+
+
+def _write(res: RunResult, pics: dict[str, bytes]) -> list[Path]:
+    from .. import __version__
+
+    cfg = res.config
+    wanted = cfg.outputs
+    dpi = cfg.values["output"]["dpi"]
+    pics.update(_pictures(res, tuple(p for p in wanted if p in PICTURES), dpi))
+    t0 = time.perf_counter()
+    with StagedFolder(cfg.output_dir) as folder:
+        r = res.result
+        for name in wanted:
+            fname = cfg.output_file(name)
+            if name in pics:
+                folder.write_bytes(fname, pics[name])
+            elif name == "csv":
+                folder.write_text(fname, W.networks_csv(r))
+            elif name == "gobnilp":
+                folder.write_text(fname, W.gobnilp_text(r))
+            elif name == "jkl":
+                folder.write_text(fname, res.table.to_jkl())
+            elif name == "modelstring":
+                folder.write_text(fname, W.modelstrings(r))
+            elif name == "dot":
+                folder.write_text(fname, W.dot_text(r))
+        res.timings["writing"] = time.perf_counter() - t0
+        if "json" in wanted:
+            folder.write_text(cfg.output_file("json"), W.to_json(res.to_dict()))
+        if "report" in wanted:
+            pic_files = {_CAPTIONS[k]: cfg.output_file(k) for k in PICTURES if k in pics}
+            data = ReportData(
+                title=cfg.title, job=cfg.job, inputs=_inputs(res), settings=cfg.to_dict(), timings=res.timings,
+                results=_results_rows(res), networks=W.networks_of(r),
+                opt=getattr(r, "opt", getattr(r, "score", None)), edges=_top_edges(res),
+                files=[f for f in folder.files] + [cfg.output_file("report")], warnings=cfg.warnings,
+                version=__version__)
+            if cfg.values["output"]["report_format"] == "html":
+                text = render_html(data, {_CAPTIONS[k]: pics[k] for k in PICTURES if k in pics})
+            else:
+                text = render_markdown(data, pic_files)
+            folder.write_text(cfg.output_file("report"), text)
+        return folder.commit(f"written by gobnilp-py run from {cfg.source}\n")

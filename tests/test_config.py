@@ -1,0 +1,275 @@
+"""Run configs: every broken config or settings file fails before any work, in one line, leaving no files.
+
+Also: layering (settings file < TOML < command line), relative paths, the
+GOBNILP settings mapping (prunegap's sign), and the docs listing every key.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from gobnilp_py.cli import main
+from gobnilp_py.config import SPECS, load_config, parse_override, read_settings_file
+from gobnilp_py.errors import ConfigError
+from gobnilp_py.examples import example_path
+
+ROOT = Path(__file__).resolve().parents[1]
+ASIA = str(example_path("asia"))
+
+GOOD = f'''
+[data]
+path = "{ASIA}"
+[search]
+job = "enumerate"
+bayes_factor = 3
+'''
+
+
+def _tree(folder: Path) -> set[str]:
+    return {str(p.relative_to(folder)) for p in folder.rglob("*")}
+
+
+def _toml(body: str) -> str:
+    return body.replace("@ASIA@", ASIA)
+
+
+# name -> (files to write (name -> text), extra argv, expected part of the one-line message)
+BROKEN: dict[str, tuple[dict[str, str], list[str], str]] = {
+    "unknown key": ({"c.toml": GOOD.replace("bayes_factor", "bayes_facter")}, [],
+                    "c.toml: [search] bayes_facter is not a known key (did you mean bayes_factor?)"),
+    "unknown section": ({"c.toml": GOOD + "[serch]\nk = 3\n"}, [], "unknown section [serch] (did you mean search?)"),
+    "unknown top-level key": ({"c.toml": "titel = 'x'\n" + GOOD}, [], "unknown key titel (did you mean title?)"),
+    "bf not a number": ({"c.toml": GOOD.replace("bayes_factor = 3", 'bayes_factor = "abc"')}, [],
+                        'c.toml: [search] bayes_factor must be a number >= 1, got "abc"'),
+    "bf below 1": ({"c.toml": GOOD.replace("bayes_factor = 3", "bayes_factor = 0.5")}, [],
+                   "[search] bayes_factor must be a number >= 1, got 0.5"),
+    "bf and epsilon": ({"c.toml": GOOD + "epsilon = 1.0\n"}, [],
+                       "give either [search] bayes_factor or [search] epsilon, not both"),
+    "enumerate without bf": ({"c.toml": GOOD.replace("bayes_factor = 3", "")}, [],
+                             'job "enumerate" needs [search] bayes_factor (>= 1) or epsilon (>= 0)'),
+    "kbest without k": ({"c.toml": GOOD.replace('"enumerate"', '"kbest"').replace("bayes_factor = 3", "")}, [],
+                        'job "kbest" needs [search] k'),
+    "kbest with bf": ({"c.toml": GOOD.replace('"enumerate"', '"kbest"') + "k = 3\n"}, [],
+                      '[search] bayes_factor does not apply to job "kbest"'),
+    "k zero": ({"c.toml": GOOD.replace('"enumerate"', '"kbest"').replace("bayes_factor = 3", "k = 0")}, [],
+               "[search] k must be an integer >= 1, got 0"),
+    "job typo": ({"c.toml": GOOD.replace('"enumerate"', '"enumerat"')}, [], '(did you mean "enumerate"?)'),
+    "missing data file": ({"c.toml": GOOD.replace(ASIA, "nothere.csv")}, [],
+                          "[data] path names a file that does not exist"),
+    "no data path": ({"c.toml": "[search]\nbayes_factor = 3\n"}, [], "[data] path is required"),
+    "unknown example": ({"c.toml": GOOD.replace(ASIA, "example:alarm")}, [], 'names unknown example "example:alarm"'),
+    "missing constraints file": ({"c.toml": GOOD + '[constraints]\nfile = "none.con"\n'}, [],
+                                 "[constraints] file names a file that does not exist"),
+    "constraints key typo": ({"c.toml": GOOD + '[constraints]\nforbiden_arrows = [["asia", "tub"]]\n'}, [],
+                             "[constraints] forbiden_arrows is not a constraints key (did you mean forbidden_arrows?)"),
+    "bad constraint item": ({"c.toml": GOOD + '[constraints]\nrequired_arrows = ["asia=>tub"]\n'}, [],
+                            "[constraints] required_arrows is invalid"),
+    "bad constraints file": ({"c.toml": GOOD + '[constraints]\nfile = "bad.con"\n', "bad.con": "asia <=> tub\n"}, [],
+                             "[constraints] file is invalid"),
+    "unknown score": ({"c.toml": GOOD + '[scoring]\nscore = "K2"\n'}, [],
+                      '[scoring] score must be one of "BIC", "BDeu", "AIC", got "K2"'),
+    "ess zero": ({"c.toml": GOOD + "[scoring]\ness = 0\n"}, [], "[scoring] ess must be a number > 0, got 0"),
+    "palim negative": ({"c.toml": GOOD + "[scoring]\npalim = -1\n"}, [], "[scoring] palim must be an integer >= 0, got -1"),
+    "palim fractional": ({"c.toml": GOOD + "[scoring]\npalim = 2.5\n"}, [], "palim must be an integer >= 0, got 2.5"),
+    "prune off without palim": ({"c.toml": GOOD + "[scoring]\nprune = false\n"}, [],
+                                "[scoring] prune = false needs [scoring] palim"),
+    "delimiter too long": ({"c.toml": GOOD.replace("[data]\n", '[data]\ndelimiter = ";;"\n')}, [],
+                           '[data] delimiter must be one character (or "tab"), got ";;"'),
+    "arities wrong type": ({"c.toml": GOOD.replace("[data]\n", '[data]\narities = "2,2"\n')}, [],
+                           "[data] arities must be a list of integers >= 1"),
+    "time limit string": ({"c.toml": GOOD + '[limits]\ntime_limit = "10s"\n'}, [],
+                          '[limits] time_limit must be a number > 0, got "10s"'),
+    "max_networks for learn": ({"c.toml": GOOD.replace('"enumerate"', '"learn"') + "[limits]\nmax_networks = 5\n"},
+                               [], '[limits] max_networks does not apply to job "learn"'),
+    "gap for enumerate": ({"c.toml": GOOD + "[limits]\ngap = 0.01\n"}, [], '[limits] gap does not apply to job "enumerate"'),
+    "scip unknown parameter": ({"c.toml": GOOD + '[scip]\n"limits/nodez" = 5\n'}, [],
+                               "[scip] limits/nodez is not a SCIP parameter (did you mean limits/nodes?)"),
+    "scip wrong type": ({"c.toml": GOOD + '[scip]\n"limits/nodes" = "many"\n'}, [],
+                        '[scip] limits/nodes must be a int (SCIP\'s default is -1), got "many"'),
+    "scip protected": ({"c.toml": GOOD + '[scip.misc]\nusesymmetry = 1\n'}, [],
+                       '[scip] misc/usesymmetry cannot be changed for job "enumerate"'),
+    "scip time limit": ({"c.toml": GOOD + '[scip]\n"limits/time" = 5.0\n'}, [],
+                        "[scip] limits/time is set by [limits] time_limit; use that key"),
+    "picture for score job": ({"c.toml": GOOD.replace('"enumerate"', '"score"')
+                               + '[output]\nwrite = ["pictures"]\n'}, [],
+                              'asks for "pictures", which job "score" does not produce'),
+    "output name typo": ({"c.toml": GOOD + '[output]\nwrite = ["jason"]\n'}, [],
+                         '[output] write has unknown output "jason" (did you mean "json"?)'),
+    "report format": ({"c.toml": GOOD + '[output]\nreport_format = "pdf"\n'}, [],
+                      '[output] report_format must be one of "markdown", "html", got "pdf"'),
+    "foreign output dir": ({"c.toml": GOOD + '[output]\ndir = "mine"\n', "mine/notes.txt": "keep me\n"}, [],
+                           "holds files not written by gobnilp-py run"),
+    "invalid toml": ({"c.toml": "[data\npath = 1\n"}, [], "c.toml: not valid TOML"),
+    "missing config": ({}, [], "config file not found"),
+    "scoring options on a table": ({"c.toml": GOOD.replace(ASIA, "t.jkl") + '[scoring]\nscore = "BDeu"\n',
+                                    "t.jkl": "2\nA 1\n-1.0 0\nB 1\n-2.0 0\n"}, [],
+                                   "[scoring] score cannot apply: [data] path t.jkl is a score table"),
+    "settings key missing file": ({"c.toml": 'settings = "none.set"\n' + GOOD}, [],
+                                  "c.toml: settings names a file that does not exist"),
+    "cli override bad value": ({"c.toml": GOOD}, ["--set", "search.bayes_factor=abc"],
+                               'command line: --set search.bayes_factor must be a number >= 1, got "abc"'),
+    "cli override unknown section": ({"c.toml": GOOD}, ["--set", "serch.k=3"],
+                                     "command line: --set serch.k: unknown section 'serch'"),
+    "cli bf below 1": ({"c.toml": GOOD}, ["--bf", "0.2"], "command line: --bf must be a number >= 1, got 0.2"),
+    # GOBNILP settings files
+    "settings malformed line": ({"g.set": "gobnilp/scoring/palim 3\n"}, ["--data", ASIA],
+                                "g.set:1: cannot read 'gobnilp/scoring/palim 3'; expected name = value"),
+    "settings positive prunegap": ({"g.set": "gobnilp/scoring/prunegap = 1.5\n"}, ["--data", ASIA],
+                                   "g.set:1: gobnilp/scoring/prunegap = 1.5 > 0 would prune"),
+    "settings BGe": ({"g.set": 'gobnilp/scoring/score_type = "BGe"\n'}, ["--data", ASIA], "continuous data"),
+    "settings palim type": ({"g.set": "# comment\ngobnilp/scoring/palim = abc\n"}, ["--data", ASIA],
+                            'g.set:2: gobnilp/scoring/palim ([scoring] palim) must be an integer >= 0, got "abc"'),
+    "settings unterminated string": ({"g.set": 'gobnilp/scoring/score_type = "BDeu\n'}, ["--data", ASIA],
+                                     "g.set:1: gobnilp/scoring/score_type has an unterminated string"),
+    "settings without data": ({"g.set": "gobnilp/scoring/palim = 2\n"}, [], "[data] path is required (or give --data FILE)"),
+    "settings scip type": ({"g.set": "limits/time = soon\n"}, ["--data", ASIA],
+                           'limits/time ([limits] time_limit) must be a number > 0, got "soon"'),
+}
+
+# Fail after reading the data but before scoring (they need the variable names): run with -q.
+AFTER_READING: dict[str, tuple[dict[str, str], list[str], str]] = {
+    "constraint names an unknown variable": ({"c.toml": GOOD + '[constraints]\nforbidden_arrows = [["asia", "cancer"]]\n'},
+                                             ["-q"], "cancer"),
+    "arities for too few columns": ({"c.toml": GOOD.replace("[data]\n", "[data]\narities = [2, 2]\n")}, ["-q"],
+                                    "arit"),
+}
+
+
+def test_enough_distinct_cases():
+    assert len(BROKEN) >= 20
+    assert len({msg for *_, msg in BROKEN.values()}) == len(BROKEN)
+
+
+@pytest.fixture
+def no_work(monkeypatch):
+    """Fail the test if scoring or solving starts."""
+    import gobnilp_py.output.job as runmod
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("work started despite a broken config")
+
+    monkeypatch.setattr(runmod, "_execute", forbidden)
+    return runmod
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN) + sorted(AFTER_READING))
+def test_broken_config_fails_before_work(case, tmp_path, capsys, no_work, monkeypatch):
+    files, extra, expected = BROKEN.get(case) or AFTER_READING[case]
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    cfg = next((n for n in files if n.endswith((".toml", ".set"))), "c.toml")
+    before = _tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    code = main(["run", str(tmp_path / cfg), *extra, "--output-dir", str(tmp_path / "out")]
+                if case != "foreign output dir" else ["run", str(tmp_path / cfg), *extra])
+    out, err = capsys.readouterr()
+    assert code == 1, (case, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("gobnilp-py: error: ")
+    assert "Traceback" not in err
+    assert expected in lines[0], lines[0]
+    assert _tree(tmp_path) == before  # no output file, no staging folder
+
+
+def test_settings_mapping_and_prunegap_sign(tmp_path, caplog):
+    con = tmp_path / "k.con"
+    con.write_text("~asia<-tub\n")
+    s = tmp_path / "g.set"
+    s.write_text('# GOBNILP settings\ngobnilp/scoring/score_type = "BDeu"\ngobnilp/scoring/alpha = 2\n'
+                 "gobnilp/scoring/palim = 2\ngobnilp/scoring/prune = TRUE\ngobnilp/scoring/prunegap = -2.5\n"
+                 'gobnilp/dagconstraintsfile = "k.con"\nlimits/time = 30\nlimits/gap = 0.0\n'
+                 "gobnilp/countsols = TRUE\ngobnilp/countsols/sollimit = 1000\nseparating/maxrounds = 3\n"
+                 'gobnilp/outputfile/solution = "best.txt"\ngobnilp/verbose/solvingstats = TRUE\n'
+                 "gobnilp/scoring/names = TRUE   # header row\n")
+    with caplog.at_level("WARNING", logger="gobnilp_py"):
+        cfg = load_config(s, data=ASIA)
+    v = cfg.values
+    assert cfg.job == "enumerate"
+    assert v["scoring"] == {"score": "BDeu", "ess": 2.0, "palim": 2, "prune": True, "max_candidates": None}
+    assert v["search"]["epsilon"] == 2.5 and cfg.epsilon == 2.5  # prunegap = -ln(BF) -> epsilon = ln(BF)
+    assert v["limits"]["time_limit"] == 30.0 and v["limits"]["max_networks"] == 1000
+    assert v["scip"] == {"separating/maxrounds": 3}
+    assert Path(v["constraints"]["file"]) == con.resolve()
+    assert cfg.constraints.forbidden_arrows == [("tub", "asia")]
+    assert v["data"]["header"] is True
+    assert any("gobnilp/verbose/solvingstats" in w for w in cfg.warnings)
+    assert "gobnilp/verbose/solvingstats has no meaning" in caplog.text
+    raw = read_settings_file(s)[1]
+    assert raw["gobnilp/scoring/prunegap"] == -2.5
+
+
+def test_settings_default_job_is_learn_and_nbns_is_kbest(tmp_path):
+    s = tmp_path / "a.set"
+    s.write_text("gobnilp/scoring/palim = 2\n")
+    assert load_config(s, data=ASIA).job == "learn"
+    s.write_text("gobnilp/nbns = 4\n")
+    cfg = load_config(s, data=ASIA)
+    assert cfg.job == "kbest" and cfg.values["search"]["k"] == 4
+
+
+def test_layers_and_relative_paths(tmp_path):
+    sub = tmp_path / "study"
+    sub.mkdir()
+    (sub / "d.csv").write_text(Path(ASIA).read_text())
+    (sub / "base.set").write_text("gobnilp/scoring/palim = 1\ngobnilp/scoring/prunegap = -1\n")
+    (sub / "c.toml").write_text('settings = "base.set"\n[data]\npath = "d.csv"\n[search]\njob = "enumerate"\n'
+                                "bayes_factor = 3\n[scoring]\npalim = 2\n[output]\ndir = \"res\"\n")
+    cfg = load_config(sub / "c.toml", [("search", "bayes_factor", 7.0, "--bf")], cwd=tmp_path)
+    assert cfg.data_path == (sub / "d.csv").resolve()       # relative to the config's folder
+    assert cfg.output_dir == (sub / "res").resolve()
+    assert cfg.values["scoring"]["palim"] == 2                # TOML over settings file
+    assert cfg.values["search"]["epsilon"] is None            # the TOML's BF replaced the settings' epsilon
+    assert cfg.values["search"]["bayes_factor"] == 7.0        # command line over TOML
+    assert math.isclose(cfg.epsilon, math.log(7.0))
+    cfg2 = load_config(sub / "c.toml", [("output", "dir", "elsewhere", "--output-dir")], cwd=tmp_path)
+    assert cfg2.output_dir == (tmp_path / "elsewhere").resolve()  # command-line paths: the working folder
+    assert cfg.origins["search.bayes_factor"] == "command line"
+
+
+def test_no_output_section_writes_nothing_and_defaults(tmp_path):
+    (tmp_path / "c.toml").write_text(GOOD)
+    cfg = load_config(tmp_path / "c.toml")
+    assert cfg.output_dir is None and cfg.outputs == ()
+    (tmp_path / "c.toml").write_text(GOOD + "[output]\nwrite = ['all']\n")
+    cfg = load_config(tmp_path / "c.toml")
+    assert cfg.output_dir == tmp_path.resolve() / "c-out"
+    assert "scores_png" in cfg.outputs and "report" in cfg.outputs
+
+
+def test_parse_override():
+    assert parse_override("search.bayes_factor=20") == ("search", "bayes_factor", 20)
+    assert parse_override("scip.limits/nodes=5") == ("scip", "limits/nodes", 5)
+    assert parse_override("scoring.score=BDeu") == ("scoring", "score", "BDeu")
+    assert parse_override('constraints.tiers=[["a"],["b"]]') == ("constraints", "tiers", [["a"], ["b"]])
+    with pytest.raises(ConfigError):
+        parse_override("search.k")
+
+
+def test_check_flag_validates_without_work(tmp_path, capsys, no_work):
+    (tmp_path / "c.toml").write_text(GOOD)
+    assert main(["run", str(tmp_path / "c.toml"), "--check"]) == 0
+    assert "OK: job enumerate" in capsys.readouterr().out
+
+
+def test_docs_list_every_key():
+    text = (ROOT / "docs" / "configuration.md").read_text()
+    for spec in SPECS:
+        if spec.key != "*":
+            assert f"`{spec.key}`" in text, spec.label
+    from gobnilp_py.config import SETTINGS_MAP
+
+    for name in SETTINGS_MAP:
+        assert name in text, name
+
+
+def test_every_config_validates():
+    configs = sorted((ROOT / "configs").glob("*.toml"))
+    assert {p.stem for p in configs} >= {"score", "learn", "enumerate", "kbest"}
+    for p in configs:
+        cfg = load_config(p)
+        assert cfg.job in p.stem or p.stem not in ("score", "learn", "enumerate", "kbest")

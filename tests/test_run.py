@@ -1,0 +1,147 @@
+"""``gobnilp-py run``: the bundled configs run and write what they declare; JSON equals the API; failures leave nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gobnilp_py import enumerate_networks, kbest, read_data
+from gobnilp_py.cli import main
+from gobnilp_py.config import load_config
+from gobnilp_py.examples import example_path
+from gobnilp_py.output.job import run
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = sorted((ROOT / "configs").glob("*.toml"))
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def small_csv(tmp_path_factory) -> Path:
+    ds = read_data(example_path("asia"))
+    p = tmp_path_factory.mktemp("data") / "small.csv"
+    p.write_text(",".join(ds.names[:5]) + "\n" + "\n".join(",".join(map(str, r)) for r in ds.codes[:400, :5]) + "\n")
+    return p
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=[c.stem for c in CONFIGS])
+def test_bundled_config_runs_and_writes_its_outputs(config, tmp_path, capsys):
+    out = tmp_path / "out"
+    code = main(["run", str(config), "--output-dir", str(out), "-q"])
+    _, err = capsys.readouterr()
+    assert code == 0, err
+    cfg = load_config(config)
+    assert cfg.outputs, f"{config.name} declares no outputs"
+    written = {p.name for p in out.iterdir()}
+    for name in cfg.outputs:
+        fname = cfg.output_file(name)
+        assert fname in written, (config.name, fname)
+        path = out / fname
+        assert path.stat().st_size > 0, fname
+        if fname.endswith(".png"):
+            assert path.read_bytes()[:8] == PNG_MAGIC
+    if "json" in cfg.outputs:
+        d = json.loads((out / "result.json").read_text())
+        assert d["job"] == cfg.job and d["config"]["search"]["job"] == cfg.job
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no staging folder left
+
+
+def test_enumerate_json_equals_api(small_csv, tmp_path, capsys):
+    cfg = tmp_path / "e.toml"
+    cfg.write_text(f'[data]\npath = "{small_csv}"\n[scoring]\nscore = "BDeu"\ness = 2.0\n'
+                   '[search]\njob = "enumerate"\nbayes_factor = 10\n[output]\nwrite = ["json"]\n')
+    assert main(["run", str(cfg), "-q", "-o", str(tmp_path / "o")]) == 0
+    got = json.loads((tmp_path / "o" / "result.json").read_text())
+    cs = enumerate_networks(read_data(small_csv), bayes_factor=10, score="BDeu", ess=2.0)
+    want = json.loads(json.dumps(cs.to_dict()))
+    for d in (got["result"], want):
+        d["stats"] = {k: v for k, v in d["stats"].items() if not k.startswith("time")}
+    assert got["result"] == want
+    assert len(got["mecs"]) == cs.n_mecs
+    assert sum(m["size"] for m in got["mecs"]) == len(cs)
+
+
+def test_kbest_from_python_equals_api(small_csv):
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        cfg = Path(d) / "k.toml"
+        cfg.write_text(f'[data]\npath = "{small_csv}"\n[search]\njob = "kbest"\nk = 6\n')
+        res = run(cfg)
+        run_path = res.config.data_path
+    direct = kbest(read_data(small_csv), 6)
+    assert [n.score for n in res.result.networks] == pytest.approx([n.score for n in direct.networks], abs=1e-9)
+    assert [n.parents for n in res.result.networks] == [n.parents for n in direct.networks]
+    assert run_path == small_csv.resolve() and res.files == []
+
+
+def test_failure_during_work_leaves_no_output(small_csv, tmp_path, capsys, monkeypatch):
+    import gobnilp_py.output.pictures as pictures
+
+    def broken(*a, **k):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(pictures, "score_rank_png", broken)
+    cfg = tmp_path / "e.toml"
+    cfg.write_text(f'[data]\npath = "{small_csv}"\n[search]\nbayes_factor = 3\n'
+                   '[output]\ndir = "res"\nwrite = ["json", "csv", "pictures"]\n')
+    code = main(["run", str(cfg), "-q"])
+    assert code == 3  # an internal error, reported with a saved traceback
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["e.toml"]
+
+
+def test_rerun_replaces_its_own_folder(small_csv, tmp_path, capsys):
+    cfg = tmp_path / "l.toml"
+    cfg.write_text(f'[data]\npath = "{small_csv}"\n[search]\njob = "learn"\n[output]\ndir = "res"\n'
+                   'write = ["json", "dot"]\n')
+    assert main(["run", str(cfg), "-q"]) == 0
+    assert main(["run", str(cfg), "-q", "--write", "gobnilp"]) == 0
+    assert sorted(p.name for p in (tmp_path / "res").iterdir()) == [".gobnilp-run", "networks.txt"]
+
+
+def test_settings_file_run_with_progress(small_csv, tmp_path, capsys, caplog):
+    s = tmp_path / "g.set"
+    s.write_text('gobnilp/scoring/score_type = "BIC"\ngobnilp/scoring/palim = 2\ngobnilp/outputfile/solution = "x"\n'
+                 "gobnilp/verbose/solvingstats = TRUE\n")
+    code = main(["run", str(s), "--data", str(small_csv), "-o", str(tmp_path / "o")])
+    out, err = capsys.readouterr()
+    assert code == 0
+    assert "BN score is" in out and "status: optimal" in out
+    assert "[1/4] reading" in err and "[3/4] solving done in" in err
+    assert "gobnilp/verbose/solvingstats has no meaning" in caplog.text
+    assert (tmp_path / "o" / "networks.txt").read_text().endswith(out.split("status:")[0].splitlines()[-1] + "\n")
+
+
+def test_quiet_prints_nothing(small_csv, tmp_path, capsys):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f'[data]\npath = "{small_csv}"\n[search]\njob = "score"\nbayes_factor = 3\n')
+    assert main(["-q", "run", str(cfg)]) == 0
+    out, err = capsys.readouterr()
+    assert out == "" and err == ""
+
+
+def test_progress_heartbeat_reports_time_limit_share():
+    import io
+    import time
+
+    from gobnilp_py.progress import Progress
+
+    buf = io.StringIO()
+    p = Progress(("solving",), stream=buf, heartbeat=0.05, time_limit=10.0)
+    with p.phase("solving"):
+        time.sleep(0.2)
+    text = buf.getvalue()
+    assert "[1/1] solving ..." in text and "still solving" in text and "of the 10 s time limit" in text
+    assert p.timings["solving"] >= 0.2
+
+
+def test_bundled_gobnilp_settings_file_runs(tmp_path, capsys):
+    out = tmp_path / "o"
+    code = main(["run", str(ROOT / "configs" / "gobnilp.set"), "--data", "example:asia", "-o", str(out), "-q"])
+    assert code == 0
+    d = json.loads((out / "result.json").read_text())
+    assert d["job"] == "learn" and d["result"]["status"] == "optimal"
+    assert d["config"]["scoring"] == {"score": "BDeu", "ess": 1.0, "palim": 3, "prune": True}
+    assert d["config"]["limits"]["time_limit"] == 120.0
