@@ -222,3 +222,27 @@ def test_model_averaging_and_classes():
     assert list(df["rank"]) == list(range(1, len(cs) + 1))
     d = cs.to_dict()
     assert d["n_networks"] == len(cs) and d["complete"] is True and d["n_mecs"] == cs.n_mecs
+
+
+@pytest.mark.parametrize("cons_kwargs", [
+    dict(required_arrows=[("2", "0")]),
+    dict(required_adjacencies=[("1", "3")]),
+    dict(forbidden_immoralities=[("0", "2", "1")]),
+    dict(required_immoralities=[("0", "3", "1")]),
+])
+@pytest.mark.parametrize("seed", range(6))
+def test_constraint_aware_pruning_is_exact_and_still_prunes(cons_kwargs, seed):
+    """Only the variables a constraint involves lose pruning; the result still equals brute force."""
+    rng = np.random.default_rng(50 + seed)
+    data = read_data(random_data(rng, 5, 80))
+    cons = StructuralConstraints(**cons_kwargs)
+    eps = float(rng.uniform(0, 5))
+    full = score(data, prune=False)
+    expected = brute_force(full, eps, cons)
+    cs = enumerate_networks(data, epsilon=eps, constraints=cons)
+    assert_same(cs, expected)
+    unpruned = cons.unprunable(data.names)
+    partial = score(data, epsilon=eps, unpruned=sorted(unpruned))
+    for v in data.names:
+        if v in unpruned:
+            assert len(partial.parent_sets(v)) == len(full.parent_sets(v))

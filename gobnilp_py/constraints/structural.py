@@ -356,6 +356,35 @@ class StructuralConstraints:
         return not (self.required_arrows or self.required_adjacencies or self.required_immoralities
                     or self.forbidden_immoralities or self.min_edges)
 
+    def unprunable(self, names: Sequence[str]) -> set[str]:
+        """Variables whose parent sets subset pruning must leave alone under these constraints.
+
+        Subset pruning replaces a parent set W' of ``v`` by a subset W in an
+        admissible network.  Removing parents of ``v`` can only break:
+
+        * a required arrow ``u -> v`` or a required adjacency ``{u, v}``: ``v`` (and ``u``);
+        * a required immorality ``x -> z <- y``: ``z`` (removing parents never creates
+          the x--y adjacency that would spoil it);
+        * a forbidden immorality ``x -> z <- y``: ``x`` and ``y`` (removing the arrow
+          between them can create it; removing parents of ``z`` only removes immoralities);
+        * ``min_edges``: every variable.
+
+        Every other variable's parent sets can be pruned as usual: the
+        replacement then never violates a constraint.  Returns names.
+        """
+        out: set[str] = set()
+        if self.min_edges:
+            return set(names)
+        for u, v in self.required_arrows:
+            out.add(v)
+        for a, b in self.required_adjacencies:
+            out.update((a, b))
+        for x, z, y in self.required_immoralities:
+            out.add(z)
+        for x, z, y in self.forbidden_immoralities:
+            out.update((x, y))
+        return out
+
     def _where(self, key: str, names: tuple[str, ...]) -> str:
         return self.origins.get((key, names), key)
 

@@ -1,0 +1,188 @@
+"""Benchmark of the scoring engine (and of pgmpy's scorer on the same families).
+
+Usage
+-----
+    PYTHONPATH=/work/main /tmp/venv/bin/python benchmarks/bench_scoring.py \\
+        [--data-dir /work/shared/data] [--datasets wine zoo ...] [--scores BIC BDeu] \\
+        [--bf 1 3 20 150] [--palim N] [--budget 600] [--pgmpy-sample 200] [--no-pgmpy] \\
+        [--output results.md]
+
+Every (dataset, score, Bayes factor) run is a separate subprocess with a wall
+time budget (``--budget`` seconds; a run that exceeds it is reported as
+``timeout``), so peak memory (``ru_maxrss`` of that process) is per run.
+Defaults: every ``*.csv`` in the data folder, BIC and BDeu (ESS 1), BF 1, 3,
+20 and 150, no parent limit.  Columns:
+
+* ``time s`` -- wall time of :func:`gobnilp_py.scoring.score` (data already loaded);
+* ``peak MB`` -- peak resident memory of the run's process;
+* ``scored`` -- (child, parent set) families whose local score was computed;
+* ``kept`` -- families in the pruned table;
+* ``scores/s`` -- ``scored / time`` (counting + scoring + pruning, amortised);
+* ``pgmpy ms/score`` -- pgmpy's ``BIC``/``BDeu`` ``local_score`` on a random
+  sample of the kept families (``--pgmpy-sample``), and ``max |diff|``
+  between its values and ours.  Skipped cleanly when pgmpy is not installed.
+
+The whole default sweep is long (alarm1000 and insurance1000 take tens of
+seconds per run; letter and adult have 20-30k rows); run it on a quiet
+machine.  The result is printed as a markdown table (and written to
+``--output`` if given).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import math
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = ROOT.parent / "shared" / "data"
+
+log = logging.getLogger("bench_scoring")
+
+
+def _load(path: Path):
+    from gobnilp_py.data import read_data
+
+    return read_data(path, header=False)
+
+
+def worker(path: str, score_name: str, bf: float, palim: int | None, sample: int) -> dict:
+    """One run, inside its own process: score, then (optionally) time pgmpy on a sample."""
+    import numpy as np
+
+    from gobnilp_py.scoring import score
+
+    ds = _load(Path(path))
+    t0 = time.perf_counter()
+    table = score(ds, score=score_name, ess=1.0, bayes_factor=bf, palim=palim)
+    elapsed = time.perf_counter() - t0
+    out = {
+        "time": elapsed,
+        "scored": int(table.meta["families_scored"]),
+        "kept": len(table),
+        "max_parents": max(len(ps) for fams in table.families for ps, _ in fams),
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+    }
+    if sample > 0:
+        try:
+            import warnings
+
+            import pandas as pd
+            from pgmpy.estimators import BDeu as PgBDeu
+            from pgmpy.estimators import BIC as PgBIC
+        except ImportError:
+            out["pgmpy"] = "not installed"
+            return out
+        warnings.filterwarnings("ignore")
+        logging.getLogger("pgmpy").setLevel(logging.ERROR)
+        frame = pd.DataFrame(ds.codes, columns=list(ds.names))
+        pg = PgBIC(frame) if score_name == "BIC" else PgBDeu(frame, equivalent_sample_size=1.0)
+        fams = [(f.child, list(f.parents), f.score) for f in table]
+        rng = np.random.default_rng(0)
+        pick = rng.choice(len(fams), size=min(sample, len(fams)), replace=False)
+        worst = 0.0
+        t1 = time.perf_counter()
+        for i in pick:
+            child, parents, ours = fams[int(i)]
+            theirs = pg.local_score(child, parents)
+            worst = max(worst, abs(float(theirs) - ours))
+        out["pgmpy_ms"] = 1000.0 * (time.perf_counter() - t1) / len(pick)
+        out["pgmpy_diff"] = worst
+    return out
+
+
+def run_one(path: Path, score_name: str, bf: float, palim: int | None, sample: int,
+            budget: float) -> dict:
+    cmd = [sys.executable, __file__, "--worker", str(path), score_name, repr(bf),
+           str(palim if palim is not None else -1), str(sample)]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=budget, env=env)
+    except subprocess.TimeoutExpired:
+        return {"status": f"timeout (>{budget:g} s)"}
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["?"])[-1]
+        last = last.replace("gobnilp_py.errors.", "")
+        return {"status": f"error after {time.perf_counter() - t0:.0f} s: {last[:90]}"}
+    res = json.loads(proc.stdout.strip().splitlines()[-1])
+    res["status"] = "ok"
+    res["wall"] = time.perf_counter() - t0
+    return res
+
+
+def fmt_row(name: str, score_name: str, bf: float, r: dict) -> str:
+    if r.get("status") != "ok":
+        return f"| {name} | {score_name} | {bf:g} | {r['status']} | | | | | | | |"
+    rate = r["scored"] / r["time"] if r["time"] > 0 else math.inf
+    pg = r.get("pgmpy")
+    if pg is None and "pgmpy_ms" in r:
+        pg_ms, pg_diff = f"{r['pgmpy_ms']:.2f}", f"{r['pgmpy_diff']:.1e}"
+        per_ours = 1000.0 * r["time"] / max(r["scored"], 1)
+        speed = f"{r['pgmpy_ms'] / per_ours:.0f}x"
+    else:
+        pg_ms, pg_diff, speed = (pg or "skipped"), "", ""
+    return (f"| {name} | {score_name} | {bf:g} | {r['time']:.2f} | {r['peak_mb']:.0f} | {r['scored']:,} | "
+            f"{r['kept']:,} | {r['max_parents']} | {rate:,.0f} | {pg_ms} | {pg_diff} | {speed} |")
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "--worker":
+        path, score_name, bf, palim, sample = argv[1:6]
+        p = int(palim)
+        res = worker(path, score_name, float(bf), None if p < 0 else p, int(sample))
+        print(json.dumps(res))
+        return 0
+    ap = argparse.ArgumentParser(description="Benchmark gobnilp_py scoring (markdown table on stdout).")
+    ap.add_argument("--data-dir", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--datasets", nargs="*", default=None, help="file stems (default: every *.csv)")
+    ap.add_argument("--scores", nargs="*", default=["BIC", "BDeu"])
+    ap.add_argument("--bf", nargs="*", type=float, default=[1.0, 3.0, 20.0, 150.0])
+    ap.add_argument("--palim", type=int, default=None)
+    ap.add_argument("--budget", type=float, default=600.0, help="seconds per run (default 600)")
+    ap.add_argument("--pgmpy-sample", type=int, default=200, help="families timed with pgmpy (0: none)")
+    ap.add_argument("--no-pgmpy", action="store_true")
+    ap.add_argument("--output", type=Path, default=None)
+    args = ap.parse_args(argv)
+    if not args.data_dir.is_dir():
+        print(f"data folder {args.data_dir} not found", file=sys.stderr)
+        return 2
+    files = sorted(args.data_dir.glob("*.csv"))
+    if args.datasets:
+        want = set(args.datasets)
+        files = [f for f in files if f.stem in want]
+    sample = 0 if args.no_pgmpy else args.pgmpy_sample
+    lines = [
+        f"Scoring benchmark (palim={args.palim}, ESS 1, budget {args.budget:g} s per run)",
+        "",
+        "| data | score | BF | time s | peak MB | scored | kept | max \\|W\\| | scores/s "
+        "| pgmpy ms/score | max \\|diff\\| | speed-up |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    print("\n".join(lines), flush=True)
+    for f in files:
+        for score_name in args.scores:
+            for bf in args.bf:
+                r = run_one(f, score_name, bf, args.palim, sample, args.budget)
+                row = fmt_row(f.stem, score_name, bf, r)
+                lines.append(row)
+                print(row, flush=True)
+    if args.output is not None:
+        sys.path.insert(0, str(ROOT))
+        from gobnilp_py._io import atomic_write_text
+
+        atomic_write_text(args.output, "\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,223 @@
+"""Vectorised counting of parent configurations and family contingency tables.
+
+Every local score in this package is a function of the counts ``N_jk`` (rows
+where the parents take configuration ``j`` and the child takes state ``k``).
+Counting dominates scoring time, so it is done with whole-column numpy
+arithmetic, never with a per-row Python loop:
+
+* a parent configuration is a mixed-radix number over the parent columns;
+  the code of ``W + (j,)`` is built from the (cached) code of ``W`` as
+  ``code(W) * r_j + x_j``, so a lattice walk in lexicographic order pays one
+  multiply-add per new parent set;
+* when the code range grows past the number of rows it is compressed to dense
+  ids of the *observed* configurations (one ``bincount`` + ``cumsum``), which
+  keeps every later ``bincount`` small;
+* one parent set is counted for many children at once: the joint codes of all
+  children are laid side by side and counted with a single ``np.bincount``;
+* identical rows are merged first and counted with weights when that shrinks
+  the data noticeably (30,162 rows of ``adult`` are 3,414 distinct ones).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..data.dataset import Dataset
+
+__all__ = ["ParentConfigs", "FamilyCounts", "xlogx_table"]
+
+
+def xlogx_table(n_max: int) -> np.ndarray:
+    """``t[c] = c * ln(c)`` for ``c = 0 .. n_max`` (with ``0 ln 0 = 0``).
+
+    Counts are integers bounded by N, so a lookup table replaces a ``log``
+    per cell and makes log-likelihoods exact to the last bit across calls.
+    """
+    c = np.arange(n_max + 1, dtype=np.float64)
+    out = np.zeros_like(c)
+    out[1:] = c[1:] * np.log(c[1:])
+    return out
+
+
+@dataclass(frozen=True)
+class FamilyCounts:
+    """Counts of one parent set for several children, computed together.
+
+    Attributes
+    ----------
+    parents : tuple of int
+        The parent set (sorted variable indices).
+    children : numpy.ndarray of int64
+        The children counted, in order.
+    child_arities : numpy.ndarray of int64
+        Declared arity ``r`` of each child.
+    q : int
+        Declared number of parent configurations (product of declared parent
+        arities; 1 for the empty set).  Python int: it can exceed 2**63.
+    config_counts : numpy.ndarray of int64
+        ``N_j`` for every *observed* parent configuration (all > 0).
+    flat : numpy.ndarray of int64
+        Child ``i``'s table ``N_jk`` is ``flat[offsets[i]:offsets[i+1]]``
+        reshaped to ``(m, r_i)``, rows indexed by configuration id ``0 .. m-1``
+        (ids may include unobserved configurations, whose rows are zero).
+    offsets : numpy.ndarray of int64
+        Segment boundaries in ``flat``, length ``len(children) + 1``.
+    m : int
+        Range of configuration ids used in ``flat``.
+    """
+
+    parents: tuple[int, ...]
+    children: np.ndarray
+    child_arities: np.ndarray
+    q: int
+    config_counts: np.ndarray
+    flat: np.ndarray
+    offsets: np.ndarray
+    m: int
+
+    @property
+    def n_configs(self) -> int:
+        """Number of parent configurations observed in the data."""
+        return int(self.config_counts.size)
+
+    def nonzero_cells(self) -> np.ndarray:
+        """Per child, the number of cells with ``N_jk > 0`` (observed (configuration, state) pairs).
+
+        Never decreases when parents are added (cells only split), which makes
+        it the basis of the BDeu bound in :mod:`.pruning`.
+        """
+        if self.children.size == 0:
+            return np.zeros(0, dtype=np.int64)
+        return np.add.reduceat((self.flat > 0).astype(np.int64), self.offsets[:-1])
+
+    def table(self, i: int) -> np.ndarray:
+        """``N_jk`` of the ``i``-th child, one row per *observed* parent configuration.
+
+        This is the view handed to user-defined scores: unobserved
+        configurations are dropped (every standard decomposable score gives
+        them zero weight) and rows follow the order of the configuration ids.
+        """
+        r = int(self.child_arities[i])
+        tab = self.flat[self.offsets[i]:self.offsets[i + 1]].reshape(self.m, r)
+        return tab[tab.sum(axis=1) > 0]
+
+
+class ParentConfigs:
+    """Configuration ids of parent sets, with reuse of the previous level's codes.
+
+    ``ids(W)`` returns an int64 array ``z`` with ``z[row]`` identifying the
+    configuration of the parents ``W`` in that row, and a bound ``m`` with
+    ``0 <= z < m``.  Codes are derived from the prefix ``W[:-1]`` (cached), so
+    asking for parent sets in lexicographic order — as the level-wise
+    candidate generator does — costs one multiply-add per set.  Only the
+    prefixes of the most recent request are kept, so memory stays at
+    ``O(|W| * N)`` however many sets are counted.
+
+    Parameters
+    ----------
+    data : Dataset
+        The data.
+    dense_limit : int, optional
+        Compress codes to dense ids of observed configurations when the code
+        range would exceed this (default: the number of distinct rows, at least 64).
+    merge_rows : bool, optional
+        Merge identical rows and count with weights.  Default: when distinct
+        rows are fewer than 60% of the rows (a weighted count costs more per
+        row).  Counts are exact either way.
+
+    Notes
+    -----
+    ``ids`` are per *distinct* row when rows are merged; ``weights`` then
+    holds each distinct row's multiplicity.
+    """
+
+    def __init__(self, data: Dataset, dense_limit: int | None = None,
+                 merge_rows: bool | None = None) -> None:
+        self.data = data
+        self.N = data.N
+        self.arities = np.asarray(data.arities, dtype=np.int64)
+        codes = data.codes
+        self.weights: np.ndarray | None = None
+        if merge_rows is None or merge_rows:
+            uniq, mult = np.unique(codes, axis=0, return_counts=True)
+            if merge_rows or uniq.shape[0] < 0.6 * codes.shape[0]:
+                codes = uniq
+                self.weights = mult.astype(np.float64)
+        self.rows = int(codes.shape[0])
+        # Row-major (n, rows): the codes of all children are sliced at once.
+        self.X = np.ascontiguousarray(codes.T)
+        self.dense_limit = int(dense_limit) if dense_limit is not None else max(64, self.rows)
+        self._cache: dict[tuple[int, ...], tuple[np.ndarray, int]] = {
+            (): (np.zeros(self.rows, dtype=np.int64), 1)
+        }
+
+    def ids(self, parents: tuple[int, ...]) -> tuple[np.ndarray, int]:
+        """Configuration ids of ``parents`` (sorted tuple) and their range ``m``."""
+        hit = self._cache.get(parents)
+        if hit is not None:
+            return hit
+        prefix, last = parents[:-1], parents[-1]
+        z, m = self.ids(prefix)
+        r = int(self.arities[last])
+        if r > 1:
+            z = z * r + self.X[last]
+            m = m * r
+            if m > self.dense_limit:
+                z, m = self._compress(z, m)
+        res = (z, m)
+        # Keep only prefixes of this request: a lexicographic walk reuses them next.
+        if len(self._cache) > len(parents) + 1:
+            keep = {parents[:i] for i in range(len(parents))}
+            self._cache = {k: v for k, v in self._cache.items() if k in keep}
+        self._cache[parents] = res
+        return res
+
+    @staticmethod
+    def _compress(z: np.ndarray, m: int) -> tuple[np.ndarray, int]:
+        """Map codes to ``0 .. (#observed - 1)`` preserving order (O(N + m))."""
+        if m <= 64 * z.size + 1024:
+            present = np.bincount(z, minlength=m) > 0
+            remap = np.cumsum(present) - 1
+            return remap[z], int(remap[-1] + 1)
+        uniq, inv = np.unique(z, return_inverse=True)
+        return inv.astype(np.int64, copy=False), int(uniq.size)
+
+    def _count(self, codes: np.ndarray, size: int, weights: np.ndarray | None = None) -> np.ndarray:
+        """Integer ``bincount`` of ``codes``, weighted by row multiplicities when rows are merged."""
+        if self.weights is None:
+            return np.bincount(codes, minlength=size)
+        w = self.weights if weights is None else weights
+        # Weighted sums of integers below 2**53 are exact in float64.
+        return np.bincount(codes, weights=w, minlength=size).astype(np.int64)
+
+    def declared_q(self, parents: tuple[int, ...]) -> int:
+        """Product of the declared arities of ``parents`` (exact Python int)."""
+        q = 1
+        for p in parents:
+            q *= int(self.arities[p])
+        return q
+
+    def family_counts(self, parents: tuple[int, ...], children: np.ndarray) -> FamilyCounts:
+        """Contingency tables of ``parents`` against every child in ``children``.
+
+        One ``bincount`` over the stacked joint codes ``offset_c + z * r_c + x_c``
+        counts all children together.
+        """
+        children = np.asarray(children, dtype=np.int64)
+        z, m = self.ids(parents)
+        nj = self._count(z, m)
+        config_counts = nj[nj > 0]
+        r = self.arities[children]
+        sizes = m * r
+        offsets = np.zeros(children.size + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        joint = z[None, :] * r[:, None]
+        joint += self.X[children]
+        joint += offsets[:-1, None]
+        flat = self._count(joint.ravel(), int(offsets[-1]), np.tile(self.weights, children.size)
+                           if self.weights is not None else None)
+        return FamilyCounts(parents=parents, children=children, child_arities=r,
+                            q=self.declared_q(parents), config_counts=config_counts,
+                            flat=flat, offsets=offsets, m=m)

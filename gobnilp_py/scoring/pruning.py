@@ -1,0 +1,146 @@
+"""ε-safe pruning rules for candidate parent sets (derivations in ``docs/pruning.md``).
+
+Every rule removes a parent set ``X`` of a child ``v`` only when *every* DAG
+in which ``v`` has parents ``X`` scores strictly below ``OPT - ε``: it
+exhibits a proper subset ``W`` of ``X`` with ``s(W) > s(X) + ε``, and
+swapping ``X`` for ``W`` in such a DAG keeps it acyclic and raises its score by
+more than ε.  Some rules (the *bound* rules) prove this for ``X`` and all its
+supersets at once from quantities known before ``X`` is scored, so neither
+``X`` nor any superset is ever counted.
+
+Floating point: a rule fires only when its margin exceeds ε by
+:func:`tolerance` (``RTOL * max(1, |reference score|)``), so rounding in the
+computed scores can only make pruning more cautious, never drop a credible
+family.  When in doubt, keep.
+
+All rules work in GOBNILP's convention: natural log, higher is better.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+__all__ = [
+    "RTOL",
+    "RULES",
+    "tolerance",
+    "fires",
+    "fires_array",
+    "dominated",
+    "penalty_bound",
+    "entropy_bound",
+    "bdeu_bound",
+    "user_bound",
+    "max_nonunit_parents",
+]
+
+#: Relative tolerance added to ε before any rule fires.
+RTOL = 1e-9
+
+#: Rule names, as used in ``ScoreTable.pruning`` counters.
+RULES = ("parent_count", "penalty_bound", "entropy", "bdeu_bound", "user_bound", "dominated")
+
+
+def tolerance(*refs: float) -> float:
+    """Safety margin added to ε: ``RTOL * max(1, |refs|...)``.
+
+    Scores of a few thousand nats carry rounding errors around 1e-12; the
+    tolerance is three orders of magnitude above that and far below any
+    meaningful ε (ln 1.0000001 ~ 1e-7).
+    """
+    return RTOL * max(1.0, *(abs(r) for r in refs))
+
+
+def fires(margin: float, epsilon: float, *refs: float) -> bool:
+    """True when ``margin > ε + tolerance(refs)`` (strict: ties and the boundary keep)."""
+    return margin > epsilon + tolerance(*refs)
+
+
+def fires_array(margin: np.ndarray, epsilon: float, *refs: np.ndarray) -> np.ndarray:
+    """Element-wise :func:`fires` (same arithmetic, for the vectorised lattice walk)."""
+    scale = np.ones_like(np.asarray(margin, dtype=np.float64))
+    for r in refs:
+        scale = np.maximum(scale, np.abs(r))
+    return margin > epsilon + RTOL * scale
+
+
+def dominated(score: float, best_subset: float, epsilon: float) -> bool:
+    """Rule ``dominated`` (any decomposable score): some proper subset beats ``X`` by more than ε.
+
+    ``best_subset`` is the best score of any proper subset of ``X`` (scored or
+    itself dominated -- the exchange argument needs only its score).
+    """
+    return fires(best_subset - score, epsilon, best_subset, score)
+
+
+def penalty_bound(penalty: float, best_subset: float, epsilon: float) -> bool:
+    """Rule ``penalty_bound`` (BIC/AIC): ``s(T) <= -penalty(T) <= -penalty(X)`` for every ``T ⊇ X``.
+
+    Prunes ``X`` and every superset when ``best_subset - (-penalty) > ε``.
+    """
+    return fires(best_subset + penalty, epsilon, best_subset, penalty)
+
+
+def entropy_bound(penalty_step: float, n_entropy: float, epsilon: float, ref: float) -> bool:
+    """Rule ``entropy`` (BIC/AIC): adding ``j`` to any ``U ⊇ Y`` gains at most ``n_entropy`` in LL.
+
+    Parameters
+    ----------
+    penalty_step : float
+        ``coef * (r_v - 1) * q(Y) * (r_j - 1)``: the least penalty increase of
+        adding ``j`` to any ``U ⊇ Y``.
+    n_entropy : float
+        ``N * min(H(v | Y), H(j | Y))`` (= ``min(-LL(v|Y), -LL(j|Y))``), an
+        upper bound on ``N * I(v; j | U)`` for every ``U ⊇ Y``.
+    ref : float
+        Magnitude of the scores involved, for the tolerance.
+
+    Prunes ``Y + {j}`` and all its supersets when ``penalty_step - n_entropy > ε``.
+    """
+    return fires(penalty_step - n_entropy, epsilon, ref, penalty_step)
+
+
+def bdeu_bound(n_cells: int, child_arity: int, best_subset: float, epsilon: float) -> bool:
+    """Rule ``bdeu_bound``: BDeu ``s(T) <= -(#cells with N_jk > 0 of T) * ln r_v``.
+
+    Each observed (configuration, state) cell contributes a predictive factor
+    at most ``1/r`` (the first time that state is seen in that configuration).
+    ``n_cells`` may be the count of any subset of ``X`` (cells only split when
+    parents are added), so the bound holds for ``X`` and all its supersets.
+    It implies the looser ``-(#observed configurations) * ln r_v``.
+    """
+    ub = -float(n_cells) * math.log(child_arity) if child_arity > 1 else 0.0
+    return fires(best_subset - ub, epsilon, best_subset, ub)
+
+
+def user_bound(ub: float, best_subset: float, epsilon: float) -> bool:
+    """Rule ``user_bound``: a user score's ``upper_bound(child, X)`` (valid for all supersets)."""
+    if math.isnan(ub) or ub == math.inf:
+        return False
+    return fires(best_subset - ub, epsilon, best_subset, ub)
+
+
+def max_nonunit_parents(coef: float, child_arity: int, other_arities: Sequence[int],
+                        empty_score: float, epsilon: float) -> int | None:
+    """Rule ``parent_count`` (BIC/AIC): most parents of arity >= 2 a kept set can have.
+
+    A set with ``k`` parents of arity >= 2 has ``q`` at least the product of
+    the ``k`` smallest such arities, so its penalty exceeds
+    ``s(∅) + ε`` (and the penalty bound, whose best subset is at least
+    ``s(∅)``, prunes it and all supersets) once that product is large enough.
+    Parents of arity 1 do not grow ``q`` and are not counted.  Returns
+    ``None`` when there is no bound (child of arity 1: zero penalty).
+    """
+    if child_arity <= 1 or coef <= 0:
+        return None
+    ar = sorted(int(a) for a in other_arities if a >= 2)
+    q = 1.0
+    for k, a in enumerate(ar):
+        q *= a
+        pen = coef * (child_arity - 1) * q
+        if penalty_bound(pen, empty_score, epsilon):
+            return k  # k+1 such parents are too many
+    return len(ar)
