@@ -23,12 +23,14 @@ from .errors import (
     ScoreError,
     SolverError,
 )
+from .config import RunConfig, load_config
 from .examples import example_path
 from .network import Network
 from .scoring import LocalScore, register_score, score
 from .scoring.table import Family, ScoreTable
 from .solve.credible import CredibleSet
 from .solve.enumerate import enumerate_networks, kbest
+from .output import RunResult, run
 from .solve.learn import learn
 
 __all__ = [
@@ -52,6 +54,11 @@ __all__ = [
     "enumerate_networks",
     "kbest",
     "CredibleSet",
+    # config-driven runs
+    "run",
+    "RunResult",
+    "load_config",
+    "RunConfig",
     "cpdag",
     "CPDAG",
     "EquivalenceClass",
