@@ -563,9 +563,8 @@ def test_filter_error_hints_at_pruning():
         cons.filter_table(table)
 
 
-@pytest.mark.xfail(strict=True, reason="learn() prunes parent sets by subsets even when required arrows make "
-                                       "that unsafe (see StructuralConstraints.subset_pruning_safe)")
 def test_learn_from_data_with_required_arrow_is_exact():
+    """Pruning keeps every parent set of the variables a required arrow involves (see unprunable)."""
     learn_mod = pytest.importorskip("gobnilp_py.solve.learn", reason="gobnilp_py.solve.learn not written yet")
     data = _iris()
     cons = SC(required_arrows=[("0", "1")])

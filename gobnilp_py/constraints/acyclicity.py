@@ -1,0 +1,314 @@
+"""The acyclicity constraint handler: thin SCIP glue around :mod:`.cluster`.
+
+Design (see ``docs/solver.md``):
+
+* ``needscons=True`` with exactly one constraint attached (by
+  :func:`add_acyclicity`).  SCIP then calls ``conslock`` for that constraint,
+  so the family variables get their rounding locks; handlers without
+  constraints get no lock call through PySCIPOpt and dual reductions would
+  wrongly fix variables.
+* ``enfopriority < 0``: enforcement only ever sees integral LP points (the
+  integrality handler branches on fractional ones first).  Fractional points are
+  handled by separation; enforcement stays complete anyway.
+* Every cut is a global cluster inequality, valid for *every* DAG, and
+  propagation only removes families that would close a cycle with arrows
+  already forced; so no acyclic point is ever cut off, which keeps the
+  handler exact under objective limits, disabled dual reductions and the
+  solution-collecting handler of the enumeration.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from functools import wraps
+
+import numpy as np
+import pyscipopt
+from pyscipopt import SCIP_RESULT
+
+from ..model.index import FamilyIndex
+from ..solve.stats import SolveStats
+from . import cluster as cl
+
+__all__ = ["AcyclicityHandler", "add_acyclicity", "HANDLER_NAME"]
+
+_log = logging.getLogger("gobnilp_py")
+
+HANDLER_NAME = "gobnilp_acyclicity"
+#: values within this of 0 or 1 count as integral (SCIP's default integrality tolerance is 1e-6)
+INT_TOL = 1e-6
+
+
+def _logged(fn):
+    """Log exceptions raised in a callback: SCIP would only report "unspecified error"."""
+
+    @wraps(fn)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return fn(self, *args, **kwargs)
+        except Exception:
+            _log.exception("error in acyclicity handler callback %s", fn.__name__)
+            raise
+
+    return wrapper
+
+
+class AcyclicityHandler(pyscipopt.Conshdlr):
+    """Keeps the chosen parent sets acyclic with cluster cuts.
+
+    Parameters
+    ----------
+    index : FamilyIndex
+        Flat view of the families; ``xvars[f]`` is the variable of family ``f``.
+    xvars : sequence of pyscipopt.Variable
+        Original-problem family variables, flat in ``index`` order.
+    stats : SolveStats
+        Counters to update.
+    min_violation : float
+        Fractional points: only clusters violated by more than this are cut.
+    cycle_cuts, subip_cuts, propagate : bool
+        Switch the cycle heuristic, the exact sub-IP and propagation.
+    subip_time_limit : float
+        Seconds one sub-IP call may take (it is exact within that budget;
+        hitting it only means fewer cuts, never a wrong answer).
+    subip_params : dict, optional
+        SCIP settings of the sub-IP on top of :data:`.cluster.SUBIP_PARAMS`.
+    enumerate_max_nodes : int
+        Exact separation enumerates all subsets (no SCIP sub-IP) when at most
+        this many nodes are relevant (``0``: always use the sub-IP).
+    """
+
+    def __init__(self, index: FamilyIndex, xvars: Sequence[pyscipopt.Variable], stats: SolveStats, *,
+                 min_violation: float = 0.05, cycle_cuts: bool = True, subip_cuts: bool = True,
+                 propagate: bool = True, subip_time_limit: float = 10.0,
+                 subip_params: dict | None = None, enumerate_max_nodes: int = 14) -> None:
+        self.index = index
+        self.xvars = list(xvars)
+        self.stats = stats
+        self.min_violation = float(min_violation)
+        self.cycle_cuts = cycle_cuts
+        self.subip_cuts = subip_cuts
+        self.propagate = propagate
+        self.subip_time_limit = float(subip_time_limit)
+        self.subip_params = dict(subip_params or {})
+        self.enumerate_max_nodes = int(enumerate_max_nodes)
+        self.added: set[frozenset[int]] = set()
+        self._tvars: list | None = None
+        self._locked = np.flatnonzero(index.n_parents > 0)
+
+    # ------------------------------------------------------------- helpers
+    def tvars(self) -> list:
+        """Transformed family variables (fetched once per solve; refreshed after restarts)."""
+        if self._tvars is None:
+            self._tvars = [self.model.getTransformedVar(v) for v in self.xvars]
+        return self._tvars
+
+    def lp_values(self) -> np.ndarray:
+        """Current LP values of all family variables, one sweep."""
+        return np.fromiter((v.getLPSol() for v in self.tvars()), dtype=np.float64, count=len(self.xvars))
+
+    def sol_values(self, sol) -> np.ndarray:
+        """Values in ``sol`` (``None``: the current LP or pseudo solution)."""
+        get = self.model.getSolVal
+        return np.fromiter((get(sol, v) for v in self.tvars()), dtype=np.float64, count=len(self.xvars))
+
+    def add_cluster_cut(self, cluster: frozenset[int], kind: str, *, force: bool = False) -> bool:
+        """Add the cluster inequality of ``cluster`` as a global cut; True if SCIP reports infeasibility."""
+        m, tv = self.model, self.tvars()
+        fams = cl.counted_families(self.index, cluster)
+        row = m.createEmptyRowUnspec(name=f"cluster_{'_'.join(map(str, sorted(cluster)))}", lhs=None,
+                                     rhs=float(len(cluster) - 1), local=False, modifiable=False, removable=True)
+        m.cacheRowExtensions(row)
+        for f in fams.tolist():
+            m.addVarToRow(row, tv[f], 1.0)
+        m.flushRowExtensions(row)
+        infeasible = m.addCut(row, forcecut=force)
+        if cluster in self.added:
+            self.stats.cuts_duplicate += 1
+        else:
+            self.added.add(cluster)
+            m.addPoolCut(row)
+            setattr(self.stats, f"cuts_{kind}", getattr(self.stats, f"cuts_{kind}") + 1)
+        m.releaseRow(row)
+        return bool(infeasible)
+
+    def separate(self, xval: np.ndarray, *, exact: bool = True) -> SCIP_RESULT:
+        """Cut off ``xval`` with violated cluster inequalities (cheap cycles first, then the sub-IP)."""
+        found, kind = [], "cycle"
+        if self.cycle_cuts:
+            found = cl.cycle_clusters(self.index, xval, min_violation=self.min_violation)
+        if not found and exact and self.subip_cuts:
+            kind = "subip"
+            with self.stats.timer("time_subip"):
+                self.stats.subip_calls += 1
+                small = cl.enumerate_clusters(self.index, xval, min_violation=self.min_violation,
+                                              max_nodes=self.enumerate_max_nodes)
+                if small is not None:
+                    self.stats.subip_enumerated += 1
+                    found = small
+                else:
+                    found = cl.exact_clusters(self.index, xval, min_violation=self.min_violation,
+                                              time_limit=self._subip_budget(), params=self.subip_params)
+        if not found:
+            return SCIP_RESULT.DIDNOTFIND
+        if any([self.add_cluster_cut(c, kind) for c, _ in found]):
+            return SCIP_RESULT.CUTOFF
+        return SCIP_RESULT.SEPARATED
+
+    def _subip_budget(self) -> float:
+        """Sub-IP time: its own cap, and never beyond the master's remaining time."""
+        limit = self.model.getParam("limits/time")
+        left = limit - self.model.getSolvingTime() if limit < 1e20 else np.inf
+        return float(max(min(self.subip_time_limit, left), 0.01))
+
+    def cycles_of(self, xval: np.ndarray) -> list[list[int]]:
+        """Directed cycles of the graph chosen by an integral point."""
+        return cl.find_cycles(cl.chosen_parents(self.index, xval))
+
+    def enforce_integral(self, xval: np.ndarray) -> SCIP_RESULT:
+        """Integral LP point: FEASIBLE iff acyclic, else forced cluster cuts of its cycles."""
+        cycles = self.cycles_of(xval)
+        if not cycles:
+            return SCIP_RESULT.FEASIBLE
+        if any([self.add_cluster_cut(frozenset(c), "integral", force=True) for c in cycles]):
+            return SCIP_RESULT.CUTOFF
+        return SCIP_RESULT.SEPARATED
+
+    def cycle_forced_by_bounds(self, cluster: Sequence[int]) -> bool:
+        """True iff every node of ``cluster`` has all families avoiding the cluster fixed to 0 locally.
+
+        Then every point of the subtree contains a cycle inside ``cluster``: the node can be cut off.
+        """
+        members = set(cluster)
+        tv = self.tvars()
+        for v in members:
+            for f in range(int(self.index.start[v]), int(self.index.start[v + 1])):
+                if members.isdisjoint(self.index.parents[f]) and tv[f].getUbLocal() > 0.5:
+                    return False
+        return True
+
+    def propagate_arrows(self) -> SCIP_RESULT:
+        """Fix to 0 every family whose arrow would close a cycle with arrows already forced.
+
+        Arrow ``p -> v`` is forced when every family of ``v`` still allowed
+        contains ``p``.  If ``v`` already reaches ``p`` along forced arrows, the
+        families of ``v`` containing ``p`` close a cycle in every completion.
+        A cycle among forced arrows makes the whole subtree infeasible.
+        """
+        idx, tv, n = self.index, self.tvars(), self.index.n
+        alive = np.fromiter((v.getUbLocal() > 0.5 for v in tv), dtype=bool, count=len(tv))
+        nrem = np.bincount(idx.child, weights=alive, minlength=n)
+        cnt = np.bincount(idx.inc_par * n + idx.inc_child, weights=alive[idx.inc_fam], minlength=n * n)
+        forced = (cnt.reshape(n, n) == nrem[None, :]) & (nrem[None, :] > 0)
+        if not forced.any():
+            return SCIP_RESULT.DIDNOTFIND
+        reach = forced.copy()
+        for k in range(n):
+            reach |= reach[:, k, None] & reach[None, k, :]
+        if np.diagonal(reach).any():
+            self.stats.propagation_cutoffs += 1
+            return SCIP_RESULT.CUTOFF
+        bad = reach[idx.inc_child, idx.inc_par] & alive[idx.inc_fam]
+        if not bad.any():
+            return SCIP_RESULT.DIDNOTFIND
+        changed = False
+        for f in np.unique(idx.inc_fam[bad]).tolist():
+            if tv[f].getStatus() == "MULTAGGR":  # bounds of these cannot be changed; skipping is safe
+                continue
+            infeasible, tightened = self.model.tightenVarUb(tv[f], 0.0)
+            if infeasible:
+                self.stats.propagation_cutoffs += 1
+                return SCIP_RESULT.CUTOFF
+            self.stats.propagation_fixings += int(tightened)
+            changed |= bool(tightened)
+        return SCIP_RESULT.REDUCEDDOM if changed else SCIP_RESULT.DIDNOTFIND
+
+    # ----------------------------------------------------------- callbacks
+    @_logged
+    def consinitsol(self, constraints):
+        self._tvars = None
+
+    @_logged
+    def consexitsol(self, constraints, restart):
+        self._tvars = None
+
+    @_logged
+    def conscheck(self, constraints, solution, checkintegrality, checklprows, printreason, completely):
+        with self.stats.timer("time_check"):
+            self.stats.check_calls += 1
+            feasible = not self.cycles_of(self.sol_values(solution))
+        return {"result": SCIP_RESULT.FEASIBLE if feasible else SCIP_RESULT.INFEASIBLE}
+
+    @_logged
+    def consenfolp(self, constraints, nusefulconss, solinfeasible):
+        with self.stats.timer("time_enforce"):
+            self.stats.enforce_calls += 1
+            xval = self.lp_values()
+            if np.all((xval < INT_TOL) | (xval > 1.0 - INT_TOL)):
+                return {"result": self.enforce_integral(xval)}
+            # Only reached if enforcement runs before integrality: cut if we can, else let SCIP branch.
+            res = self.separate(xval)
+            return {"result": SCIP_RESULT.SEPARATED if res == SCIP_RESULT.SEPARATED else
+                    SCIP_RESULT.CUTOFF if res == SCIP_RESULT.CUTOFF else SCIP_RESULT.INFEASIBLE}
+
+    @_logged
+    def consenfops(self, constraints, nusefulconss, solinfeasible, objinfeasible):
+        with self.stats.timer("time_enforce"):
+            self.stats.enforce_calls += 1
+            cycles = self.cycles_of(self.sol_values(None))
+            if not cycles:
+                return {"result": SCIP_RESULT.FEASIBLE}
+            if any(self.cycle_forced_by_bounds(c) for c in cycles):
+                return {"result": SCIP_RESULT.CUTOFF}
+            return {"result": SCIP_RESULT.INFEASIBLE}  # SCIP branches on the unfixed variables
+
+    @_logged
+    def consenforelax(self, solution, constraints, nusefulconss, solinfeasible):
+        cycles = self.cycles_of(self.sol_values(solution))
+        return {"result": SCIP_RESULT.INFEASIBLE if cycles else SCIP_RESULT.FEASIBLE}
+
+    @_logged
+    def conssepalp(self, constraints, nusefulconss):
+        with self.stats.timer("time_separation"):
+            self.stats.separation_rounds += 1
+            return {"result": self.separate(self.lp_values())}
+
+    @_logged
+    def consprop(self, constraints, nusefulconss, nmarkedconss, proptiming):
+        # Probing (presolve probing, diving heuristics) would call this thousands of times for little gain.
+        if not self.propagate or self.model.inProbing():
+            return {"result": SCIP_RESULT.DIDNOTRUN}
+        with self.stats.timer("time_propagation"):
+            self.stats.propagation_calls += 1
+            return {"result": self.propagate_arrows()}
+
+    @_logged
+    def conslock(self, constraint, locktype, nlockspos, nlocksneg):
+        # Rounding a family with parents UP can create a cycle; rounding down never can.
+        m = self.model
+        original = m.getStage() in (pyscipopt.SCIP_STAGE.INIT, pyscipopt.SCIP_STAGE.PROBLEM)
+        for f in self._locked.tolist():
+            v = self.xvars[f] if original else m.getTransformedVar(self.xvars[f])
+            m.addVarLocksType(v, locktype, nlocksneg, nlockspos)
+
+
+def add_acyclicity(model: pyscipopt.Model, index: FamilyIndex, xvars: Sequence[pyscipopt.Variable],
+                   stats: SolveStats, *, sepafreq: int = 1, propfreq: int = 1, **options) -> AcyclicityHandler:
+    """Include the handler in ``model`` and attach its single constraint.
+
+    Priorities: separation before SCIP's generic cuts (the cluster cuts are
+    what closes the gap); enforcement and check at -10, i.e. after integrality
+    (integral points only) but before set partitioning and linear rows, so the
+    cycle test must not assume one family per node (it does not).
+    """
+    h = AcyclicityHandler(index, xvars, stats, **options)
+    model.includeConshdlr(h, HANDLER_NAME, "acyclicity of the chosen parent sets by cluster cuts",
+                          sepapriority=100000, enfopriority=-10, chckpriority=-10,
+                          sepafreq=sepafreq, propfreq=propfreq, eagerfreq=100, needscons=True,
+                          proptiming=pyscipopt.SCIP_PROPTIMING.BEFORELP)
+    cons = model.createCons(h, "acyclic", initial=True, separate=True, enforce=True, check=True,
+                            propagate=True, local=False, modifiable=False, dynamic=False,
+                            removable=False, stickingatnode=False)
+    model.addPyCons(cons)
+    return h

@@ -1,0 +1,240 @@
+"""ScoreTable -> SCIP model: family variables, one parent set per node, acyclicity.
+
+The model (GOBNILP's) has one binary variable per candidate family, the local
+score as objective (maximised) and a set-partitioning row per node.  Acyclicity
+is not written down (it has exponentially many cluster inequalities): the
+handler of :mod:`gobnilp_py.constraints.acyclicity` separates them lazily.
+
+``build_model`` is also the foundation of the epsilon-BNSL collector: callers
+pass SCIP parameter overrides and may add their own handlers, variables and
+constraints to the returned :class:`FamilyModel`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import pyscipopt
+
+from ..errors import ConfigError
+from ..scoring.table import ScoreTable
+from ..solve.stats import SolveStats
+from .index import FamilyIndex
+
+__all__ = ["FamilyModel", "ConstraintsLike", "build_model", "DEFAULT_PARAMS"]
+
+_log = logging.getLogger("gobnilp_py")
+
+#: SCIP settings applied before the caller's overrides (measured, see docs/solver.md).
+DEFAULT_PARAMS: dict[str, Any] = {
+    "misc/catchctrlc": False,
+    # Multi-aggregated family variables can be neither set in heuristic
+    # solutions nor bounded by propagation; the convexity rows are tiny anyway.
+    "presolving/donotmultaggr": True,
+    # SCIP's aggregation (c-MIR) and Gomory separators spent ~9 s of a 33 s
+    # zoo solve and applied almost nothing: cluster cuts do the work here.
+    "separating/aggregation/freq": -1,
+    "separating/gomory/freq": -1,
+    # Farkas diving took 16 of the first 40 s on nltcs (8,287 families), finding nothing.
+    "heuristics/farkasdiving/freq": -1,
+    # Cluster cuts of overlapping clusters are nearly parallel; SCIP's default cut
+    # selection (minimum orthogonality 0.9) threw most of them away and the root
+    # bound of nltcs stalled: after 60 s -19928 with it, -20026 without (OPT -20033.6).
+    "cutselection/hybrid/minortho": 0.0,
+    "cutselection/hybrid/minorthoroot": 0.0,
+}
+
+
+class ConstraintsLike(Protocol):
+    """What :func:`build_model` needs from a constraints object (e.g. ``constraints.structural.StructuralConstraints``)."""
+
+    def filter_table(self, table: ScoreTable) -> ScoreTable: ...
+
+    def add_to_model(self, fm: "FamilyModel") -> None: ...
+
+
+@dataclass(eq=False)
+class FamilyModel:
+    """A built SCIP model and the maps needed to read and extend it.
+
+    Attributes
+    ----------
+    model : pyscipopt.Model
+    table : ScoreTable
+        The table actually modelled (after structural filtering).
+    x : list of list of pyscipopt.Variable
+        ``x[i][k]`` is the variable of ``table.families[i][k]``.
+    index : FamilyIndex
+        Flat numpy view of the families; ``xflat[f]`` is the variable of flat family ``f``.
+    xflat : list of pyscipopt.Variable
+    stats : SolveStats
+        Counters shared by the handler, the heuristic and :func:`~gobnilp_py.solve.learn.learn`.
+    acyclicity : AcyclicityHandler
+    heuristic : SinkHeuristic or None
+    extra : dict
+        Free room for other modules' variables and constraints (e.g. arrow
+        variables of structural constraints), keyed by their own names.
+    """
+
+    model: pyscipopt.Model
+    table: ScoreTable
+    x: list[list[pyscipopt.Variable]]
+    index: FamilyIndex
+    xflat: list[pyscipopt.Variable]
+    stats: SolveStats
+    acyclicity: Any = None
+    heuristic: Any = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def families_with_arrow(self, parent: int, child: int) -> list[pyscipopt.Variable]:
+        """Variables of the families of ``child`` that contain ``parent`` (the arrow ``parent -> child``)."""
+        return [self.x[child][k] for k, (ps, _) in enumerate(self.table.families[child]) if parent in ps]
+
+    def arrow_expr(self, parent: int, child: int) -> pyscipopt.Expr:
+        """Linear expression equal to 1 iff the arrow ``parent -> child`` is chosen."""
+        return pyscipopt.quicksum(self.families_with_arrow(parent, child))
+
+    def chosen(self, sol: Any = None) -> list[int]:
+        """Index ``k`` of the parent set chosen for each node in ``sol`` (default: the best solution)."""
+        m = self.model
+        sol = sol if sol is not None else m.getBestSol()
+        out = []
+        for i, xs in enumerate(self.x):
+            vals = [m.getSolVal(sol, v) for v in xs]
+            out.append(max(range(len(xs)), key=vals.__getitem__))
+        return out
+
+
+def build_model(table: ScoreTable, *, constraints: ConstraintsLike | None = None,
+                params: Mapping[str, Any] | None = None, verbose: bool = False,
+                heuristic: bool = True, pair_cuts: bool = False, propagate: bool = True,
+                cycle_cuts: bool = True, subip_cuts: bool = True, min_violation: float = 0.05,
+                sepafreq: int = 1, subip_params: Mapping[str, Any] | None = None,
+                enumerate_max_nodes: int = 14, arrow_vars: bool = False,
+                stats: SolveStats | None = None) -> FamilyModel:
+    """Build the family-variable ILP of ``table`` with the acyclicity handler attached.
+
+    Parameters
+    ----------
+    table : ScoreTable
+    constraints : ConstraintsLike, optional
+        ``filter_table`` is applied before variables are created (forbidden
+        arrows, tiers and parent limits remove families), ``add_to_model``
+        after (required arrows, counts... as constraints on ``fm.x``).
+    params : mapping, optional
+        SCIP parameter overrides, applied last (e.g. ``{"limits/time": 60}``).
+    verbose : bool
+        Show SCIP's log.
+    heuristic : bool
+        Include the sink heuristic.
+    pair_cuts : bool
+        Add the cluster inequalities of all node pairs as initial rows.  Off
+        by default: measured slower (zoo 2.4 s without, 12 s with; tic-tac-toe
+        and wine also slower), because the cycle heuristic finds the pairs
+        that matter anyway and the extra rows made the sub-IPs harder.
+    arrow_vars : bool
+        Add binary arrow variables linked to the families (``fm.extra["arrows"]``),
+        as GOBNILP does; off by default (measured, see docs/solver.md).
+    propagate, cycle_cuts, subip_cuts, min_violation, sepafreq, subip_params, enumerate_max_nodes
+        Options of the acyclicity handler (see :class:`AcyclicityHandler`).
+    stats : SolveStats, optional
+        Counters to fill (a new object by default).
+
+    Returns
+    -------
+    FamilyModel
+    """
+    from ..constraints.acyclicity import add_acyclicity
+    from ..solve.heuristic import add_sink_heuristic
+
+    stats = stats if stats is not None else SolveStats()
+    t0 = time.perf_counter()
+    _check_params(subip_params or {}, "sub-IP")
+    if constraints is not None:
+        table = constraints.filter_table(table)
+    index = FamilyIndex.from_table(table)
+    m = pyscipopt.Model("gobnilp")
+    if not verbose:
+        m.hideOutput()
+    x: list[list[pyscipopt.Variable]] = []
+    names = table.names
+    for i, fams in enumerate(table.families):
+        row = [m.addVar(name=f"{names[i]}<-{','.join(names[p] for p in ps)}", vtype="B", obj=sc)
+               for ps, sc in fams]
+        x.append(row)
+        m.addCons(pyscipopt.quicksum(row) == 1, name=f"one_parent_set#{names[i]}")
+    m.setMaximize()
+    xflat = [v for row in x for v in row]
+    fm = FamilyModel(model=m, table=table, x=x, index=index, xflat=xflat, stats=stats)
+    if pair_cuts:
+        stats.initial_pair_cuts = _add_pair_cuts(fm)
+    if arrow_vars:
+        fm.extra["arrow_families"] = _add_arrow_vars(fm)
+        fm.extra["arrows"] = {k: a for k, (a, _) in fm.extra["arrow_families"].items()}
+    fm.acyclicity = add_acyclicity(m, index, xflat, stats, sepafreq=sepafreq, propfreq=1 if propagate else -1,
+                                   min_violation=min_violation, cycle_cuts=cycle_cuts,
+                                   subip_cuts=subip_cuts, propagate=propagate,
+                                   subip_params=dict(subip_params or {}),
+                                   enumerate_max_nodes=enumerate_max_nodes)
+    if heuristic:
+        derived = [(a, fams) for (_, _), (a, fams) in fm.extra.get("arrow_families", {}).items()]
+        fm.heuristic = add_sink_heuristic(m, index, xflat, stats, derived=derived)
+    if constraints is not None:
+        constraints.add_to_model(fm)
+    for key, value in {**DEFAULT_PARAMS, **dict(params or {})}.items():
+        try:
+            m.setParam(key, value)
+        except (KeyError, LookupError, ValueError, TypeError) as exc:
+            raise ConfigError(f"bad SCIP parameter {key!r}={value!r}: {exc}") from None
+    stats.time_build += time.perf_counter() - t0
+    _log.debug("built model: %d nodes, %d families", table.n, index.F)
+    return fm
+
+
+def _add_arrow_vars(fm: FamilyModel) -> dict[tuple[int, int], tuple[pyscipopt.Variable, list[int]]]:
+    """Binary ``a[p, c] = sum of c's families containing p`` (GOBNILP's arrow variables; branching candidates)."""
+    idx, m = fm.index, fm.model
+    by_arrow: dict[tuple[int, int], list[int]] = {}
+    for f, p, c in zip(idx.inc_fam.tolist(), idx.inc_par.tolist(), idx.inc_child.tolist()):
+        by_arrow.setdefault((p, c), []).append(f)
+    names = fm.table.names
+    arrows = {}
+    for (p, c), fams in sorted(by_arrow.items()):
+        a = m.addVar(name=f"arrow#{names[p]}->{names[c]}", vtype="B", obj=0.0)
+        m.addCons(a - pyscipopt.quicksum(fm.xflat[f] for f in fams) == 0, name=f"arrow_link#{p}#{c}")
+        arrows[(p, c)] = (a, fams)
+    return arrows
+
+
+def _check_params(params: Mapping[str, Any], what: str) -> None:
+    """Fail early (ConfigError) on SCIP settings the sub-IP would only reject mid-solve."""
+    if not params:
+        return
+    probe = pyscipopt.Model()
+    probe.hideOutput()
+    for key, value in params.items():
+        try:
+            probe.setParam(key, value)
+        except (KeyError, LookupError, ValueError, TypeError) as exc:
+            raise ConfigError(f"bad {what} SCIP parameter {key!r}={value!r}: {exc}") from None
+
+
+def _add_pair_cuts(fm: FamilyModel) -> int:
+    """Add ``sum(families of u containing v) + sum(families of v containing u) <= 1`` for every pair."""
+    idx, m = fm.index, fm.model
+    n = idx.n
+    by_arrow: dict[tuple[int, int], list[int]] = {}
+    for f, p, c in zip(idx.inc_fam.tolist(), idx.inc_par.tolist(), idx.inc_child.tolist()):
+        by_arrow.setdefault((p, c), []).append(f)
+    added = 0
+    for u in range(n):
+        for v in range(u + 1, n):
+            a, b = by_arrow.get((u, v)), by_arrow.get((v, u))
+            if a and b:
+                m.addCons(pyscipopt.quicksum(fm.xflat[f] for f in a + b) <= 1, name=f"pair#{u}#{v}")
+                added += 1
+    return added
