@@ -1,0 +1,370 @@
+"""The three exact k-best methods agree with each other and with brute force.
+
+Methods: dynamic programming over the subset lattice (``kbest_dp``), GOBNILP
+1.6-style repeated solves with nogoods (``kbest_resolve``) and the package's
+one-search k-best (``gobnilp_py.solve.enumerate.kbest``).  The oracle scores
+every DAG on n <= 5 nodes (``oracle_dags``) from an unpruned table, so it
+shares no code with any of them.
+
+Ties: the score sequences must agree entry by entry; the *sets* of networks
+must agree whenever the k-th score is not tied with the (k+1)-th (when it is,
+which tied networks make the cut is each method's choice).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gobnilp_py import ScoreError, ScoreTable, read_data, score
+from gobnilp_py.baselines import METHODS, estimate_memory, kbest_dp, kbest_dp_table, kbest_resolve, run_kbest
+from gobnilp_py.solve.enumerate import kbest as kbest_search
+from oracle_dags import all_dags_array
+
+TOL = 1e-8
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+# ----------------------------------------------------------------- oracles
+def random_data(rng: np.random.Generator, n: int, n_rows: int) -> np.ndarray:
+    """Discrete data with dependencies, so scores differ and pruning fires."""
+    cols = []
+    for j in range(n):
+        r = int(rng.integers(2, 4))
+        base = rng.integers(0, r, n_rows)
+        if j and rng.random() < 0.7:
+            src = cols[int(rng.integers(0, j))]
+            copy = rng.random(n_rows) < rng.uniform(0.4, 0.9)
+            base = np.where(copy, src % r, base)
+        cols.append(base)
+    return np.column_stack(cols)
+
+
+def random_table(rng: np.random.Generator, n: int, *, ties: bool) -> ScoreTable:
+    """A random table over every parent set or a random subset (always with the empty set).
+
+    With ``ties`` the scores are small integers, so many networks tie.
+    """
+    fams = []
+    for v in range(n):
+        others = [u for u in range(n) if u != v]
+        rows = [((), float(rng.integers(-6, 0)) if ties else float(rng.normal(-10, 3)))]
+        for mask in range(1, 1 << (n - 1)):
+            if rng.random() < 0.6:
+                ps = tuple(others[b] for b in range(n - 1) if mask >> b & 1)
+                sc = float(rng.integers(-8, 1)) if ties else float(rng.normal(-10, 3))
+                rows.append((ps, sc))
+        fams.append(rows)
+    return ScoreTable([f"V{i}" for i in range(n)], fams)
+
+
+def ranking(table: ScoreTable) -> list[tuple[tuple[tuple[int, ...], ...], float]]:
+    """Every DAG the table allows with its score (math.fsum), in canonical order (score desc, key)."""
+    n = table.n
+    dags = all_dags_array(n)
+    where = [{sum(1 << p for p in ps): sc for ps, sc in fams} for fams in table.families]
+    out = []
+    for row in dags:
+        parts = []
+        for v in range(n):
+            sc = where[v].get(int(row[v]))
+            if sc is None:
+                break
+            parts.append(sc)
+        else:
+            key = tuple(tuple(p for p in range(n) if row[v] >> p & 1) for v in range(n))
+            out.append((key, math.fsum(parts)))
+    out.sort(key=lambda t: (-t[1], t[0]))
+    return out
+
+
+def same(a: float, b: float) -> bool:
+    return abs(a - b) <= TOL * max(1.0, abs(b))
+
+
+def check_against(cs, truth, k: int) -> None:
+    """``cs`` holds the k best of ``truth`` (scores exactly; networks unless tied at the cut)."""
+    want = truth[:k]
+    assert cs.kind == "kbest" and cs.complete and cs.reason is None
+    assert len(cs) == len(want), f"{len(cs)} networks, expected {len(want)}"
+    got = [(net.key, net.score) for net in cs.networks]
+    assert len({g[0] for g in got}) == len(got), "a network is listed twice"
+    for (gk, gs), (wk, ws) in zip(got, want):
+        assert same(gs, ws), f"score {gs} where brute force has {ws}"
+    order = [(-s, key) for key, s in got]
+    assert order == sorted(order), "not in canonical order (score desc, then key)"
+    allowed = {key: s for key, s in truth}
+    for key, s in got:  # every listed network exists with that score
+        assert key in allowed and same(s, allowed[key])
+    tied_at_cut = len(truth) > k and same(truth[k - 1][1], truth[k][1])
+    if not tied_at_cut:
+        assert {g[0] for g in got} == {w[0] for w in want}
+    if want:
+        assert same(cs.opt, want[0][1]) and same(cs.epsilon, want[0][1] - want[-1][1])
+
+
+def check_methods_agree(results: dict, k: int) -> None:
+    names = list(results)
+    base = results[names[0]]
+    for name in names[1:]:
+        other = results[name]
+        assert len(other) == len(base), f"{name}: {len(other)} networks, {names[0]}: {len(base)}"
+        for a, b in zip(base.networks, other.networks):
+            assert same(a.score, b.score), f"{name} and {names[0]} disagree on scores"
+
+
+# ------------------------------------------------------- random problems
+@settings(max_examples=120, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(1, 5), st.integers(1, 60), st.booleans(), st.integers(0, 2**31 - 1))
+def test_dp_equals_brute_force_on_random_tables(n, k, ties, seed):
+    table = random_table(np.random.default_rng(seed), n, ties=ties)
+    check_against(kbest_dp(table, k), ranking(table), k)
+
+
+@settings(max_examples=25, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(2, 5), st.integers(15, 120), st.integers(1, 40), st.sampled_from(["BIC", "BDeu"]),
+       st.booleans(), st.integers(0, 2**31 - 1))
+def test_dp_equals_brute_force_from_data(n, n_rows, k, score_name, prune, seed):
+    data = read_data(random_data(np.random.default_rng(seed), n, n_rows))
+    truth = ranking(score(data, score=score_name, prune=False))
+    check_against(kbest_dp(data, k, score=score_name, prune=prune), truth, k)
+
+
+@settings(max_examples=20, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(2, 5), st.integers(20, 100), st.integers(1, 12), st.sampled_from(["BIC", "BDeu"]),
+       st.integers(0, 2**31 - 1))
+def test_three_methods_agree_with_brute_force_from_data(n, n_rows, k, score_name, seed):
+    data = read_data(random_data(np.random.default_rng(seed), n, n_rows))
+    truth = ranking(score(data, score=score_name, prune=False))
+    results = {name: fn(data, k, score=score_name) for name, fn in METHODS.items()}
+    for cs in results.values():
+        check_against(cs, truth, k)
+    check_methods_agree(results, k)
+
+
+@settings(max_examples=15, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(2, 5), st.integers(1, 10), st.booleans(), st.integers(0, 2**31 - 1))
+def test_three_methods_agree_with_brute_force_on_tables(n, k, ties, seed):
+    table = random_table(np.random.default_rng(seed), n, ties=ties)
+    truth = ranking(table)
+    results = {name: fn(table, k) for name, fn in METHODS.items()}
+    for cs in results.values():
+        check_against(cs, truth, k)
+    check_methods_agree(results, k)
+
+
+# -------------------------------------------------------------- edge cases
+def test_k_larger_than_the_number_of_dags():
+    rng = np.random.default_rng(5)
+    table = random_table(rng, 3, ties=False)
+    truth = ranking(table)
+    assert len(truth) <= 25
+    for name, fn in METHODS.items():
+        cs = fn(table, 100)
+        assert len(cs) == len(truth), name
+        check_against(cs, truth, 100)
+
+
+def test_all_25_dags_on_three_nodes_from_an_unpruned_table():
+    data = read_data(random_data(np.random.default_rng(11), 3, 50))
+    table = score(data, prune=False)
+    cs = kbest_dp(table, 1000)
+    assert len(cs) == 25 and len({n.key for n in cs}) == 25
+
+
+def test_ties_everywhere_give_canonical_order_and_deterministic_choice():
+    # every family scores 0: all 25 DAGs on three nodes tie
+    fams = [[((), 0.0), ((1,), 0.0), ((2,), 0.0), ((1, 2), 0.0)],
+            [((), 0.0), ((0,), 0.0), ((2,), 0.0), ((0, 2), 0.0)],
+            [((), 0.0), ((0,), 0.0), ((1,), 0.0), ((0, 1), 0.0)]]
+    table = ScoreTable(["A", "B", "C"], fams)
+    for name, fn in METHODS.items():
+        a = fn(table, 7)
+        assert len(a) == 7 and all(net.score == 0.0 for net in a), name
+        assert [n.key for n in a] == sorted(n.key for n in a), name
+    a, b = kbest_dp(table, 7), kbest_dp(table, 7)
+    assert [n.key for n in a] == [n.key for n in b]
+
+
+def test_dp_result_is_deterministic_and_reports_memory_and_time():
+    rng = np.random.default_rng(2)
+    table = random_table(rng, 5, ties=True)
+    a, b = kbest_dp(table, 30), kbest_dp(table, 30)
+    assert [n.key for n in a] == [n.key for n in b]
+    for key in ("time_dp", "memory_estimate_bytes", "memory_arrays_bytes", "maxrss_bytes"):
+        assert a.stats[key] > 0, key
+    assert a.stats["memory_arrays_bytes"] <= a.stats["memory_estimate_bytes"]
+    assert a.stats["memory_peak_bytes"] is None
+    traced = kbest_dp(table, 30, trace_memory=True)
+    assert traced.stats["memory_peak_bytes"] > 0
+    assert [n.key for n in traced] == [n.key for n in a]
+
+
+def test_resolve_reports_one_solve_per_network():
+    table = random_table(np.random.default_rng(4), 3, ties=False)
+    cs = kbest_resolve(table, 5)
+    assert cs.stats["solves"] == 5 and len(cs.stats["time_solves"]) == 5
+    cs = kbest_resolve(table, 40)  # at most 25 DAGs: the last solve proves infeasibility
+    assert cs.stats["solves"] == len(cs) + 1
+
+
+def test_dp_time_limit_gives_incomplete_result():
+    table = random_table(np.random.default_rng(6), 5, ties=False)
+    big = ScoreTable([f"X{i}" for i in range(13)],
+                     [[((), -1.0), (((v + 1) % 13,), -0.5)] for v in range(13)])
+    cs = kbest_dp_table(big, 200, time_limit=1e-6)
+    assert not cs.complete and cs.reason == "time_limit" and len(cs) == 0
+    assert kbest_dp_table(table, 3, time_limit=60).complete
+
+
+def test_resolve_time_limit_gives_incomplete_result():
+    data = read_data(random_data(np.random.default_rng(9), 5, 200))
+    cs = kbest_resolve(data, 10_000, time_limit=1.0)
+    assert not cs.complete and cs.reason == "time_limit"
+    assert 0 < len(cs) < 10_000
+
+
+def test_dp_guards():
+    table = random_table(np.random.default_rng(1), 3, ties=False)
+    with pytest.raises(ScoreError, match="memory budget"):
+        kbest_dp(table, 10, memory_budget=1000)
+    big = ScoreTable([f"X{i}" for i in range(25)], [[((), -1.0)] for _ in range(25)])
+    with pytest.raises(ScoreError, match="at most 24 variables"):
+        kbest_dp_table(big, 1)
+    for bad in (0, -1, 2.5, True, "3"):
+        with pytest.raises(ScoreError, match="k must be a positive integer"):
+            kbest_dp(table, bad)
+        with pytest.raises(ScoreError, match="k must be a positive integer"):
+            kbest_resolve(table, bad)
+    with pytest.raises(ScoreError, match="need data"):
+        kbest_dp(table, 3, score="BDeu")
+    with pytest.raises(ScoreError, match="time_limit"):
+        kbest_dp(table, 3, time_limit=0)
+    assert estimate_memory(20, 10) < estimate_memory(20, 100) < estimate_memory(21, 100)
+
+
+def test_run_kbest_names_methods():
+    from gobnilp_py import ConfigError
+
+    table = random_table(np.random.default_rng(3), 3, ties=False)
+    assert len(run_kbest("dp", table, 2)) == 2
+    with pytest.raises(ConfigError, match="unknown k-best method 'bogus'"):
+        run_kbest("bogus", table, 2)
+
+
+def test_package_attribute_kbest_is_the_search_function():
+    import gobnilp_py
+    import gobnilp_py.baselines  # noqa: F401  (must not shadow gobnilp_py.kbest)
+
+    assert gobnilp_py.kbest is kbest_search
+    table = random_table(np.random.default_rng(8), 3, ties=False)
+    assert [n.key for n in gobnilp_py.kbest(table, 4)] == [n.key for n in kbest_search(table, 4)]
+
+
+# ---------------------------------------------------------- real data (slow)
+@pytest.mark.slow
+def test_dp_and_search_agree_on_real_data():
+    path = DATA / "iris.csv"
+    if not path.exists():
+        pytest.skip(f"{path} not found (shared data sets are not in this checkout)")
+    data = read_data(path, header=False)
+    results = {"dp": kbest_dp(data, 50, score="BDeu"), "search": kbest_search(data, 50, score="BDeu"),
+               "resolve": kbest_resolve(data, 20, score="BDeu")}
+    assert len(results["dp"]) == 50
+    for a, b in zip(results["dp"].networks, results["search"].networks):
+        assert same(a.score, b.score)
+    for a, b in zip(results["dp"].networks, results["resolve"].networks):
+        assert same(a.score, b.score)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, opt, within_bf3, within_bf20", [
+    ("tic-tac-toe", -9396.375858, 192, 192),
+    ("wine", -1258.445909, 308, 3449),
+])
+def test_dp_reproduces_checked_counts_on_real_data(name, opt, within_bf3, within_bf20):
+    """The shared data README lists OPT and exhaustively checked counts within BF 3 and 20 (BIC)."""
+    path = DATA / f"{name}.csv"
+    if not path.exists():
+        pytest.skip(f"{path} not found (shared data sets are not in this checkout)")
+    k = within_bf3 + 1
+    cs = kbest_dp(read_data(path, header=False), k)
+    assert abs(cs.opt - opt) < 1e-5 and len(cs) == k
+    gaps = [cs.opt - net.score for net in cs]
+    assert sum(g <= math.log(3) + 1e-9 for g in gaps) == within_bf3
+    assert sum(g <= math.log(20) + 1e-9 for g in gaps) == min(k, within_bf20)
+
+
+# ------------------------------------------------------------ compare entry point
+def test_compare_cli_prints_the_table_without_matplotlib(capsys):
+    from gobnilp_py.cli import main
+
+    rc = main(["compare", "example:asia", "--k", "2", "--bf", "3", "--score", "BDeu", "--methods", "dp,search"])
+    assert rc == 0
+    printed = capsys.readouterr().out
+    assert "| k | dp T | search T | networks | classes | gap of k-th |" in printed
+    assert "| 2 |" in printed and "| 3 | 1.0986 |" in printed
+
+
+def test_compare_cli_writes_table_json_and_plot(tmp_path, capsys):
+    import json
+
+    pytest.importorskip("matplotlib", reason="the Figure-2 plot needs matplotlib (pip install matplotlib)")
+    from gobnilp_py.cli import main
+
+    out = tmp_path / "cmp"
+    rc = main(["compare", "example:asia", "--k", "3,8", "--bf", "3,20", "--score", "BDeu",
+               "--time-limit", "120", "-o", str(out)])
+    assert rc == 0
+    printed = capsys.readouterr().out
+    assert "| k | dp T | resolve T | search T | networks | classes | gap of k-th |" in printed
+    written = (out / "compare.md").read_text()
+    assert written.strip() == printed.strip() and "| 8 |" in written
+    assert (out / "kbest_gap.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    summary = json.loads((out / "compare.json").read_text())
+    rows = summary["kbest"]
+    assert {(r["k"], r["method"]) for r in rows} == {(k, m) for k in (3, 8) for m in ("dp", "resolve", "search")}
+    for k in (3, 8):
+        same_k = [r for r in rows if r["k"] == k]
+        assert all(r["complete"] and r["networks"] == k for r in same_k)
+        gaps = {round(r["kth_gap"], 9) for r in same_k}
+        assert len(gaps) == 1, f"methods disagree on the gap of the {k}-th network: {gaps}"
+    bf = {r["bf"]: r for r in summary["bayes_factor"]}
+    assert bf[3.0]["networks"] <= bf[20.0]["networks"] and bf[3.0]["classes"] >= 1
+    gap_list = summary["gaps"]
+    assert len(gap_list) == 8 and gap_list[0] == 0.0 and gap_list == sorted(gap_list)
+    # the k-best list and the enumeration agree where they overlap
+    within = sum(g <= math.log(3) + 1e-9 for g in gap_list)
+    assert within == min(8, bf[3.0]["networks"])
+
+
+def test_compare_api_marks_methods_that_cannot_run(monkeypatch):
+    import gobnilp_py.baselines as kb
+    from gobnilp_py import example_path
+    from gobnilp_py.compare import compare
+
+    def refuse(*args, **kwargs):
+        raise ScoreError("dynamic-programming k-best handles at most 24 variables; this table has 99")
+
+    monkeypatch.setitem(kb.METHODS, "dp", refuse)
+    cmp = compare(example_path("asia"), ks=[4], bayes_factors=[3], methods=["dp", "search"], score="BDeu")
+    dp_row = cmp.kbest[cmp.kbest.method == "dp"].iloc[0]
+    assert not dp_row.complete and dp_row.note.startswith("not run: dynamic-programming")
+    assert "not run" in cmp.to_markdown()
+    search_row = cmp.kbest[cmp.kbest.method == "search"].iloc[0]
+    assert search_row.complete and search_row.networks == 4
+
+
+def test_compare_bad_settings():
+    from gobnilp_py import ConfigError, example_path
+    from gobnilp_py.compare import compare
+
+    for kw, msg in [({"ks": [0]}, "positive integer"), ({"bayes_factors": [0.5]}, "Bayes factor"),
+                    ({"methods": ["nope"]}, "unknown k-best method"), ({"ks": []}, "at least one")]:
+        with pytest.raises(ConfigError, match=msg):
+            compare(example_path("asia"), **kw)
