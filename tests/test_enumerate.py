@@ -246,3 +246,56 @@ def test_constraint_aware_pruning_is_exact_and_still_prunes(cons_kwargs, seed):
     for v in data.names:
         if v in unpruned:
             assert len(partial.parent_sets(v)) == len(full.parent_sets(v))
+
+
+# ------------------------------------------------------- collection speed-ups stay exact
+@pytest.mark.parametrize("seed", range(6))
+def test_kbest_widens_epsilon_until_k_networks(seed):
+    # initial_epsilon=0 holds only the optimal networks: kbest must widen (and rescore) until k fit.
+    rng = np.random.default_rng(500 + seed)
+    data = read_data(random_data(rng, 4, 60))
+    full = score(data, prune=False)
+    ranking = sorted(brute_force(full, math.inf).items(), key=lambda t: (-t[1], t[0]))
+    k = 25
+    cs = kbest(data, k, initial_epsilon=0.0)
+    assert cs.complete and len(cs) == k
+    assert cs.stats["rounds"] > 1
+    for net, (_, want) in zip(cs.networks, ranking[:k]):
+        assert abs(net.score - want) <= TOL * max(1.0, abs(want))
+    assert abs(cs.epsilon - (ranking[0][1] - ranking[k - 1][1])) <= 1e-7
+
+
+def test_kbest_on_table_falls_back_to_unlimited_search():
+    # A given table cannot be rescored: when initial_epsilon holds fewer than k networks, the second
+    # round searches without an objective limit and must still return the table's k best.
+    rng = np.random.default_rng(21)
+    data = read_data(random_data(rng, 4, 80))
+    t = score(data, prune=False)
+    ranking = sorted(brute_force(t, math.inf).items(), key=lambda s: (-s[1], s[0]))
+    k = 60
+    assert ranking[0][1] - ranking[k - 1][1] > 0.5  # so initial_epsilon=0.5 is too small
+    cs = kbest(t, k, initial_epsilon=0.5)
+    assert cs.complete and len(cs) == k and cs.stats["rounds"] == 2
+    for net, (_, want) in zip(cs.networks, ranking[:k]):
+        assert abs(net.score - want) <= TOL * max(1.0, abs(want))
+
+
+def test_network_cap_records_exactly_the_cap():
+    rng = np.random.default_rng(3)
+    data = read_data(random_data(rng, 4, 30))
+    for cap in (1, 5, 9):
+        capped = enumerate_networks(data, epsilon=6.0, max_networks=cap)
+        assert not capped.complete and capped.reason == "max_networks"
+        assert len(capped) == cap
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_user_params_override_collection_settings_and_stay_exact(seed):
+    # Heuristics back on, best-bound node selection, conflict analysis on: the answer must not change.
+    rng = np.random.default_rng(900 + seed)
+    data = read_data(random_data(rng, 5, 80))
+    full = score(data, prune=False)
+    expected = brute_force(full, 4.0)
+    params = {"heuristics/rounding/freq": 1, "nodeselection/dfs/stdpriority": 0, "conflict/enable": True}
+    cs = enumerate_networks(data, epsilon=4.0, params=params)
+    assert_same(cs, expected)

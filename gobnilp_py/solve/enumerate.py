@@ -3,20 +3,24 @@
 :func:`enumerate_networks`
     1. Score with pruning made safe for ε (or check a given table covers ε).
     2. Find OPT with :func:`~gobnilp_py.solve.learn.learn`.
-    3. Rebuild the same model with the enumeration settings, set the objective
-       limit just below ``OPT - ε`` and let :class:`NetworkCollector` record
-       every acyclic integral point the branch-and-cut reaches, excluding each
-       with a nogood.  Cluster-cut separation stays on.
+    3. Rebuild the same model with the enumeration settings (exactness:
+       :data:`ENUMERATION_PARAMS`; speed: :data:`COLLECT_PARAMS`,
+       :data:`COLLECT_MODEL_OPTIONS`, all primal heuristics off), set the
+       objective limit just below ``OPT - ε`` and let :class:`NetworkCollector`
+       record every acyclic integral point the branch-and-cut reaches,
+       excluding each with a nogood.  Cluster cuts are separated at the root;
+       in the tree the acyclicity handler enforces every integral point.
     4. Keep the networks with ``score >= OPT - ε - tol`` (``tol`` below).
 
 :func:`kbest`
-    One search with no objective limit at first; the collector tracks the k
-    best scores found and :class:`BoundPruner` cuts off every node whose LP
-    bound falls below the k-th of them.  From data, the table must be safe for
-    the (unknown) gap of the k-th network: we score for a guessed ε and, if
-    fewer than k networks lie within it, double ε and repeat; when k networks
-    lie within ε, the table holds every network within ε, so its k best are the
-    true k best.
+    OPT first, then the ε machinery: the collecting search runs under the
+    objective limit ``OPT - ε`` and, in addition, :class:`BoundPruner` cuts
+    off every node whose LP bound falls below the k-th best score found so
+    far.  From data, the table is scored for ε; if fewer than k networks lie
+    within ε, ε is doubled, the data rescored and the search repeated.  When k
+    networks lie within ε, the table holds every network within ε, so its k
+    best are the true k best.  A given table cannot be rescored: after one
+    round within ``initial_epsilon`` it is searched with no limit.
 
 Tolerances (documented in ``docs/enumeration.md``):
 
@@ -38,10 +42,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import pyscipopt
+
 from ..errors import ScoreError, SolverError
 from ..network import Network
 from ..scoring.table import ScoreTable
-from .collector import ENUMERATION_PARAMS, include_collector
+from .collector import COLLECT_MODEL_OPTIONS, COLLECT_PARAMS, ENUMERATION_PARAMS, include_collector
 from .credible import CredibleSet
 
 __all__ = ["enumerate_networks", "kbest", "resolve_epsilon"]
@@ -108,14 +114,18 @@ def _table_for(data_or_table: Any, epsilon: float, scoring_options: dict[str, An
         return table
     from ..scoring import score
 
+    from ..data import read_data
+
+    data = read_data(data_or_table)
     options = dict(scoring_options)
-    if constraints is not None and not constraints.subset_pruning_safe and options.get("prune", True):
-        # Pruning drops a parent set when a subset scores better; with required arrows, adjacencies,
-        # immoralities, forbidden immoralities or min_edges that subset may be inadmissible.
-        _log.warning("these constraints are not safe under parent-set pruning: scoring without pruning "
-                     "(set palim to bound the table)")
-        options["prune"] = False
-    return score(data_or_table, epsilon=epsilon, **options)
+    if constraints is not None:
+        constraints.validate(data.names)  # before any scoring work
+        if not constraints.subset_pruning_safe and options.get("prune", True):
+            # Pruning drops a parent set when a subset scores better; under required arrows, adjacencies,
+            # immoralities, forbidden immoralities or min_edges that subset may be inadmissible for the
+            # variables these constraints involve: keep all their parent sets (and only theirs).
+            options["unpruned"] = sorted(constraints.unprunable(data.names))
+    return score(data, epsilon=epsilon, **options)
 
 
 def _network(fm_index: Any, names: tuple[str, ...], chosen: tuple[int, ...], score: float, status: str) -> Network:
@@ -130,12 +140,17 @@ def _collect(table: ScoreTable, constraints: Any, *, objlimit: float | None, max
     """Run one collecting search; returns (family model, collector, stats)."""
     from ..model.builder import build_model
 
-    p: dict[str, Any] = dict(ENUMERATION_PARAMS)
-    if params:
-        p.update(params)
+    user: dict[str, Any] = dict(params or {})
     if time_limit is not None:
-        p["limits/time"] = max(float(time_limit), 0.0)
-    fm = build_model(table, constraints=constraints, params=p, verbose=verbose, heuristic=False)
+        user["limits/time"] = max(float(time_limit), 0.0)
+    p: dict[str, Any] = {**COLLECT_PARAMS, **ENUMERATION_PARAMS, **user}
+    fm = build_model(table, constraints=constraints, params=p, verbose=verbose, heuristic=False,
+                     **COLLECT_MODEL_OPTIONS)
+    # No primal heuristic can succeed (the collector rejects every point): switch them all off, then
+    # re-apply the caller's settings (already validated by build_model) so they still win.
+    fm.model.setHeuristics(pyscipopt.SCIP_PARAMSETTING.OFF)
+    for key, value in user.items():
+        fm.model.setParam(key, value)
     col = include_collector(fm.model, fm.index, fm.xflat, max_networks=max_networks, kbest=kbest,
                             tie_tolerance=tie_tolerance)
     if objlimit is not None:
@@ -245,7 +260,9 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     limit = opt - eps - tol
     names = fm.table.names
     members = [(sc, key) for key, sc in col.found.items() if sc >= limit]
-    near = sum(1 for sc in col.found.values() if sc < limit)
+    # Networks the solver margin let through just below the boundary (reported, excluded); points the
+    # collector saw further below (e.g. checked heuristic points) are simply not members.
+    near = sum(1 for sc in col.found.values() if limit - margin <= sc < limit)
     if reason is None and found_best < opt - tol:
         raise SolverError("the collection did not find the optimal network; the enumeration is not exact")
     members.sort(key=lambda t: (-t[0], tuple(fm.index.parents[f] for f in t[1])))
@@ -258,16 +275,22 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
 def kbest(data_or_table: Any, k: int, *, time_limit: float | None = None, constraints: Any = None,
           params: Mapping[str, Any] | None = None, verbose: bool = False, initial_epsilon: float = 3.0,
           **scoring_options: Any) -> CredibleSet:
-    """The k best networks, provably, best first (ties in canonical order), in one search per table.
+    """The k best networks, provably, best first (ties in canonical order).
 
-    From data, the table is scored for a guessed gap ``initial_epsilon`` and
-    the search repeated with twice the gap while fewer than ``k`` networks lie
-    within it (each repeat rescores; see the module docstring for why this is
-    exact).  A given table is used as is.
+    OPT is found first (:func:`~gobnilp_py.solve.learn.learn`); then one
+    collecting search per round, under the objective limit ``OPT - ε`` (the
+    ε machinery of :func:`enumerate_networks`) and the rising k-th-best
+    threshold of :class:`BoundPruner`.  If fewer than ``k`` networks lie
+    within ε, ε is doubled (from data: the table is rescored for the new ε)
+    and the search repeated; see the module docstring for why this is exact.
+    A given table is searched within ``initial_epsilon`` first, then, if that
+    holds fewer than ``k`` networks, with no limit.
 
     Returns a :class:`CredibleSet` with ``kind="kbest"``, ``epsilon`` the gap of
     the k-th network, and ``complete`` False if a time limit ended the search.
     """
+    from .learn import learn
+
     if not isinstance(k, int) or isinstance(k, bool) or k < 1:
         raise ScoreError(f"k must be a positive integer, got {k!r}")
     if time_limit is not None and not float(time_limit) > 0:
@@ -276,40 +299,81 @@ def kbest(data_or_table: Any, k: int, *, time_limit: float | None = None, constr
     cons = _as_constraints(constraints)
     given_table = isinstance(data_or_table, ScoreTable) or (
         isinstance(data_or_table, (str, Path)) and Path(data_or_table).suffix.lower() == ".jkl")
+    if given_table and scoring_options:
+        raise ScoreError(f"scoring options {sorted(scoring_options)} need data, not a score table")
     eps = float(initial_epsilon)
+    if not (eps >= 0.0) or math.isinf(eps):
+        raise ScoreError(f"initial_epsilon must be a finite number >= 0, got {initial_epsilon!r}")
+    opt: float | None = None
+    table: ScoreTable | None = None
+    time_opt = 0.0
     rounds = 0
     while True:
         rounds += 1
         if given_table:
-            table = data_or_table if isinstance(data_or_table, ScoreTable) else ScoreTable.from_jkl(data_or_table)
-            if scoring_options:
-                raise ScoreError(f"scoring options {sorted(scoring_options)} need data, not a score table")
+            if table is None:
+                table = data_or_table if isinstance(data_or_table, ScoreTable) else ScoreTable.from_jkl(data_or_table)
         else:
             table = _table_for(data_or_table, eps, scoring_options, cons)
         if cons is not None:
             cons.validate(table.names)
-        remaining = None if time_limit is None else time_limit - (time.perf_counter() - t_start)
+        remaining = _remaining(time_limit, t_start)
         if remaining is not None and remaining <= 0:
             return CredibleSet(math.nan, math.nan, False, "time_limit", [], kind="kbest",
                                stats={"rounds": rounds})
-        tol, margin = _tolerances(_table_scale(table))
-        fm, col, stats = _collect(table, cons, objlimit=None, max_networks=None, kbest=k, tie_tolerance=tol + margin,
-                                  time_limit=remaining, params=params, verbose=verbose)
+        if opt is None:
+            # Every table safe for some gap holds an optimal network, so OPT never changes between rounds.
+            t0 = time.perf_counter()
+            best = learn(table, constraints=cons, time_limit=remaining, params=params, verbose=verbose)
+            time_opt = time.perf_counter() - t0
+            if best.status == "infeasible":
+                return CredibleSet(math.nan, 0.0, True, None, [], kind="kbest",
+                                   stats={"rounds": rounds, "time_opt": time_opt})
+            if best.status != "optimal":
+                nets = [best] if math.isfinite(best.score) else []
+                return CredibleSet(best.score if nets else math.nan, 0.0, False, best.status or "time_limit",
+                                   nets, kind="kbest", stats={"rounds": rounds, "time_opt": time_opt})
+            opt = best.score
+            remaining = _remaining(time_limit, t_start)
+            if remaining is not None and remaining <= 0:
+                return CredibleSet(opt, 0.0, False, "time_limit", [best], kind="kbest",
+                                   stats={"rounds": rounds, "time_opt": time_opt})
+        tol, margin = _tolerances(opt)
+        # The limit only helps while it is above the worst network of the table; below, search unlimited.
+        unlimited = (given_table and rounds > 1) or opt - eps < _table_floor(table)
+        objlimit = None if unlimited else opt - eps - tol - margin
+        fm, col, stats = _collect(table, cons, objlimit=objlimit, max_networks=None, kbest=k,
+                                  tie_tolerance=tol + margin, time_limit=remaining, params=params, verbose=verbose)
         reason = _incomplete_reason(stats["scip_status"], col)
         ranked = sorted(col.found.items(), key=lambda t: (-t[1], tuple(fm.index.parents[f] for f in t[0])))
-        if not ranked:
+        if not ranked and (reason is not None or unlimited):
             return CredibleSet(math.nan, 0.0, reason is None, reason, [], kind="kbest", stats=stats)
-        opt = ranked[0][1]
         top = ranked[:k]
-        gap = opt - top[-1][1]
-        if given_table or reason is not None or (len(top) == k and gap <= eps) or _unpruned(table):
+        gap = opt - top[-1][1] if top else math.inf
+        if reason is not None or (len(top) == k and gap <= eps):
             break
-        _log.info("k-th best network lies %.4g below OPT, beyond the table's epsilon %.4g: rescoring", gap, eps)
-        eps = max(2 * eps, gap * 1.01)
+        if unlimited and (given_table or _unpruned(table)):
+            break
+        _log.info("fewer than k=%d networks within epsilon %.4g of OPT: widening", k, eps)
+        eps = max(2 * eps, gap * 1.01 if len(top) == k else 0.0, 1.0)
+    if top and top[0][1] > opt + tol:
+        _log.warning("k-best search found a network better than the optimum by %.3g", top[0][1] - opt)
+        opt = top[0][1]
+        gap = opt - top[-1][1]
     names = fm.table.names
     nets = [_network(fm.index, names, key, sc, "optimal" if sc >= opt - tol else "feasible") for key, sc in top]
-    stats.update({"rounds": rounds, "time_total": time.perf_counter() - t_start, "table_epsilon": eps})
+    stats.update({"rounds": rounds, "time_opt": time_opt, "time_total": time.perf_counter() - t_start,
+                  "table_epsilon": eps})
     return CredibleSet(opt, gap, reason is None, reason, nets, tolerance=tol, kind="kbest", stats=stats)
+
+
+def _remaining(time_limit: float | None, t_start: float) -> float | None:
+    return None if time_limit is None else time_limit - (time.perf_counter() - t_start)
+
+
+def _table_floor(table: ScoreTable) -> float:
+    """A lower bound on every network's score in ``table``: the sum of each node's worst local score."""
+    return math.fsum(min(sc for _, sc in fams) for fams in table.families)
 
 
 def _unpruned(table: ScoreTable) -> bool:

@@ -1,0 +1,176 @@
+"""Benchmark ε-BNSL (``enumerate_networks``) in the style of Liao et al. (AAAI 2019), Table 1.
+
+Usage::
+
+    PYTHONPATH=. python benchmarks/bench_enumerate.py                      # every dataset, BF 3 20 150
+    PYTHONPATH=. python benchmarks/bench_enumerate.py tic-tac-toe wine --bf 3 20
+    PYTHONPATH=. python benchmarks/bench_enumerate.py --budget 600 --out results.json
+    PYTHONPATH=. python benchmarks/bench_enumerate.py alarm1000 --palim 3 --score-budget 900
+
+For every dataset in ``../shared/data`` (or those named) and every Bayes factor,
+one run in its own process: score with BIC pruned for that BF (``gobnilp_py.score``),
+then ``enumerate_networks`` with the network cap (150,000, as the paper) and a
+time budget for the two searches (solve to OPT + collect).  A run that hits the
+budget is reported with its status (``time_limit``), a run whose scoring does not
+finish within ``--score-budget`` is marked ``scoring timeout``, and one that hits
+the cap ``max_networks``.  Figures are wall seconds, scoring excluded (as in the
+paper).  Equivalence classes are counted when there are at most ``--max-class-networks``
+networks.
+
+Printed: one markdown table with our time to OPT, time to collect, networks,
+classes, branch-and-bound nodes and cluster cuts of the collection, next to the
+paper's figures (T, |G|, |M|; 2.2 GHz Xeon, CPLEX) and GOBNILP's measured on
+this kind of machine (``shared/data/README.md``; solve / collect / networks).
+The paper's |M| column is wrong in places (see that README); the networks
+column is the one to compare.  ``--out`` also writes every row as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+CAP = 150_000
+
+#: Liao et al. 2019, Table 1 (BIC): BF -> (T seconds, |G|, |M|); None = out of time (24 h).
+PAPER: dict[str, dict[int, tuple[float, int, int] | None]] = {
+    "tic-tac-toe": {3: (1.9, 192, 64), 20: (2.0, 192, 64), 150: (3.3, 544, 160)},
+    "wine": {3: (4.1, 308, 51), 20: (24.9, 3449, 576), 150: (143.7, 26197, 4497)},
+    "adult": {3: (17.5, 324, 162), 20: (45.1, 1140, 570), 150: (55.7, 2281, 1137)},
+    "nltcs": {3: (53.8, 240, 120), 20: (201.7, 1200, 600), 150: (1005.1, 4606, 2303)},
+    "letter": {3: None, 20: None, 150: None},
+    "voting": {3: (1.3, 27, 2), 20: (4.0, 441, 33), 150: (14.3, 2222, 170)},
+    "zoo": {3: (8.1, 49, 13), 20: (21.9, 1111, 270), 150: (299.3, 21683, 5392)},
+    "insurance1000": {3: (49.8, 8226, 2062), 20: (244.9, 104870, 25580), 150: (414.5, 148925, 36072)},
+    "alarm1000": {3: (6.3, 1508, 122), 20: (684.2, 123352, 9323), 150: (2258.4, 150000, 8484)},
+    "hailfinder100": {3: (171.5, 150000, 20), 20: (149.4, 150000, 748), 150: (214.6, 150000, 294)},
+}
+
+#: GOBNILP (Liao et al.'s modified C code, SCIP 6.0.2 + SoPlex) measured on this kind of 2-core machine
+#: (shared/data/README.md): BF -> (solve to OPT s, collect s, networks); None where not given.
+GOBNILP_HERE: dict[str, dict[int, tuple[float | None, float | None, int]]] = {
+    "tic-tac-toe": {3: (1.24, 2.08, 192), 20: (1.12, 2.02, 192)},
+    "wine": {3: (4.11, 4.75, 308), 20: (2.84, 43.71, 3449), 150: (None, None, 26153)},
+    "voting": {3: (2.42, 2.53, 27), 20: (1.35, 4.60, 441)},
+    "zoo": {3: (59.23, 13.88, 49), 20: (7.25, 49.95, 1111), 150: (None, None, 21679)},
+    "alarm1000": {3: (5.49, 3.47, 24), 20: (4.60, 8.21, 424)},
+    "insurance1000": {3: (0.72, 0.87, 10), 20: (None, None, 117)},
+}
+
+
+def run_one(name: str, bf: float, budget: float, palim: int | None, max_class_networks: int) -> dict:
+    """Score and enumerate one (dataset, BF); runs in a worker process."""
+    from gobnilp_py import enumerate_networks, read_data, score
+
+    t0 = time.perf_counter()
+    table = score(read_data(DATA / f"{name}.csv", header=False), bayes_factor=bf, palim=palim)
+    t_score = time.perf_counter() - t0
+    cs = enumerate_networks(table, bayes_factor=bf, max_networks=CAP, time_limit=budget)
+    s = cs.stats
+    classes = cs.n_mecs if len(cs) <= max_class_networks else None
+    return {
+        "data": name, "bf": bf, "families": sum(len(f) for f in table.families), "t_scoring": t_score,
+        "t_opt": s.get("time_opt"), "t_collect": s.get("time_collect"), "networks": len(cs),
+        "classes": classes, "nodes": s.get("nodes"), "cuts": s.get("cuts_total"),
+        "near_boundary": cs.near_boundary, "complete": cs.complete, "status": cs.reason or "complete",
+        "opt": cs.opt,
+    }
+
+
+def run_isolated(name: str, bf: float, args: argparse.Namespace) -> dict:
+    """One run in a child process, so a stuck scoring step or memory growth cannot stop the table."""
+    job = json.dumps({"name": name, "bf": bf, "budget": args.budget, "palim": args.palim,
+                      "max_class_networks": args.max_class_networks})
+    # Scoring budget + search budget + time to build the classes and start up.
+    timeout = args.score_budget + args.budget + 120
+    try:
+        proc = subprocess.run([sys.executable, __file__, "--worker", job], capture_output=True, text=True,
+                              timeout=timeout, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    except subprocess.TimeoutExpired:
+        # The search itself honours --budget, so a run killed here was stuck in scoring.
+        return {"data": name, "bf": bf, "status": "scoring timeout", "complete": False}
+    if proc.returncode != 0:
+        tail = (proc.stderr.strip().splitlines() or ["?"])[-1]
+        return {"data": name, "bf": bf, "status": f"error: {tail[:80]}", "complete": False}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _fmt(x, digits: int = 2) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        return f"{x:.{digits}f}"
+    if isinstance(x, int):
+        return f"{x:,}"
+    return str(x)
+
+
+def table_markdown(rows: list[dict]) -> str:
+    head = ("| data | BF | OPT T (s) | collect T (s) | networks | classes | nodes | cuts | status "
+            "| paper T / \\|G\\| / \\|M\\| | GOBNILP here solve / collect / networks |")
+    lines = [head, "|" + "---|" * 11]
+    for r in rows:
+        bf = int(r["bf"]) if float(r["bf"]).is_integer() else r["bf"]
+        row_paper = PAPER.get(r["data"], {})
+        if bf not in row_paper:
+            p = "-"  # the paper has no such run
+        elif row_paper[bf] is None:
+            p = "OT"  # out of time (24 h) in the paper
+        else:
+            t, g, m = row_paper[bf]
+            p = f"{t} / {g:,} / {m:,}"
+        g = GOBNILP_HERE.get(r["data"], {}).get(bf)
+        gtxt = "-" if g is None else f"{_fmt(g[0])} / {_fmt(g[1])} / {g[2]:,}"
+        lines.append(f"| {r['data']} | {bf} | {_fmt(r.get('t_opt'))} | {_fmt(r.get('t_collect'))} "
+                     f"| {_fmt(r.get('networks'))} | {_fmt(r.get('classes'))} | {_fmt(r.get('nodes'))} "
+                     f"| {_fmt(r.get('cuts'))} | {r.get('status', '-')} | {p} | {gtxt} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("datasets", nargs="*", help="dataset names (default: every CSV in shared/data)")
+    ap.add_argument("--bf", type=float, nargs="+", default=[3, 20, 150], help="Bayes factors (default 3 20 150)")
+    ap.add_argument("--budget", type=float, default=3600.0,
+                    help="seconds for the two searches of one run (default 3600)")
+    ap.add_argument("--score-budget", type=float, default=1800.0, help="seconds allowed for scoring (default 1800)")
+    ap.add_argument("--palim", type=int, default=None, help="parent limit for scoring (default: none)")
+    ap.add_argument("--max-class-networks", type=int, default=50_000,
+                    help="count equivalence classes only up to this many networks (default 50,000)")
+    ap.add_argument("--out", type=Path, help="also write the rows as JSON here")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.worker:
+        job = json.loads(args.worker)
+        print(json.dumps(run_one(job["name"], job["bf"], job["budget"], job["palim"], job["max_class_networks"])))
+        return 0
+    if not DATA.is_dir():
+        print(f"no data directory {DATA}", file=sys.stderr)
+        return 2
+    names = args.datasets or sorted(p.stem for p in DATA.glob("*.csv"))
+    rows = []
+    for name in names:
+        if not (DATA / f"{name}.csv").exists():
+            print(f"skipping {name}: {DATA / (name + '.csv')} not found", file=sys.stderr)
+            continue
+        for bf in args.bf:
+            row = run_isolated(name, bf, args)
+            rows.append(row)
+            print(json.dumps(row), file=sys.stderr, flush=True)
+    if args.out:
+        from gobnilp_py._io import atomic_write_text
+
+        atomic_write_text(args.out, json.dumps(rows, indent=1) + "\n")
+    print(table_markdown(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
