@@ -173,15 +173,10 @@ def _read(cfg: RunConfig) -> tuple[Any, Any]:
 
 def _score(cfg: RunConfig, ds: Any) -> Any:
     """A table safe for the job's ε (and the constraints), as ``enumerate_networks`` makes it."""
-    from ..scoring import score
+    from ..solve.learn import as_score_table
 
-    options = cfg.scoring_kwargs()
-    cons = cfg.constraints
-    if cons is not None and not cons.subset_pruning_safe and options.get("prune", True):
-        log.warning("these constraints are not safe under parent-set pruning: scoring without pruning "
-                    "(set [scoring] palim to bound the table)")
-        options["prune"] = False
-    return score(ds, epsilon=cfg.epsilon, **options)
+    # One place decides how constraints limit pruning (see StructuralConstraints.unprunable).
+    return as_score_table(ds, constraints=cfg.constraints, epsilon=cfg.epsilon, **cfg.scoring_kwargs())
 
 
 def _solve(cfg: RunConfig, ds: Any, table: Any) -> Any:

@@ -112,20 +112,9 @@ def _table_for(data_or_table: Any, epsilon: float, scoring_options: dict[str, An
             raise ScoreError(f"the score table was pruned for epsilon={table.epsilon:.6g} and may lack parent sets "
                              f"of networks within epsilon={epsilon:.6g}; rescore with that epsilon")
         return table
-    from ..scoring import score
+    from .learn import as_score_table
 
-    from ..data import read_data
-
-    data = read_data(data_or_table)
-    options = dict(scoring_options)
-    if constraints is not None:
-        constraints.validate(data.names)  # before any scoring work
-        if not constraints.subset_pruning_safe and options.get("prune", True):
-            # Pruning drops a parent set when a subset scores better; under required arrows, adjacencies,
-            # immoralities, forbidden immoralities or min_edges that subset may be inadmissible for the
-            # variables these constraints involve: keep all their parent sets (and only theirs).
-            options["unpruned"] = sorted(constraints.unprunable(data.names))
-    return score(data, epsilon=epsilon, **options)
+    return as_score_table(data_or_table, constraints=constraints, epsilon=epsilon, **scoring_options)
 
 
 def _network(fm_index: Any, names: tuple[str, ...], chosen: tuple[int, ...], score: float, status: str) -> Network:
