@@ -299,3 +299,21 @@ def test_user_params_override_collection_settings_and_stay_exact(seed):
     params = {"heuristics/rounding/freq": 1, "nodeselection/dfs/stdpriority": 0, "conflict/enable": True}
     cs = enumerate_networks(data, epsilon=4.0, params=params)
     assert_same(cs, expected)
+
+
+def test_progress_hook_reports_scoring_levels_and_collection():
+    calls = []
+
+    def hook(phase, done, total=None, **info):
+        calls.append((phase, done, total, info))
+
+    rng = np.random.default_rng(21)
+    data = read_data(random_data(rng, 5, 200))
+    cs = enumerate_networks(data, epsilon=4.0, progress=hook)
+    levels = [c for c in calls if c[0] == "scoring"]
+    assert levels and [c[1] for c in levels] == list(range(1, len(levels) + 1))
+    assert all("families" in c[3] for c in levels)
+    collecting = [c for c in calls if c[0] == "collecting"]
+    assert collecting, "the collector reports at least once"
+    assert collecting[0][2] == 150_000 and "bound" in collecting[0][3] and "elapsed" in collecting[0][3]
+    assert all(0 <= c[1] <= cs.stats["found"] for c in collecting)

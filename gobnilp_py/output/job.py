@@ -171,15 +171,16 @@ def _read(cfg: RunConfig) -> tuple[Any, Any]:
     return read_data(cfg.data_path, **cfg.read_kwargs()), None
 
 
-def _score(cfg: RunConfig, ds: Any) -> Any:
+def _score(cfg: RunConfig, ds: Any, progress: Any = None) -> Any:
     """A table safe for the job's ε (and the constraints), as ``enumerate_networks`` makes it."""
     from ..solve.learn import as_score_table
 
     # One place decides how constraints limit pruning (see StructuralConstraints.unprunable).
-    return as_score_table(ds, constraints=cfg.constraints, epsilon=cfg.epsilon, **cfg.scoring_kwargs())
+    return as_score_table(ds, constraints=cfg.constraints, epsilon=cfg.epsilon, progress=progress,
+                          **cfg.scoring_kwargs())
 
 
-def _solve(cfg: RunConfig, ds: Any, table: Any) -> Any:
+def _solve(cfg: RunConfig, ds: Any, table: Any, progress: Any = None) -> Any:
     from ..solve.enumerate import enumerate_networks, kbest
     from ..solve.learn import learn
 
@@ -189,7 +190,8 @@ def _solve(cfg: RunConfig, ds: Any, table: Any) -> Any:
     if cfg.job == "learn":
         return learn(table, gap=lim["gap"], **common)
     if cfg.job == "enumerate":
-        return enumerate_networks(table, epsilon=cfg.epsilon, max_networks=lim["max_networks"], **common)
+        return enumerate_networks(table, epsilon=cfg.epsilon, max_networks=lim["max_networks"], progress=progress,
+                                  **common)
     source = table if ds is None else ds
     scoring = cfg.scoring_kwargs() if ds is not None else {}
     return kbest(source, s["k"], **common, **scoring)
@@ -200,7 +202,7 @@ def _execute(cfg: RunConfig, progress: Progress, ds: Any, table: Any) -> tuple[A
     if ds is not None and cfg.job != "kbest":
         with progress.phase("scoring", f"{cfg.values['scoring']['score']} on {ds.N} rows x {ds.n} variables"
                             + (f", safe for epsilon {cfg.epsilon:.4g}" if cfg.epsilon else "")):
-            table = _score(cfg, ds)
+            table = _score(cfg, ds, progress)
         log.info("score table: %d candidate parent sets", len(table))
     if cfg.job == "score":
         return table, table
@@ -208,7 +210,7 @@ def _execute(cfg: RunConfig, progress: Progress, ds: Any, table: Any) -> tuple[A
               "enumerate": f"every network within Bayes factor {math.exp(cfg.epsilon):.4g} of the optimum",
               "kbest": f"the {cfg.values['search']['k']} best networks"}[cfg.job]
     with progress.phase("solving", detail):
-        result = _solve(cfg, ds, table)
+        result = _solve(cfg, ds, table, progress)
     return result, table
 
 

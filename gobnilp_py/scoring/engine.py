@@ -76,7 +76,7 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
           ess: float = 1.0, palim: int | None = None, bayes_factor: float | None = None,
           epsilon: float | None = None, prune: bool = True,
           max_candidates: int | None = DEFAULT_MAX_CANDIDATES,
-          unpruned: Iterable[str] = ()) -> ScoreTable:
+          unpruned: Iterable[str] = (), progress: Callable[..., Any] | None = None) -> ScoreTable:
     """Local scores of every candidate parent set that a network within ε of the optimum can use.
 
     Parameters
@@ -103,6 +103,11 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
         could violate (a required arrow into ``v``, say) make the subset rules
         unsafe for the variables they involve, and only for those: see
         :attr:`StructuralConstraints.unprunable`.
+    progress : callable, optional
+        Called after each level of the lattice walk as
+        ``progress("scoring", k, max_k, families=scored_so_far)``, e.g. a
+        :class:`gobnilp_py.progress.Progress`.  Scoring works level by level
+        (all variables' parent sets of size k together), so that is its unit.
     max_candidates : int or None
         Abort with a :class:`ScoreError` rather than score more than this many
         (child, parent set) pairs (``None``: no cap).  Exact pruning cannot
@@ -190,7 +195,7 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
                                             float(s0[v]), eps)
     run = _Run(sc=sc, pc=pc, names=names, ar=ar, eps=eps, prune=prune, keep_all=keep_all, penalised=penalised,
                is_bdeu=is_bdeu, has_user_bound=has_user_bound, coef=coef, kmax=kmax,
-               counters=counters, kept=kept, max_candidates=max_candidates, t0=t0)
+               counters=counters, kept=kept, max_candidates=max_candidates, t0=t0, progress=progress)
     walk = _walk_numpy if (VECTORISE_MAX_N is not None and n <= VECTORISE_MAX_N) else _walk_python
     cells0 = fc.nonzero_cells() if is_bdeu else np.zeros(n, dtype=np.int64)
     n_scored, per_level = walk(run, s0, ll0, cells0, limit)
@@ -237,6 +242,7 @@ class _Run:
     kept: list[list[tuple[tuple[int, ...], float]]]
     max_candidates: int | None
     t0: float
+    progress: Callable[..., Any] | None = None
 
     def check_budget(self, n_scored: int, n_pairs: int, per_child: np.ndarray, k: int) -> None:
         """Raise a one-line ScoreError when ``max_candidates`` would be exceeded."""
@@ -300,6 +306,8 @@ def _walk_python(run: _Run, s0: np.ndarray, ll0: np.ndarray, cells0: np.ndarray,
                 nxt[v][x] = (s, float(ll[i]) if ll is not None else math.nan, max(s, best), int(cells[i]))
         n_scored += n_pairs
         per_level.append(n_pairs)
+        if run.progress is not None:
+            run.progress("scoring", k, limit, families=n_scored)
         log.info("scoring level %d: %d families scored (%d parent sets), %.2f s", k, n_pairs,
                  len(batches), time.perf_counter() - run.t0)
         cur = nxt
@@ -509,6 +517,8 @@ def _walk_numpy(run: _Run, s0: np.ndarray, ll0: np.ndarray, cells0: np.ndarray,
         levels = new_levels
         n_scored += n_pairs
         per_level.append(n_pairs)
+        if run.progress is not None:
+            run.progress("scoring", k, limit, families=n_scored)
         log.info("scoring level %d: %d families scored (%d parent sets), %.2f s", k, n_pairs,
                  umask.size, time.perf_counter() - run.t0)
     return n_scored, per_level

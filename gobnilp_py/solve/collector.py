@@ -45,6 +45,8 @@ import time
 from collections.abc import Sequence
 from functools import wraps
 
+from typing import Any
+
 import numpy as np
 import pyscipopt
 from pyscipopt import SCIP_RESULT
@@ -146,6 +148,10 @@ class NetworkCollector(pyscipopt.Conshdlr):
         self.tie_tolerance = tie_tolerance
         #: chosen flat family indices (one per node, in node order) -> exact score
         self.found: dict[tuple[int, ...], float] = {}
+        #: optional callback ``progress("collecting", found, cap, bound=..., elapsed=...)``
+        self.progress: Any = None
+        self._last_report = -math.inf
+        self._last_report = -math.inf
         #: networks already excluded by a nogood (seeing one again would be a bug)
         self.excluded: set[tuple[int, ...]] = set()
         self.duplicates = 0
@@ -185,7 +191,22 @@ class NetworkCollector(pyscipopt.Conshdlr):
             return None
         return tuple(chosen.tolist())
 
+    def _report(self) -> None:
+        """Tell the progress hook (at most once a second): networks found, current bound, elapsed."""
+        now = time.perf_counter()
+        if now - self._last_report < 1.0:
+            return
+        self._last_report = now
+        try:
+            bound = float(self.model.getDualbound())
+        except Exception:  # no bound in this stage
+            bound = math.nan
+        self.progress("collecting", len(self.found), self.max_networks, bound=bound,
+                      elapsed=self.model.getSolvingTime())
+
     def _remember(self, key: tuple[int, ...]) -> None:
+        if self.progress is not None:
+            self._report()
         # SCIP stops only at its next safe point after interruptSolve(): points it shows us until then
         # are not recorded, so a capped result holds exactly max_networks networks.
         if key not in self.found and self.stop_reason is None:
@@ -313,9 +334,10 @@ class BoundPruner(pyscipopt.Conshdlr):
 
 def include_collector(model: pyscipopt.Model, index: FamilyIndex, xvars: Sequence[pyscipopt.Variable], *,
                       max_networks: int | None, kbest: int | None = None,
-                      tie_tolerance: float = 0.0) -> NetworkCollector:
+                      tie_tolerance: float = 0.0, progress: Any = None) -> NetworkCollector:
     """Add the collector (and, for k-best, the bound pruner) to ``model``."""
     col = NetworkCollector(index, xvars, max_networks=max_networks, kbest=kbest, tie_tolerance=tie_tolerance)
+    col.progress = progress
     model.includeConshdlr(col, "gobnilp_collector", "records each acyclic integral point and excludes it",
                           sepapriority=0, enfopriority=-9_999_999, chckpriority=-9_999_999,
                           sepafreq=-1, propfreq=-1, eagerfreq=-1, needscons=True)

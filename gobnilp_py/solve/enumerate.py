@@ -96,6 +96,10 @@ def _as_constraints(constraints: Any) -> Any:
     return constraints
 
 
+def _is_table(x: Any) -> bool:
+    return isinstance(x, ScoreTable) or (isinstance(x, (str, Path)) and Path(x).suffix.lower() == ".jkl")
+
+
 def _table_for(data_or_table: Any, epsilon: float, scoring_options: dict[str, Any],
                constraints: Any = None) -> ScoreTable:
     """A table safe for ``epsilon`` (and the constraints): scored from data, read from .jkl, or checked if given."""
@@ -125,14 +129,20 @@ def _network(fm_index: Any, names: tuple[str, ...], chosen: tuple[int, ...], sco
 
 def _collect(table: ScoreTable, constraints: Any, *, objlimit: float | None, max_networks: int | None,
              kbest: int | None, tie_tolerance: float, time_limit: float | None, params: Mapping[str, Any] | None,
-             verbose: bool) -> tuple[Any, Any, dict[str, Any]]:
+             verbose: bool, progress: Any = None) -> tuple[Any, Any, dict[str, Any]]:
     """Run one collecting search; returns (family model, collector, stats)."""
     from ..model.builder import build_model
 
     user: dict[str, Any] = dict(params or {})
     if time_limit is not None:
         user["limits/time"] = max(float(time_limit), 0.0)
-    p: dict[str, Any] = {**COLLECT_PARAMS, **ENUMERATION_PARAMS, **user}
+    # The caller may tune speed settings, never the ones completeness rests on.
+    for key in ENUMERATION_PARAMS:
+        if key in user and user[key] != ENUMERATION_PARAMS[key]:
+            _log.warning("SCIP parameter %s=%r ignored: the enumeration needs %r to stay exact",
+                         key, user[key], ENUMERATION_PARAMS[key])
+            del user[key]
+    p: dict[str, Any] = {**COLLECT_PARAMS, **user, **ENUMERATION_PARAMS}
     fm = build_model(table, constraints=constraints, params=p, verbose=verbose, heuristic=False,
                      **COLLECT_MODEL_OPTIONS)
     # No primal heuristic can succeed (the collector rejects every point): switch them all off, then
@@ -141,7 +151,7 @@ def _collect(table: ScoreTable, constraints: Any, *, objlimit: float | None, max
     for key, value in user.items():
         fm.model.setParam(key, value)
     col = include_collector(fm.model, fm.index, fm.xflat, max_networks=max_networks, kbest=kbest,
-                            tie_tolerance=tie_tolerance)
+                            tie_tolerance=tie_tolerance, progress=progress)
     if objlimit is not None:
         fm.model.setObjlimit(objlimit)
     t0 = time.perf_counter()
@@ -176,7 +186,7 @@ def _incomplete_reason(status: str, col: Any) -> str | None:
 def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None, epsilon: float | None = None,
                        max_networks: int | None = 150_000, time_limit: float | None = None,
                        constraints: Any = None, params: Mapping[str, Any] | None = None,
-                       verbose: bool = False, **scoring_options: Any) -> CredibleSet:
+                       verbose: bool = False, progress: Any = None, **scoring_options: Any) -> CredibleSet:
     """Every network with score >= OPT - ε, exactly, in one branch-and-cut search.
 
     Parameters
@@ -196,6 +206,10 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
         Structural constraints; the set is then all networks satisfying them.
     params : mapping, optional
         SCIP parameter overrides for both searches.
+    progress : callable, optional
+        Progress hook (e.g. :class:`gobnilp_py.progress.Progress`): called per
+        scoring level and, at most once a second while collecting, as
+        ``progress("collecting", found, max_networks, bound=..., elapsed=...)``.
     **scoring_options
         ``score``, ``ess``, ``palim``, ``prune`` (see :func:`gobnilp_py.score`).
 
@@ -217,6 +231,8 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
         raise ScoreError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     t_start = time.perf_counter()
     cons = _as_constraints(constraints)
+    if progress is not None and not _is_table(data_or_table):
+        scoring_options = {**scoring_options, "progress": progress}
     table = _table_for(data_or_table, eps, scoring_options, cons)
     t_scored = time.perf_counter()
     if cons is not None:
@@ -239,6 +255,7 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     if remaining is not None and remaining <= 0:
         return CredibleSet(opt, eps, False, "time_limit", [best], tolerance=tol, kind="bayes_factor", stats=stats)
     fm, col, cstats = _collect(table, cons, objlimit=opt - eps - tol - margin, max_networks=max_networks,
+                               progress=progress,
                                kbest=None, tie_tolerance=0.0, time_limit=remaining, params=params, verbose=verbose)
     stats.update(cstats)
     reason = _incomplete_reason(cstats["scip_status"], col)
