@@ -24,23 +24,10 @@ from gobnilp_py import (
     read_data,
     score,
 )
+from random_problems import random_data
 from oracle_dags import all_dags_array
 
 TOL = 1e-8
-
-
-def random_data(rng: np.random.Generator, n: int, n_rows: int) -> np.ndarray:
-    """Discrete data with dependencies, so that scores differ and pruning fires."""
-    cols = []
-    for j in range(n):
-        r = int(rng.integers(2, 4))
-        base = rng.integers(0, r, n_rows)
-        if j and rng.random() < 0.7:
-            src = cols[int(rng.integers(0, j))]
-            copy = rng.random(n_rows) < rng.uniform(0.4, 0.9)
-            base = np.where(copy, src % r, base)
-        cols.append(base)
-    return np.column_stack(cols)
 
 
 def brute_force(full: ScoreTable, eps: float, cons: StructuralConstraints | None = None

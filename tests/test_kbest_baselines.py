@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from gobnilp_py import ScoreError, ScoreTable, read_data, score
 from gobnilp_py.baselines import METHODS, estimate_memory, kbest_dp, kbest_dp_table, kbest_resolve, run_kbest
 from gobnilp_py.solve.enumerate import kbest as kbest_search
+from random_problems import random_data
 from oracle_dags import all_dags_array
 
 TOL = 1e-8
@@ -31,20 +32,6 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 # ----------------------------------------------------------------- oracles
-def random_data(rng: np.random.Generator, n: int, n_rows: int) -> np.ndarray:
-    """Discrete data with dependencies, so scores differ and pruning fires."""
-    cols = []
-    for j in range(n):
-        r = int(rng.integers(2, 4))
-        base = rng.integers(0, r, n_rows)
-        if j and rng.random() < 0.7:
-            src = cols[int(rng.integers(0, j))]
-            copy = rng.random(n_rows) < rng.uniform(0.4, 0.9)
-            base = np.where(copy, src % r, base)
-        cols.append(base)
-    return np.column_stack(cols)
-
-
 def random_table(rng: np.random.Generator, n: int, *, ties: bool) -> ScoreTable:
     """A random table over every parent set or a random subset (always with the empty set).
 

@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from functools import wraps
 
 import numpy as np
 import pyscipopt
 from pyscipopt import SCIP_RESULT
+
+from .._callbacks import INT_TOL, logged_callback
 
 from ..model.index import FamilyIndex
 from ..solve.stats import SolveStats
@@ -36,22 +37,8 @@ __all__ = ["AcyclicityHandler", "add_acyclicity", "HANDLER_NAME"]
 _log = logging.getLogger("gobnilp_py")
 
 HANDLER_NAME = "gobnilp_acyclicity"
-#: values within this of 0 or 1 count as integral (SCIP's default integrality tolerance is 1e-6)
-INT_TOL = 1e-6
 
 
-def _logged(fn):
-    """Log exceptions raised in a callback: SCIP would only report "unspecified error"."""
-
-    @wraps(fn)
-    def wrapper(self, *args, **kwargs):
-        try:
-            return fn(self, *args, **kwargs)
-        except Exception:
-            _log.exception("error in acyclicity handler callback %s", fn.__name__)
-            raise
-
-    return wrapper
 
 
 class AcyclicityHandler(pyscipopt.Conshdlr):
@@ -225,22 +212,22 @@ class AcyclicityHandler(pyscipopt.Conshdlr):
         return SCIP_RESULT.REDUCEDDOM if changed else SCIP_RESULT.DIDNOTFIND
 
     # ----------------------------------------------------------- callbacks
-    @_logged
+    @logged_callback
     def consinitsol(self, constraints):
         self._tvars = None
 
-    @_logged
+    @logged_callback
     def consexitsol(self, constraints, restart):
         self._tvars = None
 
-    @_logged
+    @logged_callback
     def conscheck(self, constraints, solution, checkintegrality, checklprows, printreason, completely):
         with self.stats.timer("time_check"):
             self.stats.check_calls += 1
             feasible = not self.cycles_of(self.sol_values(solution))
         return {"result": SCIP_RESULT.FEASIBLE if feasible else SCIP_RESULT.INFEASIBLE}
 
-    @_logged
+    @logged_callback
     def consenfolp(self, constraints, nusefulconss, solinfeasible):
         with self.stats.timer("time_enforce"):
             self.stats.enforce_calls += 1
@@ -252,7 +239,7 @@ class AcyclicityHandler(pyscipopt.Conshdlr):
             return {"result": SCIP_RESULT.SEPARATED if res == SCIP_RESULT.SEPARATED else
                     SCIP_RESULT.CUTOFF if res == SCIP_RESULT.CUTOFF else SCIP_RESULT.INFEASIBLE}
 
-    @_logged
+    @logged_callback
     def consenfops(self, constraints, nusefulconss, solinfeasible, objinfeasible):
         with self.stats.timer("time_enforce"):
             self.stats.enforce_calls += 1
@@ -263,18 +250,18 @@ class AcyclicityHandler(pyscipopt.Conshdlr):
                 return {"result": SCIP_RESULT.CUTOFF}
             return {"result": SCIP_RESULT.INFEASIBLE}  # SCIP branches on the unfixed variables
 
-    @_logged
+    @logged_callback
     def consenforelax(self, solution, constraints, nusefulconss, solinfeasible):
         cycles = self.cycles_of(self.sol_values(solution))
         return {"result": SCIP_RESULT.INFEASIBLE if cycles else SCIP_RESULT.FEASIBLE}
 
-    @_logged
+    @logged_callback
     def conssepalp(self, constraints, nusefulconss):
         with self.stats.timer("time_separation"):
             self.stats.separation_rounds += 1
             return {"result": self.separate(self.lp_values())}
 
-    @_logged
+    @logged_callback
     def consprop(self, constraints, nusefulconss, nmarkedconss, proptiming):
         # Probing (presolve probing, diving heuristics) would call this thousands of times for little gain.
         if not self.propagate or self.model.inProbing():
@@ -283,7 +270,7 @@ class AcyclicityHandler(pyscipopt.Conshdlr):
             self.stats.propagation_calls += 1
             return {"result": self.propagate_arrows()}
 
-    @_logged
+    @logged_callback
     def conslock(self, constraint, locktype, nlockspos, nlocksneg):
         # Rounding a family with parents UP can create a cycle; rounding down never can.
         m = self.model

@@ -43,13 +43,14 @@ import logging
 import math
 import time
 from collections.abc import Sequence
-from functools import wraps
 
 from typing import Any
 
 import numpy as np
 import pyscipopt
 from pyscipopt import SCIP_RESULT
+
+from .._callbacks import INT_TOL, logged_callback
 
 from ..constraints import cluster as cl
 from ..model.index import FamilyIndex
@@ -98,21 +99,8 @@ COLLECT_PARAMS: dict[str, object] = {
 #: families that would close a cycle, so dropping it loses nothing, and it cost more than it saved.
 COLLECT_MODEL_OPTIONS: dict[str, object] = {"sepafreq": 0, "propagate": False}
 
-INT_TOL = 1e-6
 
 
-def _logged(fn):
-    """Log exceptions from callbacks (SCIP would only say "unspecified error")."""
-
-    @wraps(fn)
-    def wrapper(self, *args, **kwargs):
-        try:
-            return fn(self, *args, **kwargs)
-        except Exception:
-            _log.exception("error in %s.%s", type(self).__name__, fn.__name__)
-            raise
-
-    return wrapper
 
 
 class NetworkCollector(pyscipopt.Conshdlr):
@@ -248,23 +236,23 @@ class NetworkCollector(pyscipopt.Conshdlr):
             self.threshold = self._top[0] - self.tie_tolerance
 
     # ------------------------------------------------------------ callbacks
-    @_logged
+    @logged_callback
     def consinitsol(self, constraints):
         self._tvars = None
 
-    @_logged
+    @logged_callback
     def consenfolp(self, constraints, nusefulconss, solinfeasible):
         if solinfeasible:
             return {"result": SCIP_RESULT.FEASIBLE}  # another handler already rejected the point
         return {"result": self._record(None, in_lp=True)}
 
-    @_logged
+    @logged_callback
     def consenfops(self, constraints, nusefulconss, solinfeasible, objinfeasible):
         if solinfeasible or objinfeasible:
             return {"result": SCIP_RESULT.FEASIBLE}
         return {"result": self._record(None)}
 
-    @_logged
+    @logged_callback
     def conscheck(self, constraints, solution, checkintegrality, checklprows, printreason, completely):
         # Called last (lowest check priority) and, unless ``completely``, only when every other handler
         # accepted the point: then it is a network of the feasible set.  Record it -- when presolving fixes
@@ -277,7 +265,7 @@ class NetworkCollector(pyscipopt.Conshdlr):
                 self._remember(key)
         return {"result": SCIP_RESULT.INFEASIBLE}
 
-    @_logged
+    @logged_callback
     def conslock(self, constraint, locktype, nlockspos, nlocksneg):
         # The collector rejects every point, so any change of any family variable can "violate" it:
         # lock both directions.  Without these locks dual fixing may set a variable whose objective
@@ -312,22 +300,22 @@ class BoundPruner(pyscipopt.Conshdlr):
         bound = -m.getLPObjVal() if m.getObjectiveSense() == "maximize" else m.getLPObjVal()
         return bound < thr
 
-    @_logged
+    @logged_callback
     def consenfolp(self, constraints, nusefulconss, solinfeasible):
         if self._bound_below_threshold():
             self.pruned += 1
             return {"result": SCIP_RESULT.CUTOFF}
         return {"result": SCIP_RESULT.FEASIBLE}
 
-    @_logged
+    @logged_callback
     def consenfops(self, constraints, nusefulconss, solinfeasible, objinfeasible):
         return {"result": SCIP_RESULT.FEASIBLE}
 
-    @_logged
+    @logged_callback
     def conscheck(self, constraints, solution, checkintegrality, checklprows, printreason, completely):
         return {"result": SCIP_RESULT.FEASIBLE}
 
-    @_logged
+    @logged_callback
     def conslock(self, constraint, locktype, nlockspos, nlocksneg):
         return {}
 

@@ -59,22 +59,16 @@ REL_MARGIN = 1e-6
 
 
 def resolve_epsilon(bayes_factor: float | None, epsilon: float | None, *, required: bool = True) -> float:
-    """ε from exactly one of ``bayes_factor`` (ε = ln BF) and ``epsilon``; one-line errors otherwise."""
-    if bayes_factor is not None and epsilon is not None:
-        raise ScoreError("give either bayes_factor or epsilon, not both (epsilon = ln bayes_factor)")
-    if bayes_factor is not None:
-        bf = float(bayes_factor)
-        if not (bf >= 1.0) or math.isinf(bf):
-            raise ScoreError(f"bayes_factor must be a finite number >= 1, got {bayes_factor!r}")
-        return math.log(bf)
-    if epsilon is not None:
-        eps = float(epsilon)
-        if not (eps >= 0.0) or math.isinf(eps):
-            raise ScoreError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
-        return eps
-    if required:
+    """ε from exactly one of ``bayes_factor`` (ε = ln BF) and ``epsilon``; one-line errors otherwise.
+
+    The checks are scoring's (:func:`gobnilp_py.scoring.resolve_epsilon`), which
+    allows neither (ε = 0); a collection needs one of the two.
+    """
+    from ..scoring import resolve_epsilon as _resolve
+
+    if required and bayes_factor is None and epsilon is None:
         raise ScoreError("give a bayes_factor (>= 1) or an epsilon (>= 0)")
-    return 0.0
+    return _resolve(bayes_factor, epsilon)
 
 
 def _tolerances(opt: float) -> tuple[float, float]:
