@@ -180,6 +180,24 @@ def test_network_cap_gives_incomplete_result():
     assert {n.key for n in capped} <= {n.key for n in full}
 
 
+def test_time_limit_in_collection_keeps_the_optimum(monkeypatch):
+    """A collection cut short still reports every network found, phase 1's optimum included."""
+    import gobnilp_py.solve.enumerate as en
+
+    real = en._collect
+
+    def hurried(*args, **kwargs):
+        kwargs["time_limit"] = 1e-9  # SCIP stops at once: nothing collected
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(en, "_collect", hurried)
+    rng = np.random.default_rng(5)
+    data = read_data(random_data(rng, 4, 60))
+    cs = enumerate_networks(data, epsilon=3.0, time_limit=100)
+    assert not cs.complete and cs.reason == "time_limit"
+    assert len(cs) >= 1 and cs.networks[0].score == pytest.approx(cs.opt)
+
+
 def test_bad_settings():
     data = read_data(np.array([[0, 1], [1, 0], [1, 1]]))
     with pytest.raises(ScoreError, match="either bayes_factor or epsilon"):

@@ -267,6 +267,10 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
         raise SolverError("the collection did not find the optimal network; the enumeration is not exact")
     members.sort(key=lambda t: (-t[0], tuple(fm.index.parents[f] for f in t[1])))
     nets = [_network(fm.index, names, key, sc, "optimal" if sc >= opt - tol else "feasible") for sc, key in members]
+    if reason not in (None, "max_networks") and best.key not in {n.key for n in nets}:
+        # Cut short before the collection reached it: phase 1's optimum is still a network found.
+        nets.append(best)
+        nets.sort(key=lambda n: (-n.score, n.key))
     stats["time_total"] = time.perf_counter() - t_start
     return CredibleSet(opt, eps, reason is None, reason, nets, tolerance=tol, near_boundary=near,
                        kind="bayes_factor", stats=stats)
