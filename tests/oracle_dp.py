@@ -13,7 +13,7 @@ import numpy as np
 
 from gobnilp_py.scoring.table import ScoreTable
 
-__all__ = ["best_parent_scores", "optimal_dag"]
+__all__ = ["best_parent_scores", "best_subset_scores", "optimal_dag"]
 
 
 def best_parent_scores(table: ScoreTable) -> np.ndarray:
@@ -32,14 +32,11 @@ def best_parent_scores(table: ScoreTable) -> np.ndarray:
     return bps
 
 
-def optimal_dag(table: ScoreTable) -> tuple[float, list[tuple[int, ...]]]:
-    """Optimal total score and one optimal DAG (parent set of each node) of ``table``.
-
-    Returns ``(-inf, [])`` when no DAG can be built from the candidate sets.
-    """
+def best_subset_scores(table: ScoreTable, bps: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``best[S]``: best score of a DAG on node set ``S`` (parents inside ``S``), and a best sink of each ``S``."""
     n = table.n
     full = 1 << n
-    bps = best_parent_scores(table)
+    bps = best_parent_scores(table) if bps is None else bps
     best = np.full(full, -np.inf)
     sink = np.full(full, -1, dtype=np.int64)
     best[0] = 0.0
@@ -55,6 +52,18 @@ def optimal_dag(table: ScoreTable) -> tuple[float, list[tuple[int, ...]]]:
             better = cand > best[sel]
             best[sel[better]] = cand[better]
             sink[sel[better]] = v
+    return best, sink
+
+
+def optimal_dag(table: ScoreTable) -> tuple[float, list[tuple[int, ...]]]:
+    """Optimal total score and one optimal DAG (parent set of each node) of ``table``.
+
+    Returns ``(-inf, [])`` when no DAG can be built from the candidate sets.
+    """
+    n = table.n
+    full = 1 << n
+    bps = best_parent_scores(table)
+    best, sink = best_subset_scores(table, bps)
     opt = float(best[full - 1])
     if not np.isfinite(opt):
         return -np.inf, []

@@ -522,24 +522,9 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 def _best_subset_scores(table):
     """Silander-Myllymaki DP: ``best[S]`` = best score of a DAG on node set S (parents inside S)."""
-    from oracle_dp import best_parent_scores
+    from oracle_dp import best_subset_scores
 
-    n = table.n
-    full = 1 << n
-    bps = best_parent_scores(table)
-    best = np.full(full, -np.inf)
-    best[0] = 0.0
-    masks = np.arange(full)
-    pop = np.array([bin(m).count("1") for m in range(full)])
-    for k in range(1, n + 1):
-        level = masks[pop == k]
-        for v in range(n):
-            bit = 1 << v
-            sel = level[(level & bit) != 0]
-            cand = best[sel ^ bit] + bps[v, sel ^ bit]
-            np.maximum(best[sel], cand, out=cand)
-            best[sel] = cand
-    return best
+    return best_subset_scores(table)[0]
 
 
 def _eps_optimal_dags(table, epsilon, tol=1e-7):
