@@ -140,15 +140,19 @@ def test_integral_cycle_is_violated_by_one():
 
 
 # ------------------------------------------------------- exact separation
+def fractional_case(n: int, support: int, seed: int):
+    """A random table, a random fractional point on it, and every cluster's violation by brute force."""
+    rng = np.random.default_rng(seed)
+    idx = FamilyIndex.from_table(random_table(rng, n, k=6))
+    x = random_point(rng, idx, support)
+    return idx, x, brute_violations(idx, x)
+
+
 @SETTINGS
 @given(st.integers(2, 7), st.integers(1, 4), st.integers(0, 100_000))
 def test_exact_separation_matches_brute_force(n, support, seed):
-    rng = np.random.default_rng(seed)
-    t = random_table(rng, n, k=6)
-    idx = FamilyIndex.from_table(t)
-    x = random_point(rng, idx, support)
     tol = 1e-4
-    brute = brute_violations(idx, x)
+    idx, x, brute = fractional_case(n, support, seed)
     violated = {c for c, v in brute.items() if v > tol}
     exact = cl.exact_clusters(idx, x, min_violation=tol)
     got = {c for c, _ in exact}
@@ -185,12 +189,8 @@ def test_every_cut_is_valid_for_every_dag(n, seed):
 @SETTINGS
 @given(st.integers(2, 7), st.integers(1, 4), st.integers(0, 100_000))
 def test_subset_enumeration_matches_brute_force(n, support, seed):
-    rng = np.random.default_rng(seed)
-    t = random_table(rng, n, k=6)
-    idx = FamilyIndex.from_table(t)
-    x = random_point(rng, idx, support)
     tol = 1e-4
-    brute = brute_violations(idx, x)
+    idx, x, brute = fractional_case(n, support, seed)
     violated = {c: v for c, v in brute.items() if v > tol}
     got = cl.enumerate_clusters(idx, x, min_violation=tol, max_nodes=n, max_cuts=1000)
     assert got is not None
