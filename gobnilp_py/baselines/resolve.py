@@ -16,6 +16,13 @@ this baseline honest: it pays the full cost of k independent proofs of
 optimality, which is the cost the one-search k-best
 (:func:`gobnilp_py.solve.enumerate.kbest`) is meant to avoid.
 
+Every solve uses :data:`~gobnilp_py.solve.collector.ENUMERATION_PARAMS` (no
+restarts, no strong dual reductions, no symmetry handling), the settings the
+collector needs for its nogoods.  With SCIP's defaults a solve on wine (BDeu,
+ESS 1, the 20th network) returned the 10th network again: after nine restarts
+its nogood was no longer among the problem's constraints, so the solution
+passed every check.  The duplicate test below still guards every solve.
+
 The search stops after ``k`` networks, when the model becomes infeasible
 (fewer than ``k`` DAGs exist in the table), or at the time limit
 (``complete=False``).
@@ -32,6 +39,7 @@ import pyscipopt
 
 from ..errors import SolverError
 from ..scoring.table import ScoreTable
+from ..solve.collector import ENUMERATION_PARAMS
 from ..solve.credible import CredibleSet
 from ._common import canonical_result, check_k, check_time_limit, with_rescoring
 
@@ -101,7 +109,7 @@ def kbest_resolve_table(table: ScoreTable, k: int, *, time_limit: float | None =
     reason: str | None = None
     t0 = time.perf_counter()
     while len(found) < k:
-        scip: dict[str, Any] = {"limits/gap": 0.0}
+        scip: dict[str, Any] = {"limits/gap": 0.0, **ENUMERATION_PARAMS}
         if time_limit is not None:
             remaining = time_limit - (time.perf_counter() - t0)
             if remaining <= 0:
