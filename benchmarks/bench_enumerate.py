@@ -35,34 +35,13 @@ import sys
 import time
 from pathlib import Path
 
+from published import GOBNILP_HERE, PAPER_TABLE1  # noqa: E402  (benchmarks/ is the script's folder)
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 CAP = 150_000
 
-#: Liao et al. 2019, Table 1 (BIC): BF -> (T seconds, |G|, |M|); None = out of time (24 h).
-PAPER: dict[str, dict[int, tuple[float, int, int] | None]] = {
-    "tic-tac-toe": {3: (1.9, 192, 64), 20: (2.0, 192, 64), 150: (3.3, 544, 160)},
-    "wine": {3: (4.1, 308, 51), 20: (24.9, 3449, 576), 150: (143.7, 26197, 4497)},
-    "adult": {3: (17.5, 324, 162), 20: (45.1, 1140, 570), 150: (55.7, 2281, 1137)},
-    "nltcs": {3: (53.8, 240, 120), 20: (201.7, 1200, 600), 150: (1005.1, 4606, 2303)},
-    "letter": {3: None, 20: None, 150: None},
-    "voting": {3: (1.3, 27, 2), 20: (4.0, 441, 33), 150: (14.3, 2222, 170)},
-    "zoo": {3: (8.1, 49, 13), 20: (21.9, 1111, 270), 150: (299.3, 21683, 5392)},
-    "insurance1000": {3: (49.8, 8226, 2062), 20: (244.9, 104870, 25580), 150: (414.5, 148925, 36072)},
-    "alarm1000": {3: (6.3, 1508, 122), 20: (684.2, 123352, 9323), 150: (2258.4, 150000, 8484)},
-    "hailfinder100": {3: (171.5, 150000, 20), 20: (149.4, 150000, 748), 150: (214.6, 150000, 294)},
-}
-
-#: GOBNILP (Liao et al.'s modified C code, SCIP 6.0.2 + SoPlex) measured on this kind of 2-core machine
-#: (shared/data/README.md): BF -> (solve to OPT s, collect s, networks); None where not given.
-GOBNILP_HERE: dict[str, dict[int, tuple[float | None, float | None, int]]] = {
-    "tic-tac-toe": {3: (1.24, 2.08, 192), 20: (1.12, 2.02, 192)},
-    "wine": {3: (4.11, 4.75, 308), 20: (2.84, 43.71, 3449), 150: (None, None, 26153)},
-    "voting": {3: (2.42, 2.53, 27), 20: (1.35, 4.60, 441)},
-    "zoo": {3: (59.23, 13.88, 49), 20: (7.25, 49.95, 1111), 150: (None, None, 21679)},
-    "alarm1000": {3: (5.49, 3.47, 24), 20: (4.60, 8.21, 424)},
-    "insurance1000": {3: (0.72, 0.87, 10), 20: (None, None, 117)},
-}
+PAPER = PAPER_TABLE1
 
 
 def run_one(name: str, bf: float, budget: float, palim: int | None, max_class_networks: int) -> dict:
