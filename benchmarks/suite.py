@@ -391,7 +391,7 @@ def agreement(runs: list[dict[str, Any]], tol: float = 1e-8) -> str:
     return f"yes ({len(lists)})"
 
 
-def machine_lines() -> list[str]:
+def machine_lines(commit: str) -> list[str]:
     import numpy
     import pyscipopt
 
@@ -404,14 +404,21 @@ def machine_lines() -> list[str]:
         mem = float("nan")
     scip = getattr(pyscipopt.Model, "version", None)
     scip = f"{pyscipopt.Model().version():g}" if scip else "?"
-    try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                                cwd=ROOT).stdout.strip() or "?"
-    except OSError:
-        commit = "?"
     return [f"Machine: {m['processor']}, {m['cpus']} CPUs, {mem:.0f} GiB; {m['platform']}; "
             f"Python {m['python']}, PySCIPOpt {pyscipopt.__version__} (SCIP {scip}), numpy {numpy.__version__}; "
             f"gobnilp_py commit {commit}."]
+
+
+def git_commit() -> str:
+    """The checkout's commit (recorded when the suite starts), with ``+dirty`` if files differ from it."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              cwd=ROOT).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                               text=True, cwd=ROOT).stdout.strip()
+    except OSError:
+        return "?"
+    return (head or "?") + ("+dirty" if dirty else "")
 
 
 def report_markdown(rows: list[dict[str, Any]], args: argparse.Namespace, wall: float) -> str:
@@ -423,7 +430,7 @@ def report_markdown(rows: list[dict[str, Any]], args: argparse.Namespace, wall: 
              "Command (from the project root):", "", f"    {cmd.strip()}", "",
              f"Run on {date.today().isoformat()}; {len(rows)} runs in {wall / 60:.1f} min of wall time, "
              f"{args.jobs} at a time; budget {args.budget:g} s per run (wall time, scoring included). "
-             + machine_lines()[0], "",
+             + machine_lines(args.commit)[0], "",
              "Status: `complete`; `**budget** (phase)` = the run reached the budget in that phase "
              "(scoring, search, k-best) and its counts are those reached (shown with `+`); `cap 150,000` = "
              "the network cap; `not run` = the method or the scoring refused (reason in the notes); "
@@ -490,6 +497,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(worker(json.loads(args.worker))), flush=True)
         return 0
     args.argv = [a for a in argv if a != "--resume"]
+    args.commit = git_commit()
     if not args.data_dir.is_dir():
         print(f"error: data folder {args.data_dir} not found (the shared datasets are not here)", file=sys.stderr)
         return 2
