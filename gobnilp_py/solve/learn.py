@@ -121,11 +121,32 @@ def learn(data_or_table: Any, *, score: str = "BIC", constraints: Any = None, ti
         raise SolverError(f"SCIP failed: {exc}") from exc
     stats.time_solve = time.perf_counter() - t0
     net = network_from_model(fm)
+    _check_answer(net, constraints)
     stats.time_total = time.perf_counter() - t_start
     net.stats.update(stats.to_dict())
     _log.info("learn: status %s, score %.6f, %.2fs (%d nodes, %d cuts)", net.status, net.score,
               stats.time_total, stats.nodes, stats.cuts_total)
     return net
+
+
+def _check_answer(net: Network, constraints: Any) -> None:
+    """Refuse to return a network that SCIP accepted but that breaks the model.
+
+    A cheap independent check of what the solver hands back: acyclicity and
+    every structural constraint.  It has never fired in learning; the same
+    kind of check caught SCIP returning an excluded network in the re-solve
+    k-best baseline (see ``docs/kbest.md``), so the answer is checked rather
+    than trusted.
+    """
+    if not math.isfinite(net.score):
+        return
+    if not net.is_acyclic():
+        raise SolverError("SCIP returned a cyclic network; the result would not be exact (please report this)")
+    violations = getattr(constraints, "violations", None)
+    broken = violations(net) if violations is not None else []
+    if broken:
+        raise SolverError(f"SCIP returned a network that breaks a constraint ({broken[0]}); "
+                          "the result would not be exact (please report this)")
 
 
 def network_from_model(fm: Any) -> Network:
