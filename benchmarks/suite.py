@@ -328,7 +328,7 @@ def table2_markdown(rows: list[dict[str, Any]]) -> list[str]:
         cells = [name + _palim_note(next(iter(runs.values())))]
         for k in TABLE2_KS:
             for m in METHODS:
-                cells.append(_kbest_cell(runs.get(f"{m}-{k}")))
+                cells.append(_time_status(runs.get(f"{m}-{k}"), "t_search"))
         bf = runs.get(f"BF{TABLE2_BF}", {})
         cells.append(_time_status(bf, "t_search"))
         cells += [_count(bf, "networks"), _count(bf, "classes")]
@@ -353,10 +353,6 @@ def _time_status(r: dict[str, Any] | None, key: str) -> str:
     if st == "cap":
         return f"{_f(r.get(key))} (cap)"
     return str(st)
-
-
-def _kbest_cell(r: dict[str, Any] | None) -> str:
-    return _time_status(r, "t_search")
 
 
 def kbest_details(rows: list[dict[str, Any]]) -> list[str]:
