@@ -114,7 +114,9 @@ def build_model(table: ScoreTable, *, constraints: ConstraintsLike | None = None
                 heuristic: bool = True, pair_cuts: bool = False, propagate: bool = True,
                 cycle_cuts: bool = True, subip_cuts: bool = True, min_violation: float = 0.05,
                 sepafreq: int = 1, subip_params: Mapping[str, Any] | None = None,
-                enumerate_max_nodes: int = 14, arrow_vars: bool = False,
+                enumerate_max_nodes: int = 14, kcluster_max: int = 3, kcluster_depth: int = 0,
+                kcluster_rounds: int = 10,
+                arrow_vars: bool = False,
                 stats: SolveStats | None = None) -> FamilyModel:
     """Build the family-variable ILP of ``table`` with the acyclicity handler attached.
 
@@ -139,7 +141,8 @@ def build_model(table: ScoreTable, *, constraints: ConstraintsLike | None = None
     arrow_vars : bool
         Add binary arrow variables linked to the families (``fm.extra["arrows"]``),
         as GOBNILP does; off by default (measured, see docs/solver.md).
-    propagate, cycle_cuts, subip_cuts, min_violation, sepafreq, subip_params, enumerate_max_nodes
+    propagate, cycle_cuts, subip_cuts, min_violation, sepafreq, subip_params, enumerate_max_nodes,
+    kcluster_max, kcluster_depth, kcluster_rounds
         Options of the acyclicity handler (see :class:`AcyclicityHandler`).
     stats : SolveStats, optional
         Counters to fill (a new object by default).
@@ -179,7 +182,8 @@ def build_model(table: ScoreTable, *, constraints: ConstraintsLike | None = None
                                    min_violation=min_violation, cycle_cuts=cycle_cuts,
                                    subip_cuts=subip_cuts, propagate=propagate,
                                    subip_params=dict(subip_params or {}),
-                                   enumerate_max_nodes=enumerate_max_nodes)
+                                   enumerate_max_nodes=enumerate_max_nodes, kcluster_max=kcluster_max,
+                                   kcluster_depth=kcluster_depth, kcluster_rounds=kcluster_rounds)
     if heuristic:
         derived = [(a, fams) for (_, _), (a, fams) in fm.extra.get("arrow_families", {}).items()]
         fm.heuristic = add_sink_heuristic(m, index, xflat, stats, derived=derived)

@@ -28,6 +28,10 @@ class SolveStats:
     cuts_cycle: int = 0
     #: cluster cuts from the exact separation sub-IP
     cuts_subip: int = 0
+    #: k-cluster cuts (k >= 2) for fractional points that no cluster cut separates
+    cuts_kcluster: int = 0
+    #: separation rounds that looked for k-cluster cuts
+    kcluster_rounds: int = 0
     #: cuts skipped because the same cluster had already been added
     cuts_duplicate: int = 0
     #: initial cluster inequalities of all node pairs added to the first LP
@@ -46,6 +50,8 @@ class SolveStats:
     heuristic_solutions: int = 0
     time_separation: float = 0.0
     time_subip: float = 0.0
+    #: seconds spent looking for k-cluster cuts
+    time_kcluster: float = 0.0
     time_enforce: float = 0.0
     time_check: float = 0.0
     time_propagation: float = 0.0
@@ -62,7 +68,7 @@ class SolveStats:
     @property
     def cuts_total(self) -> int:
         """All cluster cuts added, by any method."""
-        return self.cuts_integral + self.cuts_cycle + self.cuts_subip
+        return self.cuts_integral + self.cuts_cycle + self.cuts_subip + self.cuts_kcluster
 
     @contextmanager
     def timer(self, attr: str) -> Iterator[None]:
