@@ -35,7 +35,8 @@ import sys
 import time
 from pathlib import Path
 
-from published import GOBNILP_HERE, PAPER_TABLE1  # noqa: E402  (benchmarks/ is the script's folder)
+from _report import cell  # noqa: E402  (benchmarks/ is the script's folder)
+from published import GOBNILP_HERE, PAPER_TABLE1  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -81,16 +82,6 @@ def run_isolated(name: str, bf: float, args: argparse.Namespace) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def _fmt(x, digits: int = 2) -> str:
-    if x is None:
-        return "-"
-    if isinstance(x, float):
-        return f"{x:.{digits}f}"
-    if isinstance(x, int):
-        return f"{x:,}"
-    return str(x)
-
-
 def table_markdown(rows: list[dict]) -> str:
     head = ("| data | BF | OPT T (s) | collect T (s) | networks | classes | nodes | cuts | status "
             "| paper T / \\|G\\| / \\|M\\| | GOBNILP here solve / collect / networks |")
@@ -106,10 +97,10 @@ def table_markdown(rows: list[dict]) -> str:
             t, g, m = row_paper[bf]
             p = f"{t} / {g:,} / {m:,}"
         g = GOBNILP_HERE.get(r["data"], {}).get(bf)
-        gtxt = "-" if g is None else f"{_fmt(g[0])} / {_fmt(g[1])} / {g[2]:,}"
-        lines.append(f"| {r['data']} | {bf} | {_fmt(r.get('t_opt'))} | {_fmt(r.get('t_collect'))} "
-                     f"| {_fmt(r.get('networks'))} | {_fmt(r.get('classes'))} | {_fmt(r.get('nodes'))} "
-                     f"| {_fmt(r.get('cuts'))} | {r.get('status', '-')} | {p} | {gtxt} |")
+        gtxt = "-" if g is None else f"{cell(g[0])} / {cell(g[1])} / {g[2]:,}"
+        lines.append(f"| {r['data']} | {bf} | {cell(r.get('t_opt'))} | {cell(r.get('t_collect'))} "
+                     f"| {cell(r.get('networks'))} | {cell(r.get('classes'))} | {cell(r.get('nodes'))} "
+                     f"| {cell(r.get('cuts'))} | {r.get('status', '-')} | {p} | {gtxt} |")
     return "\n".join(lines)
 
 

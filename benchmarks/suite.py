@@ -59,6 +59,7 @@ from typing import Any
 if str(Path(__file__).resolve().parents[1]) not in sys.path:  # run from a checkout: use its package
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _report import cell as _f  # noqa: E402
 from published import CHECKED, GOBNILP_HERE, PAPER_TABLE1, PAPER_TABLE2_BF20  # noqa: E402 (script folder)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -263,16 +264,6 @@ def run_dataset(runs: list[dict[str, Any]], *, skip: bool, previous: dict[str, d
 
 
 # ----------------------------------------------------------------- reporting
-def _f(x: Any, digits: int = 2) -> str:
-    if x is None or (isinstance(x, float) and not math.isfinite(x)):
-        return "-"
-    if isinstance(x, float):
-        return f"{x:.{digits}f}"
-    if isinstance(x, int):
-        return f"{x:,}"
-    return str(x)
-
-
 def _count(row: dict[str, Any], key: str) -> str:
     """A count, with ``+`` when the run stopped early (at least that many)."""
     v = row.get(key)
