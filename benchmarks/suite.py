@@ -106,6 +106,11 @@ def run_id(r: dict[str, Any]) -> str:
     return f"T{r['table']}:{r['data']}:{r['score']}:{what}"
 
 
+def identity(job: dict[str, Any]) -> dict[str, Any]:
+    """The keys that name a run, copied from its job into its row."""
+    return {k: job[k] for k in ("id", "table", "data", "kind", "score", "bf", "method", "k", "palim") if k in job}
+
+
 def scoring_epsilon(r: dict[str, Any]) -> float:
     """The smallest ε the run scores for (k-best methods start from their default initial ε, 3.0)."""
     return math.log(r["bf"]) if r["kind"] == "bf" else 3.0
@@ -136,8 +141,7 @@ def worker(job: dict[str, Any]) -> dict[str, Any]:
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
     except (ValueError, OSError):
         pass
-    row: dict[str, Any] = {k: job[k] for k in ("id", "table", "data", "kind", "score", "bf", "method", "k", "palim")
-                           if k in job}
+    row = identity(job)
     state = {"phase": "reading", "t0": time.perf_counter()}
     budget = float(job["budget"])
 
@@ -230,7 +234,7 @@ def run_isolated(job: dict[str, Any]) -> dict[str, Any]:
     """Run ``job`` in a child process; a crash or a hang becomes a marked row, never a lost one."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     limit = float(job["budget"]) + GRACE + 600.0  # the watchdog fires first; this catches a wedged process
-    base = {k: job[k] for k in ("id", "table", "data", "kind", "score", "bf", "method", "k", "palim") if k in job}
+    base = identity(job)
     try:
         proc = subprocess.run([sys.executable, __file__, "--worker", json.dumps(job)], capture_output=True,
                               text=True, timeout=limit, cwd=ROOT, env=env)
@@ -253,8 +257,7 @@ def run_dataset(runs: list[dict[str, Any]], *, skip: bool, previous: dict[str, d
         else:
             why = skip_reason(job, done) if skip else None
             if why:
-                row = {k: job[k] for k in ("id", "table", "data", "kind", "score", "bf", "method", "k", "palim")
-                       if k in job}
+                row = identity(job)
                 row.update({"status": "skipped", "note": why})
             else:
                 row = run_isolated(job)
