@@ -487,13 +487,18 @@ def _layer_from_toml(doc: Mapping[str, Any], source: str, base_dir: Path) -> _La
     return layer
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def _read_text(path: Path, what: str) -> str:
+    """The UTF-8 text of ``path``, or a one-line :class:`ConfigError` naming ``what`` and the path."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ConfigError(f"config file not found: {path}") from None
+        raise ConfigError(f"{what} not found: {path}") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read config file {path}: {exc}") from None
+        raise ConfigError(f"cannot read {what} {path}: {exc}") from None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    text = _read_text(path, "config file")
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -575,12 +580,7 @@ def read_settings_file(path: str | Path, *, base_dir: Path | None = None) -> tup
     warning (they concern GOBNILP's own I/O or features we do not have).
     """
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"settings file not found: {p}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read settings file {p}: {exc}") from None
+    text = _read_text(p, "settings file")
     folder = base_dir or p.resolve().parent
     layer = _Layer()
     raw: dict[str, Any] = {}

@@ -240,9 +240,10 @@ def enumerate_clusters(index: FamilyIndex, xval: np.ndarray, *, min_violation: f
     """Exact separation by enumerating every subset of the relevant nodes (small cases only).
 
     After the reduction of :func:`_relevant` the clusters worth testing live on
-    ``k`` nodes; when ``k <= max_nodes`` all ``2^k`` subsets are scored at once
-    with two boolean matrix products (subsets x families), which is much
-    cheaper than building and solving a SCIP sub-IP.  Complete by construction.
+    ``m`` nodes; when ``m <= max_nodes`` all ``2^m`` subsets are scored with
+    two boolean matrix products (subsets x families, :func:`_subset_violations`),
+    which is much cheaper than building and solving a SCIP sub-IP.  Complete
+    by construction.
 
     Returns
     -------
@@ -252,28 +253,15 @@ def enumerate_clusters(index: FamilyIndex, xval: np.ndarray, *, min_violation: f
     """
     alive, fams = _relevant(index, xval)
     nodes = np.flatnonzero(alive)
-    k = len(nodes)
-    if k > max_nodes:
+    if len(nodes) > max_nodes:
         return None
-    if k < 2:
+    if len(nodes) < 2:
         return []
-    pos = np.full(index.n, -1, dtype=np.int64)
-    pos[nodes] = np.arange(k)
-    fidx = np.fromiter((f for f, _ in fams), dtype=np.int64, count=len(fams))
-    par = np.zeros((len(fams), k), dtype=np.float32)
-    for r, (_, ps) in enumerate(fams):
-        par[r, pos[ps]] = 1.0
-    masks = np.arange(1, 1 << k, dtype=np.int64)
-    bits = ((masks[:, None] >> np.arange(k)) & 1).astype(bool)
-    child_in = bits[:, pos[index.child[fidx]]]
-    parent_hit = (bits.astype(np.float32) @ par.T) > 0.5
-    counted = (child_in & parent_hit) @ xval[fidx]
-    viol = counted - bits.sum(axis=1) + 1.0
-    good = np.flatnonzero(viol > min_violation)
-    good = good[np.lexsort((masks[good], -viol[good]))][:max_cuts]
+    masks, viol = _subset_violations(index, xval, nodes.tolist(), fams, 1, min_violation)
+    order = np.lexsort((masks, -viol))[:max_cuts]
     out = []
-    for g in good.tolist():
-        key = frozenset(nodes[bits[g]].tolist())
+    for mask in masks[order].tolist():
+        key = frozenset(nodes[(mask >> np.arange(len(nodes))) & 1 == 1].tolist())
         out.append((key, cluster_violation(index, xval, key)))
     return [(c, v) for c, v in out if v > min_violation]
 
@@ -283,26 +271,79 @@ def exact_clusters(index: FamilyIndex, xval: np.ndarray, *, min_violation: float
                    params: Mapping[str, object] | None = None) -> list[tuple[frozenset[int], float]]:
     """Every violated cluster the separation sub-IP meets (exact: finds one iff one exists).
 
-    The sub-IP has a binary ``y_v`` (v in the cluster) per relevant node and a
-    binary ``z_f`` (family counted) per family with positive LP value, with
-    ``z_f <= y_child(f)`` and ``z_f <= sum_{p in parents(f)} y_p``, and
-    maximises ``sum x_f z_f - sum y_v`` under the strict objective limit
-    ``min_violation - 1``: every solution SCIP accepts is a cluster violated by
-    more than ``min_violation``, and SCIP's own search proves none is left out
-    of the optimum.  All stored solutions (not just the best) are returned,
-    since each is a distinct violated cluster and a cut.
+    The sub-IP (:func:`_cluster_subip` with ``k = 1``) has a binary ``y_v``
+    (v in the cluster) per relevant node and a binary ``z_f`` (family counted)
+    per family with positive LP value, with ``z_f <= y_child(f)`` and
+    ``z_f <= sum_{p in parents(f)} y_p``, and maximises ``sum x_f z_f - sum y_v``
+    under the strict objective limit ``min_violation - 1``: every solution
+    SCIP accepts is a cluster violated by more than ``min_violation``, and
+    SCIP's own search proves none is left out of the optimum.  All stored
+    solutions (not just the best) are returned, since each is a distinct
+    violated cluster and a cut.
 
     Returns
     -------
     list of (cluster, violation)
         Distinct clusters with violation > ``min_violation``, most violated first.
     """
-    import pyscipopt
-
     alive, fams = _relevant(index, xval)
     nodes = np.flatnonzero(alive).tolist()
     if len(nodes) < 2:
         return []
+    found: dict[frozenset[int], float] = {}
+    for key in _cluster_subip(index, xval, nodes, fams, 1, min_violation, time_limit, params, max_solutions):
+        if len(key) < 2 or key in found:
+            continue
+        viol = cluster_violation(index, xval, key)
+        if viol > min_violation:
+            found[key] = viol
+    return sorted(found.items(), key=lambda kv: (-kv[1], sorted(kv[0])))
+
+
+def _subset_violations(index: FamilyIndex, xval: np.ndarray, nodes: list[int], fams: list[tuple[int, list[int]]],
+                       k: int, min_violation: float, block: int = 1 << 14) -> tuple[np.ndarray, np.ndarray]:
+    """Bit masks over ``nodes`` and violations of every subset violating its k-cluster inequality.
+
+    ``fams`` are ``(family, parents)`` pairs with every parent in ``nodes``;
+    a family counts for a subset when its child and at least ``k`` of its
+    parents are in it.  Subsets are scored in blocks of ``block`` rows, so
+    memory stays bounded whatever the number of nodes.
+    """
+    m = len(nodes)
+    where = np.full(index.n, -1, dtype=np.int64)
+    where[nodes] = np.arange(m)
+    fidx = np.fromiter((f for f, _ in fams), dtype=np.int64, count=len(fams))
+    par = np.zeros((len(fams), m), dtype=np.float32)
+    for r, (_, ps) in enumerate(fams):
+        par[r, where[ps]] = 1.0
+    child = where[index.child[fidx]]
+    weight = xval[fidx]
+    good_masks, good_viol = [], []
+    for lo in range(1, 1 << m, block):
+        masks = np.arange(lo, min(lo + block, 1 << m), dtype=np.int64)
+        bits = ((masks[:, None] >> np.arange(m)) & 1).astype(bool)
+        counted = (bits[:, child] & ((bits.astype(np.float32) @ par.T) > k - 0.5)) @ weight
+        size = bits.sum(axis=1)
+        viol = counted - size + k
+        good = np.flatnonzero((viol > min_violation) & (size > k))
+        good_masks.append(masks[good])
+        good_viol.append(viol[good])
+    return np.concatenate(good_masks), np.concatenate(good_viol)
+
+
+def _cluster_subip(index: FamilyIndex, xval: np.ndarray, nodes: list[int], fams: list[tuple[int, list[int]]],
+                   k: int, min_violation: float, time_limit: float | None,
+                   params: Mapping[str, object] | None, max_solutions: int) -> list[frozenset[int]]:
+    """Node sets of the solutions a SCIP sub-IP stores for the most violated k-cluster inequality.
+
+    Binary ``y_v`` per node and ``z_f`` per family, ``z_f <= y_child(f)``,
+    ``k z_f <= sum_{p in parents(f)} y_p``, ``sum y >= k + 1``; maximise
+    ``sum x_f z_f - sum y_v`` under the strict objective limit
+    ``min_violation - k``, so every stored solution is violated by more than
+    ``min_violation``.
+    """
+    import pyscipopt
+
     m = pyscipopt.Model("cluster_separation")
     m.hideOutput()
     m.setParam("misc/catchctrlc", False)
@@ -316,20 +357,12 @@ def exact_clusters(index: FamilyIndex, xval: np.ndarray, *, min_violation: float
     for f, ps in fams:
         z = m.addVar(f"z{f}", vtype="B", obj=float(xval[f]))
         m.addCons(z - y[int(index.child[f])] <= 0.0)
-        m.addCons(pyscipopt.quicksum(y[p] for p in ps) - z >= 0.0)
-    m.addCons(pyscipopt.quicksum(y.values()) >= 2)
+        m.addCons(pyscipopt.quicksum(y[p] for p in ps) - k * z >= 0.0)
+    m.addCons(pyscipopt.quicksum(y.values()) >= k + 1)
     m.setMaximize()
-    m.setObjlimit(min_violation - 1.0)
+    m.setObjlimit(min_violation - k)
     m.optimize()
-    found: dict[frozenset[int], float] = {}
-    for sol in m.getSols():
-        key = frozenset(v for v in nodes if m.getSolVal(sol, y[v]) > 0.5)
-        if len(key) < 2 or key in found:
-            continue
-        viol = cluster_violation(index, xval, key)
-        if viol > min_violation:
-            found[key] = viol
-    return sorted(found.items(), key=lambda kv: (-kv[1], sorted(kv[0])))
+    return [frozenset(v for v in nodes if m.getSolVal(sol, y[v]) > 0.5) for sol in m.getSols()]
 
 
 def kcluster_cuts(index: FamilyIndex, xval: np.ndarray, k: int, *, min_violation: float = 1e-3,
@@ -344,8 +377,9 @@ def kcluster_cuts(index: FamilyIndex, xval: np.ndarray, k: int, *, min_violation
     nodes have fewer than ``k`` parents in ``C``.  It cuts no network, and so
     cannot change which networks are optimal or credible.  For ``k = 1`` it
     is the ordinary cluster inequality; for ``k >= 2`` it cuts LP points that
-    no cluster inequality cuts (three nodes each taking the other two as
-    parents with value 2/3 satisfy every cluster inequality).
+    no cluster inequality cuts (four nodes each taking the other three as
+    parents with value 1/2 satisfy every cluster inequality, and break the
+    3-cluster inequality of all four by 1).
 
     Only nodes in some positive family with at least ``k`` parents (as child or
     parent) can help a violation: any other node adds 1 to ``|C|`` and nothing
@@ -358,64 +392,16 @@ def kcluster_cuts(index: FamilyIndex, xval: np.ndarray, k: int, *, min_violation
     pos = np.flatnonzero((xval > ZERO) & (index.n_parents >= k))
     if pos.size == 0:
         return []
-    nodes = sorted({int(index.child[f]) for f in pos.tolist()} | {p for f in pos.tolist() for p in index.parents[f]})
+    fams = [(f, list(index.parents[f])) for f in pos.tolist()]
+    nodes = sorted({int(index.child[f]) for f, _ in fams} | {p for _, ps in fams for p in ps})
     if len(nodes) <= k:
         return []
     if len(nodes) <= max_nodes:
-        found = _kcluster_enumerate(index, xval, k, pos, nodes, min_violation)
+        masks, _ = _subset_violations(index, xval, nodes, fams, k, min_violation)
+        arr = np.asarray(nodes)
+        keys = [frozenset(arr[(mask >> np.arange(len(nodes))) & 1 == 1].tolist()) for mask in masks.tolist()]
     else:
-        found = _kcluster_subip(index, xval, k, pos, nodes, min_violation, time_limit, params)
-    found = [(c, cluster_violation(index, xval, c, k)) for c, _ in found]
+        keys = _cluster_subip(index, xval, nodes, fams, k, min_violation, time_limit, params, 100)
+    found = [(c, cluster_violation(index, xval, c, k)) for c in keys]
     found = [(c, v) for c, v in found if v > min_violation and len(c) > k]
     return sorted(found, key=lambda kv: (-kv[1], sorted(kv[0])))[:max_cuts]
-
-
-def _kcluster_enumerate(index: FamilyIndex, xval: np.ndarray, k: int, pos: np.ndarray, nodes: list[int],
-                        min_violation: float, block: int = 1 << 14) -> list[tuple[frozenset[int], float]]:
-    m = len(nodes)
-    where = np.full(index.n, -1, dtype=np.int64)
-    where[nodes] = np.arange(m)
-    par = np.zeros((pos.size, m), dtype=np.float32)
-    for r, f in enumerate(pos.tolist()):
-        par[r, where[list(index.parents[f])]] = 1.0
-    child = where[index.child[pos]]
-    weight = xval[pos]
-    out: list[tuple[frozenset[int], float]] = []
-    for lo in range(1, 1 << m, block):
-        masks = np.arange(lo, min(lo + block, 1 << m), dtype=np.int64)
-        bits = ((masks[:, None] >> np.arange(m)) & 1).astype(bool)
-        counted = (bits[:, child] & ((bits.astype(np.float32) @ par.T) > k - 0.5)) @ weight
-        size = bits.sum(axis=1)
-        viol = counted - size + k
-        good = np.flatnonzero((viol > min_violation) & (size > k))
-        out += [(frozenset(np.asarray(nodes)[bits[g]].tolist()), float(viol[g])) for g in good.tolist()]
-    return out
-
-
-def _kcluster_subip(index: FamilyIndex, xval: np.ndarray, k: int, pos: np.ndarray, nodes: list[int],
-                    min_violation: float, time_limit: float | None,
-                    params: Mapping[str, object] | None) -> list[tuple[frozenset[int], float]]:
-    import pyscipopt
-
-    m = pyscipopt.Model("kcluster_separation")
-    m.hideOutput()
-    m.setParam("misc/catchctrlc", False)
-    m.setParam("limits/maxsol", 100)
-    m.setParam("limits/maxorigsol", 100)
-    if time_limit is not None:
-        m.setParam("limits/time", max(float(time_limit), 0.01))
-    for key, value in {**SUBIP_PARAMS, **dict(params or {})}.items():
-        m.setParam(key, value)
-    y = {v: m.addVar(f"y{v}", vtype="B", obj=-1.0) for v in nodes}
-    for f in pos.tolist():
-        z = m.addVar(f"z{f}", vtype="B", obj=float(xval[f]))
-        m.addCons(z - y[int(index.child[f])] <= 0.0)
-        m.addCons(pyscipopt.quicksum(y[p] for p in index.parents[f]) - k * z >= 0.0)
-    m.addCons(pyscipopt.quicksum(y.values()) >= k + 1)
-    m.setMaximize()
-    m.setObjlimit(min_violation - k)
-    m.optimize()
-    out = []
-    for sol in m.getSols():
-        out.append((frozenset(v for v in nodes if m.getSolVal(sol, y[v]) > 0.5), 0.0))
-    return out
