@@ -44,7 +44,7 @@ def run_one(name: str, source, args, options: dict) -> dict:
     from gobnilp_py.data import read_data
     from gobnilp_py.scoring import score
     from gobnilp_py.scoring.table import ScoreTable
-    from gobnilp_py.solve.learn import learn
+    from gobnilp_py import learn
 
     t0 = time.perf_counter()
     if isinstance(source, Path) and source.suffix == ".jkl":
@@ -52,7 +52,7 @@ def run_one(name: str, source, args, options: dict) -> dict:
     else:
         table = score(read_data(source, header=False), score=args.score, bayes_factor=args.bf, palim=args.palim)
     t_score = time.perf_counter() - t0
-    net = learn(table, time_limit=args.time_limit, model_options=options)
+    net = learn(table, method="ilp", time_limit=args.time_limit, model_options=options)
     s = net.stats
     row = {
         "data": name, "families": len(table), "status": net.status, "score": round(net.score, 6),

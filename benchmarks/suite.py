@@ -11,7 +11,7 @@ Usage (from the project root)::
 safe for ln(BF), find OPT and collect every network within ln(BF) of it (cap
 150,000 networks, as the paper), count equivalence classes.
 **Table 2** (BDeu, ESS 1): the same at BF 20, and the k best networks for
-k = 10, 100, 1000 by each k-best method of :mod:`gobnilp_py.baselines`
+k = 10, 100, 1000 by each k-best method of :mod:`gobnilp_py.solve.methods`
 (dynamic programming, repeated solves, our one-search k-best).  The suite
 checks that the methods' complete lists agree score by score (``agree``).
 
@@ -71,7 +71,7 @@ CAP = 150_000
 TABLE1_BFS = (3, 20, 150)
 TABLE2_BF = 20
 TABLE2_KS = (10, 100, 1000)
-METHODS = ("dp", "resolve", "search")
+METHODS = ("dp", "resolve", "ilp")
 #: Seconds a worker may run past the budget before its watchdog reports it (the searches stop themselves).
 GRACE = 15.0
 #: Address-space limit of each worker, so one run cannot take the machine down (bytes).
@@ -134,7 +134,7 @@ def worker(job: dict[str, Any]) -> dict[str, Any]:
     import resource
 
     from gobnilp_py import enumerate_networks, read_data, score
-    from gobnilp_py.baselines import run_kbest
+    from gobnilp_py import kbest
     from gobnilp_py.errors import GobnilpError
 
     try:
@@ -175,7 +175,8 @@ def worker(job: dict[str, Any]) -> dict[str, Any]:
                 row.update({"status": "budget", "phase": "scoring"})
                 return _finish(row, state)
             state["phase"] = "search"
-            cs = enumerate_networks(table, bayes_factor=job["bf"], max_networks=CAP, time_limit=remaining)
+            cs = enumerate_networks(table, bayes_factor=job["bf"], max_networks=CAP, time_limit=remaining,
+                                    method=job.get("engine", "ilp"))
             s = cs.stats
             row.update({"t_opt": s.get("time_opt"), "t_collect": s.get("time_collect"), "networks": len(cs),
                         "opt": cs.opt if math.isfinite(cs.opt) else None, "near_boundary": cs.near_boundary,
@@ -185,7 +186,7 @@ def worker(job: dict[str, Any]) -> dict[str, Any]:
             state["phase"] = "k-best"
             t0 = time.perf_counter()
             try:
-                cs = run_kbest(job["method"], data, int(job["k"]), time_limit=budget, **options)
+                cs = kbest(data, int(job["k"]), method=job["method"], time_limit=budget, **options)
             except GobnilpError as exc:  # a method that refuses (the DP beyond its size or memory limit)
                 row.update({"status": "not run", "note": str(exc).splitlines()[0][:160]})
                 return _finish(row, state)

@@ -5,6 +5,11 @@ The pipeline, one stage per subpackage:
 ``read_data`` -> ``Dataset`` -> ``score`` -> ``ScoreTable`` -> ``learn`` -> ``Network``
                                                   \\-> ``enumerate_networks`` / ``kbest`` -> ``CredibleSet``
 
+``learn``, ``enumerate_networks`` and ``kbest`` dispatch by ``method=`` to an
+engine (:mod:`gobnilp_py.solve.methods`): the ILP on SCIP (:mod:`gobnilp_py.ilp`,
+whose ``pyscipopt`` is imported only when it runs) or a SCIP-free search
+(:mod:`gobnilp_py.search`).
+
 All scores are natural-log and higher is better (GOBNILP's convention).
 """
 
@@ -28,10 +33,8 @@ from .examples import example_path
 from .network import Network
 from .scoring import LocalScore, register_score, score
 from .scoring.table import Family, ScoreTable
-from .solve.credible import CredibleSet
-from .solve.enumerate import enumerate_networks, kbest
+from .solve import METHODS, CredibleSet, enumerate_networks, kbest, learn, method_names
 from .output import RunResult, run
-from .solve.learn import learn
 
 __all__ = [
     "__version__",
@@ -48,6 +51,8 @@ __all__ = [
     "register_score",
     # learning
     "learn",
+    "METHODS",
+    "method_names",
     "Network",
     "StructuralConstraints",
     # collections

@@ -4,8 +4,9 @@ The case for enumerating by Bayes factor (ε-BNSL) rests on a comparison: a
 k-best solver needs k chosen in advance, and a fixed k covers very different
 evidence levels on different data.  :func:`compare` runs, on the user's data:
 
-* for each k: every k-best method of :mod:`gobnilp_py.baselines` (dynamic
-  programming, repeated ILP solves, the one-search k-best), recording wall time,
+* for each k: every k-best method of :mod:`gobnilp_py.solve.methods` (dynamic
+  programming, repeated ILP solves, the one-search ILP k-best, the order graph),
+  recording wall time,
   the number of networks and of equivalence classes, and the gap of the k-th
   network below the optimum;
 * for each Bayes factor: :func:`gobnilp_py.enumerate_networks`, recording wall
@@ -43,10 +44,10 @@ from .errors import ConfigError, GobnilpError
 
 __all__ = ["compare", "Comparison", "KBEST_METHODS", "plot_gaps"]
 
-_log = logging.getLogger("gobnilp_py")
+_log = logging.getLogger(__name__)
 
-#: Method names in table order.
-KBEST_METHODS = ("dp", "resolve", "search")
+#: The k-best methods compared by default (any name of :func:`gobnilp_py.method_names` ("kbest") is accepted).
+KBEST_METHODS = ("dp", "resolve", "ilp")
 
 
 @dataclass
@@ -157,7 +158,7 @@ def compare(data: Any, *, ks: Sequence[int] = (10, 100, 1000), bayes_factors: Se
     bayes_factors : sequence of float
         The Bayes factors (each >= 1).
     methods : sequence of str
-        k-best methods among ``"dp"``, ``"resolve"``, ``"search"``.
+        k-best methods among :data:`KBEST_METHODS` (``"ilp"``, ``"dp"``, ``"resolve"``, ...).
     time_limit : float, optional
         Seconds per run; a run that reaches it is reported as incomplete.
     max_networks : int or None
@@ -179,14 +180,16 @@ def compare(data: Any, *, ks: Sequence[int] = (10, 100, 1000), bayes_factors: Se
     >>> print(c.to_markdown())  # doctest: +SKIP
     """
     from .data import Dataset, read_data
-    from .baselines import run_kbest
-    from .solve.enumerate import enumerate_networks
+    from .solve import enumerate_networks, kbest
 
     ks = _positive_ints(ks, "ks")
     bfs = _bayes_factors(bayes_factors)
-    unknown = [m for m in methods if m not in KBEST_METHODS]
+    from .solve.methods import method_names
+
+    unknown = [m for m in methods if m not in method_names("kbest") or m == "auto"]
     if unknown:
-        raise ConfigError(f"unknown k-best method {unknown[0]!r}; choose from {', '.join(KBEST_METHODS)}")
+        raise ConfigError(f"unknown k-best method {unknown[0]!r}; choose from "
+                          f"{', '.join(m for m in method_names('kbest') if m != 'auto')}")
     if time_limit is not None and not float(time_limit) > 0:
         raise ConfigError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     label = source or (Path(data).name if isinstance(data, (str, Path)) else type(data).__name__)
@@ -201,7 +204,7 @@ def compare(data: Any, *, ks: Sequence[int] = (10, 100, 1000), bayes_factors: Se
                 options["time_limit"] = float(time_limit)
             t0 = time.perf_counter()
             try:
-                cs = run_kbest(method, dataset, k, **options)
+                cs = kbest(dataset, k, method=method, **options)
             except GobnilpError as exc:  # e.g. the DP refused: too many variables or over its memory budget
                 krows.append(_krow(k, method, math.nan, None, note=f"not run: {exc}"))
                 _log.info("compare: %s k=%d not run: %s", method, k, exc)

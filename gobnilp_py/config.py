@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError, ConstraintError
+from .ilp.settings import ENUMERATION_PARAMS
 
 __all__ = [
     "JOBS",
@@ -98,9 +99,9 @@ _DEFAULT_WRITE: dict[str, tuple[str, ...]] = {
     "kbest": ("json", "csv", "report"),
 }
 
-#: SCIP parameters the enumeration relies on (see ``gobnilp_py.solve.collector``); a user
+#: SCIP parameters the enumeration relies on (see ``gobnilp_py.ilp.settings``); a user
 #: override would silently lose credible networks, so it is refused for collecting jobs.
-_PROTECTED_SCIP = ("misc/allowstrongdualreds", "misc/usesymmetry", "presolving/maxrestarts", "misc/scaleobj")
+_PROTECTED_SCIP = tuple(ENUMERATION_PARAMS)
 #: SCIP parameters that have a config key of their own (one place per setting).
 _SCIP_HAS_KEY = {"limits/time": "[limits] time_limit", "limits/gap": "[limits] gap"}
 

@@ -62,7 +62,7 @@ def test_skip_rules(suite):
     assert "was refused" in suite.skip_reason(kb, [refused])
     small = {"id": "s", "kind": "kbest", "score": "BDeu", "method": "dp", "k": 10, "status": "budget"}
     assert "k=10" in suite.skip_reason(kb, [small])
-    assert suite.skip_reason(dict(kb, method="search"), [small]) is None
+    assert suite.skip_reason(dict(kb, method="ilp"), [small]) is None
     assert suite.skip_reason(kb, [dict(small, status="complete")]) is None
 
 
@@ -113,7 +113,7 @@ def test_suite_end_to_end_on_a_small_dataset(suite, tmp_path):
     assert rows["T2:tiny:BDeu:BF20"]["status"] == "complete"
     # Small k: every method finishes and all list the same scores.
     for k in (10, 100):
-        done = [rows[f"T2:tiny:BDeu:{m}-k{k}"] for m in ("dp", "search")]
+        done = [rows[f"T2:tiny:BDeu:{m}-k{k}"] for m in ("dp", "ilp")]
         assert all(r["status"] == "complete" and len(r["scores"]) == k for r in done)
         assert suite.agreement(done).startswith("yes")
     # The budget hit is marked and kept, with the networks found so far.

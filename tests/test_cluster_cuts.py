@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gobnilp_py.constraints import cluster as cl
-from gobnilp_py.model.index import FamilyIndex
+from gobnilp_py.ilp import cluster as cl
+from gobnilp_py.search.family_index import FamilyIndex
 from gobnilp_py.scoring.table import ScoreTable
 
 SETTINGS = settings(derandomize=True, deadline=None, max_examples=60)

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gobnilp_py import (
+    ConfigError,
     ScoreError,
     ScoreTable,
     StructuralConstraints,
@@ -182,7 +183,7 @@ def test_network_cap_gives_incomplete_result():
 
 def test_time_limit_in_collection_keeps_the_optimum(monkeypatch):
     """A collection cut short still reports every network found, phase 1's optimum included."""
-    import gobnilp_py.solve.enumerate as en
+    import gobnilp_py.ilp.engine as en
 
     real = en._collect
 
@@ -200,15 +201,15 @@ def test_time_limit_in_collection_keeps_the_optimum(monkeypatch):
 
 def test_bad_settings():
     data = read_data(np.array([[0, 1], [1, 0], [1, 1]]))
-    with pytest.raises(ScoreError, match="either bayes_factor or epsilon"):
+    with pytest.raises(ConfigError, match="either bayes_factor or epsilon"):
         enumerate_networks(data, bayes_factor=3, epsilon=1)
-    with pytest.raises(ScoreError, match="bayes_factor must be a finite number >= 1"):
+    with pytest.raises(ConfigError, match="bayes_factor must be a finite number >= 1"):
         enumerate_networks(data, bayes_factor=0.5)
-    with pytest.raises(ScoreError, match="give a bayes_factor"):
+    with pytest.raises(ConfigError, match="give a bayes_factor"):
         enumerate_networks(data)
-    with pytest.raises(ScoreError, match="max_networks must be >= 1"):
+    with pytest.raises(ConfigError, match="max_networks must be an integer >= 1"):
         enumerate_networks(data, bayes_factor=3, max_networks=0)
-    with pytest.raises(ScoreError, match="k must be a positive integer"):
+    with pytest.raises(ConfigError, match="k must be a positive integer"):
         kbest(data, 0)
     t = score(data, epsilon=0.5)
     with pytest.raises(ScoreError, match="pruned for epsilon=0.5"):
@@ -271,16 +272,16 @@ def test_kbest_widens_epsilon_until_k_networks(seed):
 
 
 def test_kbest_on_table_falls_back_to_unlimited_search():
-    # A given table cannot be rescored: when initial_epsilon holds fewer than k networks, the second
-    # round searches without an objective limit and must still return the table's k best.
+    # A given table cannot be rescored: when initial_epsilon holds fewer than k networks, the ILP's
+    # second search runs without an objective limit and must still return the table's k best.
     rng = np.random.default_rng(21)
     data = read_data(random_data(rng, 4, 80))
     t = score(data, prune=False)
     ranking = sorted(brute_force(t, math.inf).items(), key=lambda s: (-s[1], s[0]))
     k = 60
     assert ranking[0][1] - ranking[k - 1][1] > 0.5  # so initial_epsilon=0.5 is too small
-    cs = kbest(t, k, initial_epsilon=0.5)
-    assert cs.complete and len(cs) == k and cs.stats["rounds"] == 2
+    cs = kbest(t, k, initial_epsilon=0.5, method="ilp")
+    assert cs.complete and len(cs) == k and cs.stats["searches"] == 2
     for net, (_, want) in zip(cs.networks, ranking[:k]):
         assert abs(net.score - want) <= TOL * max(1.0, abs(want))
 
@@ -327,14 +328,14 @@ def test_progress_hook_reports_scoring_levels_and_collection():
 def test_bundled_example_matches_independent_dp_kbest():
     """The README's main job (Asia, BDeu, palim 3, two forbidden arrows, BF 20) against Tian et al.'s DP."""
     from gobnilp_py import example_path
-    from gobnilp_py.baselines import kbest_dp
+    from gobnilp_py import kbest
 
     data = read_data(example_path("asia"))
     cons = StructuralConstraints(forbidden_arrows=[("dysp", "asia"), ("xray", "asia")])
     eps = math.log(20)
     table = score(data, score="BDeu", palim=3, epsilon=eps)
     cs = enumerate_networks(table, epsilon=eps, constraints=cons)
-    ranked = kbest_dp(cons.filter_table(table), len(cs) + 50)
+    ranked = kbest(cons.filter_table(table), len(cs) + 50, method="dp")
     opt = ranked.networks[0].score
     within = {n.key for n in ranked.networks if n.score >= opt - eps - 1e-9 * abs(opt)}
     assert len(ranked) == len(cs) + 50  # the DP list reaches past the boundary

@@ -1,8 +1,8 @@
-"""The three exact k-best methods agree with each other and with brute force.
+"""The exact k-best methods agree with each other and with brute force.
 
-Methods: dynamic programming over the subset lattice (``kbest_dp``), GOBNILP
-1.6-style repeated solves with nogoods (``kbest_resolve``) and the package's
-one-search k-best (``gobnilp_py.solve.enumerate.kbest``).  The oracle scores
+Methods (``gobnilp_py.kbest(..., method=...)``): dynamic programming over the
+subset lattice (``"dp"``), GOBNILP 1.6-style repeated solves with nogoods
+(``"resolve"``) and the package's one-search ILP k-best (``"ilp"``).  The oracle scores
 every DAG on n <= 5 nodes (``oracle_dags``) from an unpruned table, so it
 shares no code with any of them.
 
@@ -21,13 +21,29 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gobnilp_py import ScoreError, ScoreTable, read_data, score
-from gobnilp_py.baselines import METHODS, estimate_memory, kbest_dp, kbest_dp_table, kbest_resolve, run_kbest
-from gobnilp_py.solve.enumerate import kbest as kbest_search
+from gobnilp_py import ConfigError, ScoreError, ScoreTable, kbest, read_data, score
+from gobnilp_py.search.subset_dp import estimate_memory
 from random_problems import random_data
 from oracle_dags import all_dags_array
 
 TOL = 1e-8
+
+
+def kbest_dp(data_or_table, k, trace_memory=None, **kw):
+    opts = {"trace_memory": trace_memory} if trace_memory else None
+    return kbest(data_or_table, k, method="dp", engine_options=opts, **kw)
+
+
+def kbest_resolve(data_or_table, k, **kw):
+    return kbest(data_or_table, k, method="resolve", **kw)
+
+
+def kbest_search(data_or_table, k, **kw):
+    return kbest(data_or_table, k, method="ilp", **kw)
+
+
+kbest_dp_table = kbest_dp
+METHODS = {"dp": kbest_dp, "resolve": kbest_resolve, "search": kbest_search}
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
@@ -221,36 +237,28 @@ def test_dp_guards():
     with pytest.raises(ScoreError, match="memory budget"):
         kbest_dp(table, 10, memory_budget=1000)
     big = ScoreTable([f"X{i}" for i in range(25)], [[((), -1.0)] for _ in range(25)])
-    with pytest.raises(ScoreError, match="at most 24 variables"):
+    with pytest.raises(ConfigError, match="at most 24 variables"):
         kbest_dp_table(big, 1)
     for bad in (0, -1, 2.5, True, "3"):
-        with pytest.raises(ScoreError, match="k must be a positive integer"):
+        with pytest.raises(ConfigError, match="k must be a positive integer"):
             kbest_dp(table, bad)
-        with pytest.raises(ScoreError, match="k must be a positive integer"):
+        with pytest.raises(ConfigError, match="k must be a positive integer"):
             kbest_resolve(table, bad)
-    with pytest.raises(ScoreError, match="need data"):
+    with pytest.raises(ConfigError, match="need data"):
         kbest_dp(table, 3, score="BDeu")
-    with pytest.raises(ScoreError, match="time_limit"):
+    with pytest.raises(ConfigError, match="time_limit"):
         kbest_dp(table, 3, time_limit=0)
     assert estimate_memory(20, 10) < estimate_memory(20, 100) < estimate_memory(21, 100)
 
 
-def test_run_kbest_names_methods():
-    from gobnilp_py import ConfigError
-
+def test_methods_are_named_by_the_registry():
     table = random_table(np.random.default_rng(3), 3, ties=False)
-    assert len(run_kbest("dp", table, 2)) == 2
-    with pytest.raises(ConfigError, match="unknown k-best method 'bogus'"):
-        run_kbest("bogus", table, 2)
-
-
-def test_package_attribute_kbest_is_the_search_function():
-    import gobnilp_py
-    import gobnilp_py.baselines  # noqa: F401  (must not shadow gobnilp_py.kbest)
-
-    assert gobnilp_py.kbest is kbest_search
-    table = random_table(np.random.default_rng(8), 3, ties=False)
-    assert [n.key for n in gobnilp_py.kbest(table, 4)] == [n.key for n in kbest_search(table, 4)]
+    assert len(kbest(table, 2, method="dp")) == 2
+    with pytest.raises(ConfigError, match="unknown method 'bogus'"):
+        kbest(table, 2, method="bogus")
+    with pytest.raises(ConfigError, match="method 'dp' cannot honour the structural constraint max_edges"):
+        kbest(table, 2, method="dp", constraints={"max_edges": 1})
+    assert kbest(table, 2).stats["method_reason"]
 
 
 # ---------------------------------------------------------- real data (slow)
@@ -307,10 +315,10 @@ def test_dp_reproduces_checked_counts_on_real_data(name, opt, within_bf3, within
 def test_compare_cli_prints_the_table_without_matplotlib(capsys):
     from gobnilp_py.cli import main
 
-    rc = main(["compare", "example:asia", "--k", "2", "--bf", "3", "--score", "BDeu", "--methods", "dp,search"])
+    rc = main(["compare", "example:asia", "--k", "2", "--bf", "3", "--score", "BDeu", "--methods", "dp,ilp"])
     assert rc == 0
     printed = capsys.readouterr().out
-    assert "| k | dp T | search T | networks | classes | gap of k-th |" in printed
+    assert "| k | dp T | ilp T | networks | classes | gap of k-th |" in printed
     assert "| 2 |" in printed and "| 3 | 1.0986 |" in printed
 
 
@@ -325,13 +333,13 @@ def test_compare_cli_writes_table_json_and_plot(tmp_path, capsys):
                "--time-limit", "120", "-o", str(out)])
     assert rc == 0
     printed = capsys.readouterr().out
-    assert "| k | dp T | resolve T | search T | networks | classes | gap of k-th |" in printed
+    assert "| k | dp T | resolve T | ilp T | networks | classes | gap of k-th |" in printed
     written = (out / "compare.md").read_text()
     assert written.strip() == printed.strip() and "| 8 |" in written
     assert (out / "kbest_gap.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     summary = json.loads((out / "compare.json").read_text())
     rows = summary["kbest"]
-    assert {(r["k"], r["method"]) for r in rows} == {(k, m) for k in (3, 8) for m in ("dp", "resolve", "search")}
+    assert {(r["k"], r["method"]) for r in rows} == {(k, m) for k in (3, 8) for m in ("dp", "resolve", "ilp")}
     for k in (3, 8):
         same_k = [r for r in rows if r["k"] == k]
         assert all(r["complete"] and r["networks"] == k for r in same_k)
@@ -347,19 +355,19 @@ def test_compare_cli_writes_table_json_and_plot(tmp_path, capsys):
 
 
 def test_compare_api_marks_methods_that_cannot_run(monkeypatch):
-    import gobnilp_py.baselines as kb
+    import gobnilp_py.search.subset_dp as dp
     from gobnilp_py import example_path
     from gobnilp_py.compare import compare
 
     def refuse(*args, **kwargs):
         raise ScoreError("dynamic-programming k-best handles at most 24 variables; this table has 99")
 
-    monkeypatch.setitem(kb.METHODS, "dp", refuse)
-    cmp = compare(example_path("asia"), ks=[4], bayes_factors=[3], methods=["dp", "search"], score="BDeu")
+    monkeypatch.setattr(dp, "kbest", refuse)
+    cmp = compare(example_path("asia"), ks=[4], bayes_factors=[3], methods=["dp", "ilp"], score="BDeu")
     dp_row = cmp.kbest[cmp.kbest.method == "dp"].iloc[0]
     assert not dp_row.complete and dp_row.note.startswith("not run: dynamic-programming")
     assert "not run" in cmp.to_markdown()
-    search_row = cmp.kbest[cmp.kbest.method == "search"].iloc[0]
+    search_row = cmp.kbest[cmp.kbest.method == "ilp"].iloc[0]
     assert search_row.complete and search_row.networks == 4
 
 

@@ -24,8 +24,8 @@ from oracle_dags import all_dags  # noqa: E402
 from oracle_dp import optimal_dag  # noqa: E402
 from test_learn_oracle import check_network, random_table  # noqa: E402
 
-from gobnilp_py.constraints import cluster as cl  # noqa: E402
-from gobnilp_py.model.index import FamilyIndex  # noqa: E402
+from gobnilp_py.ilp import cluster as cl  # noqa: E402
+from gobnilp_py.search.family_index import FamilyIndex  # noqa: E402
 from gobnilp_py.scoring.table import ScoreTable  # noqa: E402
 from gobnilp_py.solve.learn import learn  # noqa: E402
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from gobnilp_py import Network, ScoreTable, SolverError, StructuralConstraints, learn
-import gobnilp_py.solve.learn as learn_module
+from gobnilp_py import ScoreTable, SolverError, StructuralConstraints, learn
+import gobnilp_py.ilp.engine as ilp_engine
+from gobnilp_py.search.results import Solution
 
 
 def _table() -> ScoreTable:
@@ -19,16 +20,17 @@ def _table() -> ScoreTable:
 
 
 def test_a_returned_network_breaking_a_constraint_is_refused(monkeypatch):
-    cons = StructuralConstraints(forbidden_arrows=[("A", "B")])
-    honest = learn(_table(), constraints=cons)
-    assert honest.status == "optimal" and "A" not in honest.parents["B"]
+    cons = StructuralConstraints(max_edges=0)  # a row of the ILP, not a table filter
+    honest = learn(_table(), constraints=cons, method="ilp")
+    assert honest.status == "optimal" and honest.n_edges == 0
 
-    def wrong_answer(fm):
-        return Network(["A", "B"], {"A": (), "B": ("A",)}, -4.0, status="optimal")
+    def wrong_answer(table, **kwargs):
+        # A <- {B} (position 0 of A's families, best first) and B <- {} (position 1): one arrow
+        return Solution("optimal", -4.0, (0, 1), dual_bound=-4.0)
 
-    monkeypatch.setattr(learn_module, "network_from_model", wrong_answer)
-    with pytest.raises(SolverError, match="forbidden arrow A->B"):
-        learn(_table(), constraints=cons)
+    monkeypatch.setattr(ilp_engine, "optimum", wrong_answer)
+    with pytest.raises(SolverError, match="max_edges"):
+        learn(_table(), constraints=cons, method="ilp")
 
 
 def test_without_constraints_a_correct_answer_passes():

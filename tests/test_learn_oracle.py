@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from oracle_dp import optimal_dag  # noqa: E402
 
-from gobnilp_py.constraints.cluster import find_cycles  # noqa: E402
+from gobnilp_py.ilp.cluster import find_cycles  # noqa: E402
 from gobnilp_py.errors import ConstraintError  # noqa: E402
 from gobnilp_py.scoring.table import ScoreTable  # noqa: E402
 from gobnilp_py.solve.learn import learn  # noqa: E402
@@ -165,8 +165,8 @@ def test_gap_limit_is_not_called_optimal():
 @settings(max_examples=40, **SETTINGS)
 @given(st.integers(1, 8), st.integers(0, 10**6))
 def test_sink_heuristic_builds_dags_and_polish_never_hurts(n, seed):
-    from gobnilp_py.model.index import FamilyIndex
-    from gobnilp_py.solve.heuristic import best_for_order, sink_order
+    from gobnilp_py.search.family_index import FamilyIndex
+    from gobnilp_py.search.orders import best_for_order, sink_order
 
     table = random_table(seed, n, 6)
     idx = FamilyIndex.from_table(table)
@@ -186,8 +186,8 @@ def test_sink_heuristic_builds_dags_and_polish_never_hurts(n, seed):
 
 
 def test_sink_heuristic_respects_allowed_and_reports_dead_end():
-    from gobnilp_py.model.index import FamilyIndex
-    from gobnilp_py.solve.heuristic import sink_order
+    from gobnilp_py.search.family_index import FamilyIndex
+    from gobnilp_py.search.orders import sink_order
 
     table = ScoreTable(["a", "b"], [[((), -5.0), ((1,), -1.0)], [((), -5.0), ((0,), -1.0)]])
     idx = FamilyIndex.from_table(table)
@@ -206,7 +206,7 @@ def test_single_variable():
 
 
 def test_family_variables_are_locked_up_only_when_they_have_parents():
-    from gobnilp_py.model.builder import build_model
+    from gobnilp_py.ilp.model import build_model
 
     table = random_table(3, 5, 6)
     fm = build_model(table)
@@ -222,8 +222,8 @@ def test_family_variables_are_locked_up_only_when_they_have_parents():
 @pytest.mark.parametrize("seed", range(8))
 def test_exact_under_collector_settings_and_objective_limit(seed):
     """The settings the epsilon-BNSL collector uses, plus an objective limit, keep the optimum exact."""
-    from gobnilp_py.model.builder import build_model
-    from gobnilp_py.solve.learn import network_from_model
+    from gobnilp_py.ilp.model import build_model
+    from gobnilp_py.ilp.engine import solution_from_model
 
     table = random_table(500 + seed, 7, 8)
     opt, _ = optimal_dag(table)
@@ -231,14 +231,16 @@ def test_exact_under_collector_settings_and_objective_limit(seed):
     fm = build_model(table, params=params)
     fm.model.setObjlimit(opt - 0.5)  # strict: only networks scoring above opt - 0.5 survive
     fm.model.optimize()
-    net = network_from_model(fm)
+    from gobnilp_py.solve.results import network_from_solution
+
+    net = network_from_solution(table, solution_from_model(fm), stats={})
     check_network(net, table, opt)
     fm2 = build_model(table, params=params)
     # Nothing beats the optimum.  SCIP compares with the limit up to its relative feasibility
     # tolerance (measured: opt + 1e-5 on |opt| ~ 24 still returned the optimum), so go beyond it.
     fm2.model.setObjlimit(opt + 1e-4 * max(1.0, abs(opt)))
     fm2.model.optimize()
-    assert network_from_model(fm2).status in ("infeasible", "no_solution")
+    assert solution_from_model(fm2).status in ("infeasible", "no_solution")
 
 
 def test_bad_scip_parameters_are_config_errors():

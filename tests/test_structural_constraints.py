@@ -28,6 +28,7 @@ from gobnilp_py.network import Network
 from gobnilp_py.scoring.table import ScoreTable
 
 pyscipopt = pytest.importorskip("pyscipopt")
+from gobnilp_py.ilp.structural_rows import add_structural_rows  # noqa: E402
 
 
 # ===================================================================== helpers
@@ -75,7 +76,7 @@ def brute_force(table: ScoreTable, cons: SC) -> float | None:
 
 
 def solve_with_clusters(table: ScoreTable, cons: SC) -> tuple[str, float | None, dict | None]:
-    """Exact ILP independent of the package's builder: all cluster constraints, then cons.add_to_model."""
+    """Exact ILP independent of the package's builder: all cluster constraints, then the structural rows."""
     t = cons.filter_table(table)
     m = pyscipopt.Model()
     m.hideOutput()
@@ -90,7 +91,7 @@ def solve_with_clusters(table: ScoreTable, cons: SC) -> tuple[str, float | None,
             m.addCons(pyscipopt.quicksum(x[i][k] for i in cluster for k, (ps, _) in enumerate(t.families[i])
                                          if cs.isdisjoint(ps)) >= 1)
     m.setMaximize()
-    cons.add_to_model(SimpleNamespace(model=m, table=t, x=x))
+    add_structural_rows(cons, SimpleNamespace(model=m, table=t, x=x))
     m.optimize()
     if m.getStatus() == "infeasible":
         return "infeasible", None, None
@@ -417,12 +418,16 @@ def test_filter_table_validates():
         SC(required_arrows=["Q->A"]).filter_table(small_table())
 
 
-def test_filter_warns_when_table_was_pruned(caplog):
+def test_filter_warns_only_when_a_variable_the_constraints_need_unpruned_was_pruned(caplog):
     t = small_table()
-    t.pruning = {"A": {"subset": 3}}
+    t.pruning = {"A": {"subset": 3}}  # A's parent sets do not matter to A->B
     with caplog.at_level("WARNING", logger="gobnilp_py.constraints.structural"):
         SC(required_arrows=["A->B"]).filter_table(t)
-    assert "not safe under subset pruning" in caplog.text
+    assert caplog.text == ""
+    t.pruning = {"B": {"subset": 3}}  # B must keep parent sets with A: pruning them may lose networks
+    with caplog.at_level("WARNING", logger="gobnilp_py.constraints.structural"):
+        SC(required_arrows=["A->B"]).filter_table(t)
+    assert "pruned for B" in caplog.text and "may miss admissible networks" in caplog.text
 
 
 # ================================================================ is_satisfied
@@ -462,7 +467,7 @@ def test_add_to_model_two_nodes_without_acyclicity():
         for row in x:
             m.addCons(pyscipopt.quicksum(row) == 1)
         m.setMaximize()
-        added = cons.add_to_model(SimpleNamespace(model=m, table=t, x=x))
+        added = add_structural_rows(cons, SimpleNamespace(model=m, table=t, x=x))
         names = {c.name for c in added}
         m.optimize()
         if m.getStatus() != "optimal":
@@ -559,7 +564,7 @@ def test_filter_error_hints_at_pruning():
     cons = SC(required_arrows=[("0", "1")])
     if any("0" in ps for ps, _ in table.parent_sets("1")):
         pytest.skip("this scorer keeps a parent set of 1 containing 0; nothing to show")
-    with pytest.raises(ConstraintError, match="score with prune=False"):
+    with pytest.raises(ConstraintError, match="the score table was pruned"):
         cons.filter_table(table)
 
 

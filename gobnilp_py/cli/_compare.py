@@ -30,8 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--k", dest="ks", default="10,100,1000", help="comma-separated k values (default 10,100,1000)")
     p.add_argument("--bf", dest="bfs", default="3,20,150",
                    help="comma-separated Bayes factors (default 3,20,150)")
-    p.add_argument("--methods", default="dp,resolve,search",
-                   help="k-best methods, comma separated, among dp, resolve, search (default all)")
+    p.add_argument("--methods", default="dp,resolve,ilp",
+                   help="k-best methods, comma separated, among dp, resolve, ilp, ordergraph (default dp,resolve,ilp)")
     p.add_argument("--time-limit", type=float, default=None,
                    help="seconds per run; runs that reach it are marked as stopped")
     p.add_argument("--max-networks", type=int, default=150_000,

@@ -56,7 +56,7 @@ def _source_and_kwargs(args: argparse.Namespace) -> tuple[object, dict]:
 
 
 def run_enumerate(args: argparse.Namespace) -> int:
-    from ..solve.enumerate import enumerate_networks
+    from ..solve import enumerate_networks
 
     source, kw = _source_and_kwargs(args)
     cs = enumerate_networks(source, bayes_factor=args.bayes_factor, epsilon=args.epsilon,
@@ -65,7 +65,7 @@ def run_enumerate(args: argparse.Namespace) -> int:
 
 
 def run_kbest(args: argparse.Namespace) -> int:
-    from ..solve.enumerate import kbest
+    from ..solve import kbest
 
     source, kw = _source_and_kwargs(args)
     cs = kbest(source, args.k, time_limit=args.time_limit, **kw)

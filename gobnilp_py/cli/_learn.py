@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..constraints.structural import StructuralConstraints
-    from ..solve.learn import learn
+    from ..solve import learn
 
     source = load_table_or_data(args, args.data)
     cons = StructuralConstraints.from_file(args.constraints) if args.constraints else None

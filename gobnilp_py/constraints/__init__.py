@@ -1,34 +1,20 @@
-"""Constraints on the learned DAG: acyclicity (cluster cuts) and structural background knowledge.
+"""Structural constraints on the learned DAG (background knowledge), engine-free.
 
-Submodules:
-
-* :mod:`.cluster` — pure cluster-cut finding (cycle test, cycle heuristic, exact sub-IP);
-* :mod:`.acyclicity` — the SCIP constraint handler built on it;
-* :mod:`.structural` — user constraints (required/forbidden arrows, tiers, ...).
-
-Names are loaded lazily, so importing the pure parts does not load the SCIP plugins.
+:class:`StructuralConstraints` parses, validates and checks user constraints and
+filters score tables; engines honour what filtering cannot express their own way
+(the ILP engine as linear rows: :mod:`gobnilp_py.ilp.structural_rows`).
+Acyclicity belongs to the engines (cluster cuts: :mod:`gobnilp_py.ilp.cluster`).
 """
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from .structural import (
+    CLASS_INVARIANT_KINDS,
+    CONSTRAINT_KINDS,
+    FILTER_KINDS,
+    InfeasibleConstraints,
+    StructuralConstraints,
+)
 
-__all__ = ["AcyclicityHandler", "add_acyclicity", "StructuralConstraints", "find_cycles",
-           "cluster_violation", "cycle_clusters", "exact_clusters"]
-
-_WHERE = {
-    "AcyclicityHandler": ".acyclicity",
-    "add_acyclicity": ".acyclicity",
-    "StructuralConstraints": ".structural",
-    "find_cycles": ".cluster",
-    "cluster_violation": ".cluster",
-    "cycle_clusters": ".cluster",
-    "exact_clusters": ".cluster",
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        return getattr(import_module(_WHERE[name], __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__all__ = ["StructuralConstraints", "InfeasibleConstraints", "CONSTRAINT_KINDS", "FILTER_KINDS",
+           "CLASS_INVARIANT_KINDS"]

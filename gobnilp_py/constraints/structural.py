@@ -14,9 +14,12 @@ of them):
    tier, too many parents, a family lacking a required parent, ...).  This
    shrinks the ILP, and a constraint enforced by deletion costs the solver
    nothing.
-2. :meth:`StructuralConstraints.add_to_model` adds linear constraints over the
-   family variables for what cannot be expressed by deleting families
-   (adjacencies, arrow counts, immoralities).
+2. engines honour the rest their own way: the ILP engine adds linear
+   constraints over the family variables for what cannot be expressed by
+   deleting families (adjacencies, arrow counts, immoralities; see
+   :mod:`gobnilp_py.ilp.structural_rows`); :meth:`StructuralConstraints.kinds`
+   names the kinds present so a driver can refuse an engine that cannot honour
+   one of them.
 
 :meth:`StructuralConstraints.is_satisfied` is an independent, direct check on a
 finished network, used by tests and by the ε-BNSL collector.
@@ -42,7 +45,8 @@ from ..errors import ConstraintError
 from ..network import Network, find_cycle
 from ..scoring.table import ScoreTable
 
-__all__ = ["StructuralConstraints"]
+__all__ = ["StructuralConstraints", "InfeasibleConstraints", "constraint_row_name", "CONSTRAINT_KINDS",
+           "FILTER_KINDS", "CLASS_INVARIANT_KINDS"]
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +59,24 @@ _KEYS = (
     "tiers", "max_parents", "max_parents_per_variable", "min_edges", "max_edges",
     "required_immoralities", "forbidden_immoralities",
 )
+#: Every kind of structural constraint, by the name of its key.
+CONSTRAINT_KINDS: tuple[str, ...] = _KEYS
+#: The kinds :meth:`StructuralConstraints.filter_table` enforces completely by deleting families,
+#: so that any engine searching the filtered table honours them exactly.
+FILTER_KINDS: frozenset[str] = frozenset({
+    "required_arrows", "forbidden_arrows", "forbidden_adjacencies", "tiers", "max_parents",
+    "max_parents_per_variable"})
+#: The kinds that depend only on the skeleton and the v-structures, so every DAG of a Markov
+#: equivalence class satisfies them or none does.
+CLASS_INVARIANT_KINDS: frozenset[str] = frozenset({
+    "required_adjacencies", "forbidden_adjacencies", "min_edges", "max_edges",
+    "required_immoralities", "forbidden_immoralities"})
+
+
+class InfeasibleConstraints(ConstraintError):
+    """No network of the score table satisfies the constraints (detected before any search)."""
+
+
 # Keys a config author may try for conditional independence statements.
 _CI_KEYS = ("independences", "independencies", "conditional_independences",
             "conditional_independencies", "ci", "cis")
@@ -341,6 +363,18 @@ class StructuralConstraints:
         return not any(getattr(self, k) for k in _KEYS if k not in ("max_parents", "min_edges", "max_edges")) \
             and self.max_parents is None and not self.min_edges and self.max_edges is None
 
+    def kinds(self) -> frozenset[str]:
+        """The kinds of constraint present (names from :data:`CONSTRAINT_KINDS`)."""
+        present = set()
+        for k in _KEYS:
+            v = getattr(self, k)
+            if k == "min_edges":
+                if v:
+                    present.add(k)
+            elif v is not None and v != [] and v != {}:
+                present.add(k)
+        return frozenset(present)
+
     @property
     def subset_pruning_safe(self) -> bool:
         """True if removing parents from an admissible network always leaves it admissible.
@@ -518,14 +552,21 @@ class StructuralConstraints:
         Raises
         ------
         ConstraintError
-            If validation fails or some variable is left with no family.
+            If validation fails.
+        InfeasibleConstraints
+            If some variable is left with no family: no admissible network
+            exists in this table (drivers report that as status "infeasible").
         """
         self.validate(table.names)
-        pruned = any(k for rules in table.pruning.values() for r, k in rules.items() if r != "structural_constraints")
-        if pruned and not self.subset_pruning_safe:
-            logger.warning("the score table was pruned, but required arrows/adjacencies/immoralities, forbidden "
-                           "immoralities or min_edges are not safe under subset pruning: score without pruning "
-                           "to keep the result exact")
+        at_risk = self.unprunable(table.names)
+        pruned = sorted(name for name in at_risk
+                        if any(k for r, k in table.pruning.get(name, {}).items() if r != "structural_constraints"))
+        if pruned:
+            # Only a variable these constraints make unprunable matters; the drivers score those
+            # variables unpruned, so this fires only for a table pruned elsewhere (e.g. a .jkl file).
+            logger.warning("the score table was pruned for %s, whose parent sets these constraints need unpruned "
+                           "(required arrows/adjacencies/immoralities, forbidden immoralities or min_edges): "
+                           "the result may miss admissible networks", ", ".join(pruned))
         idx = {v: i for i, v in enumerate(table.names)}
         n = table.n
         banned: list[set[int]] = [set() for _ in range(n)]     # parents v may not have
@@ -553,8 +594,8 @@ class StructuralConstraints:
                     and banned[i].isdisjoint(ps) and needed[i].issubset(ps)]
             if not keep:
                 hint = ("; the score table was pruned, which can remove the parent sets these constraints "
-                        "need: score with prune=False" if pruned and not self.subset_pruning_safe else "")
-                raise ConstraintError(
+                        "need" if name in pruned else "")
+                raise InfeasibleConstraints(
                     f"no candidate parent set of {name!r} satisfies the structural constraints "
                     f"(all {len(table.families[i])} were excluded){hint}")
             if len(keep) != len(table.families[i]):
@@ -568,98 +609,6 @@ class StructuralConstraints:
                         sum(dropped.values()), len(table))
         return ScoreTable(table.names, families, epsilon=table.epsilon, score_name=table.score_name,
                           pruning=pruning, meta=dict(table.meta))
-
-    # ------------------------------------------------------------ ILP side
-    def add_to_model(self, fm: Any) -> list[Any]:
-        """Add linear constraints over the family variables ``fm.x`` to ``fm.model``.
-
-        ``fm`` needs ``model`` (a :class:`pyscipopt.Model`), ``table`` (the
-        :class:`ScoreTable` the variables were built from) and ``x``
-        (``x[i][k]`` is the binary variable of ``table.families[i][k]``).
-        Each node choosing exactly one family is the builder's job.
-
-        Constraints (``I(v<-W)`` is the family variable; ``A(a,b)`` =
-        ``sum_{W∋a} I(b<-W) + sum_{W∋b} I(a<-W)`` is 1 iff a and b are adjacent
-        in an acyclic solution):
-
-        * required arrow ``u->v``: ``sum_{W∋u} I(v<-W) == 1``;
-        * required adjacency ``a-b``: ``A(a,b) == 1``;
-        * ``min_edges`` / ``max_edges``: ``sum |W| I(v<-W)`` ``>=`` / ``<=``;
-        * required immorality ``x->z<-y``: ``sum_{W∋x,y} I(z<-W) == 1`` and ``A(x,y) == 0``;
-        * forbidden immorality ``x->z<-y``: ``sum_{W∋x,y} I(z<-W) <= A(x,y)``.
-
-        Constraints already enforced by :meth:`filter_table` are still added
-        (they are then trivially satisfied, and SCIP presolve removes them),
-        so the model is right even on an unfiltered table.  Returns the list
-        of constraints added.
-        """
-        from pyscipopt import quicksum
-
-        model, table, x = fm.model, fm.table, fm.x
-        self.validate(table.names)
-        idx = {v: i for i, v in enumerate(table.names)}
-        added: list[Any] = []
-
-        # containing[i][p]: positions k of i's families whose parent set holds p,
-        # so each constraint costs O(families involved), not O(table).
-        containing: list[dict[int, list[int]]] = []
-        for fams in table.families:
-            d: dict[int, list[int]] = {}
-            for k, (ps, _) in enumerate(fams):
-                for p in ps:
-                    d.setdefault(p, []).append(k)
-            containing.append(d)
-
-        def having(child: int, *members: int) -> list[Any]:
-            ks = containing[child].get(members[0], [])
-            if len(members) > 1:
-                rest = [set(containing[child].get(m, ())) for m in members[1:]]
-                ks = [k for k in ks if all(k in r for r in rest)]
-            return [x[child][k] for k in ks]
-
-        def adjacency(a: int, b: int) -> list[Any]:
-            return having(b, a) + having(a, b)
-
-        def add(lhs_terms: list[Any], sense: str, rhs: list[Any] | int, name: str) -> None:
-            rhs_expr: Any = rhs if isinstance(rhs, int) else (quicksum(rhs) if rhs else 0)
-            if not lhs_terms and isinstance(rhs_expr, int):
-                if {"==": 0 == rhs_expr, "<=": 0 <= rhs_expr, ">=": 0 >= rhs_expr}[sense]:
-                    return  # nothing to constrain
-                # No candidate family can meet it: say which constraint, rather
-                # than hand the solver an empty row.
-                raise ConstraintError(f"{name} cannot be met: no candidate family in the score table allows it")
-            if not lhs_terms:
-                return  # 0 <= a sum of binaries always holds (forbidden immorality never possible)
-            lhs = quicksum(lhs_terms)
-            if sense == "==":
-                expr = lhs == rhs_expr
-            elif sense == "<=":
-                expr = lhs - rhs_expr <= 0
-            else:
-                expr = lhs >= rhs_expr
-            added.append(model.addCons(expr, name=_cname(name)))
-
-        for u, v in self.required_arrows:
-            add(having(idx[v], idx[u]), "==", 1, f"required_arrow({u}->{v})")
-        for a, b in self.required_adjacencies:
-            add(adjacency(idx[a], idx[b]), "==", 1, f"required_adjacency({a}-{b})")
-        if self.min_edges or self.max_edges is not None:
-            terms = [len(ps) * x[i][k] for i, fams in enumerate(table.families)
-                     for k, (ps, _) in enumerate(fams) if ps]
-            if self.min_edges:
-                add(terms, ">=", self.min_edges, "min_edges")
-            if self.max_edges is not None:
-                add(terms, "<=", self.max_edges, "max_edges")
-        for a, z, b in self.required_immoralities:
-            ia, iz, ib = idx[a], idx[z], idx[b]
-            add(having(iz, ia, ib), "==", 1, f"required_immorality({a}->{z}<-{b})")
-            add(adjacency(ia, ib), "==", 0, f"required_immorality_nonadjacent({a}-{b})")
-        for a, z, b in self.forbidden_immoralities:
-            ia, iz, ib = idx[a], idx[z], idx[b]
-            add(having(iz, ia, ib), "<=", adjacency(ia, ib), f"forbidden_immorality({a}->{z}<-{b})")
-        if added:
-            logger.debug("added %d structural constraints to the model", len(added))
-        return added
 
     # ------------------------------------------------------------- checking
     def violations(self, network_or_parents: Network | Mapping[str, Sequence[str]] | Sequence[Sequence[int]],
@@ -777,6 +726,6 @@ def _as_parents(obj: Any, names: Sequence[str] | None) -> dict[str, tuple[str, .
 _BAD = re.compile(r"\s+")
 
 
-def _cname(name: str) -> str:
+def constraint_row_name(name: str) -> str:
     """Constraint name without whitespace (SCIP writes names into LP/CIP files)."""
     return _BAD.sub("_", name)

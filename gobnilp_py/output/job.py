@@ -173,16 +173,16 @@ def _read(cfg: RunConfig) -> tuple[Any, Any]:
 
 def _score(cfg: RunConfig, ds: Any, progress: Any = None) -> Any:
     """A table safe for the job's ε (and the constraints), as ``enumerate_networks`` makes it."""
-    from ..solve.learn import as_score_table
+    from ..solve.inputs import acquire_table
 
     # One place decides how constraints limit pruning (see StructuralConstraints.unprunable).
-    return as_score_table(ds, constraints=cfg.constraints, epsilon=cfg.epsilon, progress=progress,
-                          **cfg.scoring_kwargs())
+    table, _ = acquire_table(ds, epsilon=cfg.epsilon, constraints=cfg.constraints,
+                             scoring_options=cfg.scoring_kwargs(), progress=progress)
+    return table
 
 
 def _solve(cfg: RunConfig, ds: Any, table: Any, progress: Any = None) -> Any:
-    from ..solve.enumerate import enumerate_networks, kbest
-    from ..solve.learn import learn
+    from ..solve import enumerate_networks, kbest, learn
 
     s, lim = cfg.values["search"], cfg.values["limits"]
     common: dict[str, Any] = {"constraints": cfg.constraints, "time_limit": lim["time_limit"],

@@ -52,6 +52,21 @@ class CredibleSet:
     near_boundary : int
         Networks found just below the boundary (within the solver margin but
         outside ``tolerance``): excluded, counted for transparency.
+    kind : str
+        ``"bayes_factor"`` (every network within ε of OPT) or ``"kbest"``.
+    method : str or None
+        The search method that produced the set (see :mod:`gobnilp_py.solve.methods`).
+    threshold : float or None
+        For an incomplete set: every network of the task with score ``>=
+        threshold`` is listed (``None``: no such guarantee could be certified).
+    infeasible : bool
+        No network satisfies the structural constraints (an answer, not an error).
+    approximate : bool
+        Computed from an approximate score table (explored parent sets only):
+        optimal and complete *with respect to that table* only.
+    caveats : list of str
+        Everything else a reader must know to trust the set (for example a
+        score table that does not record how it was pruned).
     stats : dict
         Timings, nodes, cuts.
     """
@@ -65,7 +80,44 @@ class CredibleSet:
     near_boundary: int = 0
     kind: str = "bayes_factor"
     stats: dict[str, Any] = field(default_factory=dict)
+    method: str | None = None
+    threshold: float | None = None
+    infeasible: bool = False
+    approximate: bool = False
+    caveats: list[str] = field(default_factory=list)
     _mecs: list[Any] | None = field(default=None, init=False, repr=False)
+
+    # ------------------------------------------------------------- labels
+    @property
+    def guarantee(self) -> str:
+        """One line saying exactly what the set is and what it guarantees (written into every output)."""
+        if self.infeasible:
+            text = "INFEASIBLE: no network satisfies the structural constraints"
+        elif self.kind == "kbest":
+            k = self.stats.get("k", len(self.networks))
+            if self.complete:
+                text = (f"complete: the {k} best networks, best first (the k-th lies {self.epsilon:.6g} below OPT)")
+            else:
+                text = f"INCOMPLETE ({self.reason}): the best networks found before the search stopped"
+                if self.threshold is not None:
+                    text += f"; every network scoring >= {self.threshold:.6f} among the k best is listed"
+        else:
+            bf = self.bayes_factor
+            what = f"every network with score >= OPT - {self.epsilon:.6g} (Bayes factor {bf:.6g})"
+            if self.complete:
+                text = f"complete: {what}"
+            else:
+                text = f"INCOMPLETE ({self.reason}): not {what}"
+                if self.threshold is not None and math.isfinite(self.threshold):
+                    text += f"; every such network scoring >= {self.threshold:.6f} is listed"
+        if self.approximate and not text.startswith("APPROXIMATE"):
+            text = "APPROXIMATE (explored parent sets only); " + text
+        return text
+
+    @property
+    def notes(self) -> list[str]:
+        """The guarantee line followed by every caveat."""
+        return [self.guarantee, *self.caveats]
 
     # ------------------------------------------------------------------ basics
     @property
@@ -146,11 +198,17 @@ class CredibleSet:
         """JSON-able summary (and, by default, every network's score and parents)."""
         d: dict[str, Any] = {
             "kind": self.kind,
-            "opt": self.opt if math.isfinite(self.opt) else None,
+            "guarantee": self.guarantee,
+            "caveats": list(self.caveats),
+            "method": self.method,
+            "opt": self.opt,
             "epsilon": self.epsilon,
-            "bayes_factor": self.bayes_factor if math.isfinite(self.bayes_factor) else None,
+            "bayes_factor": self.bayes_factor,
             "complete": self.complete,
             "reason": self.reason,
+            "infeasible": self.infeasible,
+            "approximate": self.approximate,
+            "threshold": self.threshold,
             "tolerance": self.tolerance,
             "near_boundary": self.near_boundary,
             "n_networks": len(self.networks),
@@ -160,9 +218,33 @@ class CredibleSet:
         if networks:
             d["networks"] = [{"score": n.score, "parents": {k: list(v) for k, v in n.parents.items()}}
                              for n in self.networks]
-        return d
+        return _json_safe(d)
 
     def __repr__(self) -> str:
-        state = "complete" if self.complete else f"INCOMPLETE ({self.reason})"
+        if self.infeasible:
+            state = "INFEASIBLE"
+        else:
+            state = "complete" if self.complete else f"INCOMPLETE ({self.reason})"
+        if self.kind == "kbest":
+            state = "k-best list, " + state
+        if self.approximate:
+            state = "APPROXIMATE, " + state
         return (f"CredibleSet({len(self.networks)} networks, opt={self.opt:.6f}, "
                 f"epsilon={self.epsilon:.6g}, {state})")
+
+
+def _json_safe(obj: Any) -> Any:
+    """Non-finite floats become ``None`` (JSON has no inf/nan), recursively."""
+    try:
+        from .._json import jsonable
+    except ImportError:  # until the package-wide JSON convention lands
+        jsonable = None
+    if jsonable is not None:
+        return jsonable(obj)
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_json_safe(v) for v in obj]
+    return obj

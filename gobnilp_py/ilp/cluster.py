@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..model.index import FamilyIndex
+from ..search.family_index import FamilyIndex
 
 __all__ = [
     "chosen_parents",
@@ -44,7 +44,7 @@ __all__ = [
     "exact_clusters",
 ]
 
-_log = logging.getLogger("gobnilp_py")
+_log = logging.getLogger(__name__)
 
 #: SCIP settings of the separation sub-IP.  SCIP's own cutting planes cost more
 #: than they save on these small problems: switching them off made the sub-IP

@@ -31,7 +31,7 @@ Storage is by level (subsets of one size) with a rank table ``2^n`` long:
 back pointers (``sink``, index in the list of ``S - {v}``, family) for every
 level, scores and sink masks only for the previous level.  Memory is about
 ``2^n k`` times 8 bytes plus two levels of ``C(n, n/2) k`` times 12 bytes; time
-is about ``2^(n-1) n k ln k``.  The run is refused with a :class:`ScoreError`
+is about ``2^(n-1) n k ln k``.  The run is refused with a :class:`~gobnilp_py.errors.ScoreError`
 before any allocation if ``n`` exceeds :data:`MAX_VARIABLES` or the estimate
 exceeds ``memory_budget``.
 
@@ -61,12 +61,11 @@ except ImportError:  # pragma: no cover
 
 from ..errors import ScoreError
 from ..scoring.table import ScoreTable
-from ..solve.credible import CredibleSet
-from ._common import canonical_result, check_k, check_time_limit, with_rescoring
+from .results import Collection, Solution
 
-__all__ = ["kbest_dp", "kbest_dp_table", "estimate_memory", "MAX_VARIABLES", "DEFAULT_MEMORY_BUDGET"]
+__all__ = ["kbest", "optimum", "estimate_memory", "MAX_VARIABLES", "DEFAULT_MEMORY_BUDGET"]
 
-_log = logging.getLogger("gobnilp_py")
+_log = logging.getLogger(__name__)
 
 #: Largest number of variables accepted: 2^24 subsets already need 128 MiB per list slot.
 MAX_VARIABLES = 24
@@ -111,73 +110,50 @@ def estimate_memory(n: int, k: int) -> int:
     return 8 * slots + 2 * 12 * widest + 8 * (1 << n) * 2 + block
 
 
-def kbest_dp(data_or_table: Any, k: int, *, memory_budget: int = DEFAULT_MEMORY_BUDGET,
-             time_limit: float | None = None, initial_epsilon: float = 3.0, trace_memory: bool = False,
-             **scoring_options: Any) -> CredibleSet:
-    """The k best networks by dynamic programming over the subset lattice.
+def kbest(table: ScoreTable, *, k: int, memory_budget: int = DEFAULT_MEMORY_BUDGET,
+          time_limit: float | None = None, trace_memory: bool = False, **_ignored: Any) -> Collection:
+    """The k best networks of ``table`` by dynamic programming over the subset lattice.
 
     Parameters
     ----------
-    data_or_table : ScoreTable, .jkl path, or data (Dataset, path, frame, array)
-        A table is used as is (the result is the k best networks of that
-        table); data are scored with pruning made safe for the gap of the
-        k-th network (see :func:`~gobnilp_py.baselines._common.with_rescoring`).
+    table : ScoreTable
+        Searched as given (the drivers filter it by structural constraints first).
     k : int
         Number of networks (>= 1).  If fewer DAGs exist, all are returned.
     memory_budget : int
         Refuse (:class:`ScoreError`) when :func:`estimate_memory` exceeds this many bytes.
     time_limit : float, optional
-        Seconds; checked between blocks.  When reached the result is empty and
-        ``complete=False`` (a partial DP has no networks over all variables).
-    initial_epsilon : float
-        First gap scored for when starting from data.
+        Seconds; checked between blocks.  When reached there is no network at
+        all (a partial DP has no networks over all variables): ``reason="time_limit"``.
     trace_memory : bool
         Also measure the peak of all Python/numpy allocations with
         :mod:`tracemalloc` (``stats["memory_peak_bytes"]``).  Off by default:
         tracing slowed the DP by up to 70% in our measurements, and
         ``stats["memory_arrays_bytes"]`` already counts the DP's own arrays.
-    **scoring_options
-        ``score``, ``ess``, ``palim``, ``prune`` (see :func:`gobnilp_py.score`).
 
     Returns
     -------
-    CredibleSet
-        ``kind="kbest"``, best first, ties in :attr:`Network.key` order.
-        ``stats`` holds ``time_dp``, ``memory_estimate_bytes`` (the guard's
-        estimate), ``memory_arrays_bytes`` (the peak bytes of the DP's own
-        arrays: all back pointers, two levels, one candidate block),
-        ``memory_peak_bytes`` (tracemalloc; ``None`` unless ``trace_memory``)
-        and ``maxrss_bytes`` (the process's peak resident memory so far).
+    Collection
+        Entries in table positions; ``stats`` holds ``time_dp``,
+        ``memory_estimate_bytes`` (the guard's estimate),
+        ``memory_arrays_bytes`` (the peak bytes of the DP's own arrays: all
+        back pointers, two levels, one candidate block), ``memory_peak_bytes``
+        (tracemalloc; ``None`` unless ``trace_memory``) and ``maxrss_bytes``
+        (the process's peak resident memory so far).
 
     Raises
     ------
     ScoreError
-        If ``k`` is not a positive integer, the table has more than
-        :data:`MAX_VARIABLES` variables, or the memory estimate exceeds the budget.
+        If the table has more than :data:`MAX_VARIABLES` variables or the
+        memory estimate exceeds the budget.
 
     Examples
     --------
     >>> from gobnilp_py import ScoreTable
     >>> t = ScoreTable(["A", "B"], [[((), -3.0), ((1,), -2.0)], [((), -1.0), ((0,), -1.5)]])
-    >>> cs = kbest_dp(t, 2)
-    >>> [round(net.score, 3) for net in cs]
-    [-3.0, -4.0]
+    >>> sorted(round(sc, 3) for sc, _ in kbest(t, k=2).entries)
+    [-4.0, -3.0]
     """
-    k = check_k(k)
-    time_limit = check_time_limit(time_limit)
-
-    def run(table: ScoreTable, remaining: float | None) -> CredibleSet:
-        return kbest_dp_table(table, k, memory_budget=memory_budget, time_limit=remaining,
-                              trace_memory=trace_memory)
-
-    return with_rescoring(data_or_table, k, run, initial_epsilon=initial_epsilon,
-                          scoring_options=dict(scoring_options), time_limit=time_limit)
-
-
-def kbest_dp_table(table: ScoreTable, k: int, *, memory_budget: int = DEFAULT_MEMORY_BUDGET,
-                   time_limit: float | None = None, trace_memory: bool = False) -> CredibleSet:
-    """The k best networks of one score table (no rescoring); see :func:`kbest_dp`."""
-    k = check_k(k)
     n = table.n
     if n > MAX_VARIABLES:
         raise ScoreError(f"dynamic-programming k-best handles at most {MAX_VARIABLES} variables; "
@@ -203,7 +179,6 @@ def kbest_dp_table(table: ScoreTable, k: int, *, memory_budget: int = DEFAULT_ME
     t_dp = time.perf_counter() - t0
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss if resource is not None else None
     stats: dict[str, Any] = {
-        "method": "dp",
         "time_dp": t_dp,
         "memory_estimate_bytes": est,
         "memory_arrays_bytes": arrays,
@@ -211,9 +186,21 @@ def kbest_dp_table(table: ScoreTable, k: int, *, memory_budget: int = DEFAULT_ME
         "maxrss_bytes": None if rss is None else rss if sys.platform == "darwin" else rss * 1024,
         "n_families": len(table),
     }
-    _log.info("kbest_dp: n=%d k=%d in %.2fs, peak %s bytes", n, k, t_dp, peak)
-    return canonical_result(table, entries, k, complete=complete, reason=None if complete else "time_limit",
-                            stats=stats)
+    _log.info("subset DP k-best: n=%d k=%d in %.2fs", n, k, t_dp)
+    entries = [(math.fsum(table.families[v][c][1] for v, c in enumerate(chosen)), chosen) for _, chosen in entries]
+    return Collection(entries, None if complete else "time_limit", stats=stats)
+
+
+def optimum(table: ScoreTable, *, memory_budget: int = DEFAULT_MEMORY_BUDGET, time_limit: float | None = None,
+            **_ignored: Any) -> Solution:
+    """An optimal network of ``table``: the subset DP with lists of length one (Silander and Myllymäki)."""
+    col = kbest(table, k=1, memory_budget=memory_budget, time_limit=time_limit)
+    if col.reason is not None:
+        return Solution(col.reason, -math.inf, None, stats=col.stats)
+    if not col.entries:
+        return Solution("infeasible", -math.inf, None, stats=col.stats)
+    score, chosen = col.entries[0]
+    return Solution("optimal", score, chosen, dual_bound=score, stats=col.stats)
 
 
 class _NodeFamilies:

@@ -3,7 +3,7 @@
 The model (GOBNILP's) has one binary variable per candidate family, the local
 score as objective (maximised) and a set-partitioning row per node.  Acyclicity
 is not written down (it has exponentially many cluster inequalities): the
-handler of :mod:`gobnilp_py.constraints.acyclicity` separates them lazily.
+handler of :mod:`gobnilp_py.ilp.acyclicity` separates them lazily.
 
 ``build_model`` is also the foundation of the epsilon-BNSL collector: callers
 pass SCIP parameter overrides and may add their own handlers, variables and
@@ -16,45 +16,20 @@ import logging
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import pyscipopt
 
+from ..constraints.structural import StructuralConstraints
 from ..errors import ConfigError
 from ..scoring.table import ScoreTable
-from ..solve.stats import SolveStats
-from .index import FamilyIndex
+from ..search.family_index import FamilyIndex
+from .settings import DEFAULT_PARAMS
+from .stats import SolveStats
 
-__all__ = ["FamilyModel", "ConstraintsLike", "build_model", "DEFAULT_PARAMS"]
+__all__ = ["FamilyModel", "build_model"]
 
-_log = logging.getLogger("gobnilp_py")
-
-#: SCIP settings applied before the caller's overrides (measured, see docs/solver.md).
-DEFAULT_PARAMS: dict[str, Any] = {
-    "misc/catchctrlc": False,
-    # Multi-aggregated family variables can be neither set in heuristic
-    # solutions nor bounded by propagation; the convexity rows are tiny anyway.
-    "presolving/donotmultaggr": True,
-    # SCIP's aggregation (c-MIR) and Gomory separators spent ~9 s of a 33 s
-    # zoo solve and applied almost nothing: cluster cuts do the work here.
-    "separating/aggregation/freq": -1,
-    "separating/gomory/freq": -1,
-    # Farkas diving took 16 of the first 40 s on nltcs (8,287 families), finding nothing.
-    "heuristics/farkasdiving/freq": -1,
-    # Cluster cuts of overlapping clusters are nearly parallel; SCIP's default cut
-    # selection (minimum orthogonality 0.9) threw most of them away and the root
-    # bound of nltcs stalled: after 60 s -19928 with it, -20026 without (OPT -20033.6).
-    "cutselection/hybrid/minortho": 0.0,
-    "cutselection/hybrid/minorthoroot": 0.0,
-}
-
-
-class ConstraintsLike(Protocol):
-    """What :func:`build_model` needs from a constraints object (e.g. ``constraints.structural.StructuralConstraints``)."""
-
-    def filter_table(self, table: ScoreTable) -> ScoreTable: ...
-
-    def add_to_model(self, fm: "FamilyModel") -> None: ...
+_log = logging.getLogger(__name__)
 
 
 @dataclass(eq=False)
@@ -65,7 +40,7 @@ class FamilyModel:
     ----------
     model : pyscipopt.Model
     table : ScoreTable
-        The table actually modelled (after structural filtering).
+        The table modelled (the drivers pass it already filtered by the structural constraints).
     x : list of list of pyscipopt.Variable
         ``x[i][k]`` is the variable of ``table.families[i][k]``.
     index : FamilyIndex
@@ -109,7 +84,7 @@ class FamilyModel:
         return out
 
 
-def build_model(table: ScoreTable, *, constraints: ConstraintsLike | None = None,
+def build_model(table: ScoreTable, *, constraints: StructuralConstraints | None = None,
                 params: Mapping[str, Any] | None = None, verbose: bool = False,
                 heuristic: bool = True, pair_cuts: bool = False, propagate: bool = True,
                 cycle_cuts: bool = True, subip_cuts: bool = True, min_violation: float = 0.05,
@@ -123,10 +98,13 @@ def build_model(table: ScoreTable, *, constraints: ConstraintsLike | None = None
     Parameters
     ----------
     table : ScoreTable
-    constraints : ConstraintsLike, optional
-        ``filter_table`` is applied before variables are created (forbidden
-        arrows, tiers and parent limits remove families), ``add_to_model``
-        after (required arrows, counts... as constraints on ``fm.x``).
+    constraints : StructuralConstraints, optional
+        Added as linear rows over the family variables
+        (:func:`~gobnilp_py.ilp.structural_rows.add_structural_rows`).  Every
+        kind is written as a row, including those ``filter_table`` already
+        enforces, so the model is right on a filtered or an unfiltered table;
+        the drivers filter first, which makes those rows trivial (presolve
+        removes them) and the model smaller.
     params : mapping, optional
         SCIP parameter overrides, applied last (e.g. ``{"limits/time": 60}``).
     verbose : bool
@@ -143,7 +121,7 @@ def build_model(table: ScoreTable, *, constraints: ConstraintsLike | None = None
         as GOBNILP does; off by default (measured, see docs/solver.md).
     propagate, cycle_cuts, subip_cuts, min_violation, sepafreq, subip_params, enumerate_max_nodes,
     kcluster_max, kcluster_depth, kcluster_rounds
-        Options of the acyclicity handler (see :class:`AcyclicityHandler`).
+        Options of the acyclicity handler (see :class:`~gobnilp_py.ilp.acyclicity.AcyclicityHandler`).
     stats : SolveStats, optional
         Counters to fill (a new object by default).
 
@@ -151,14 +129,13 @@ def build_model(table: ScoreTable, *, constraints: ConstraintsLike | None = None
     -------
     FamilyModel
     """
-    from ..constraints.acyclicity import add_acyclicity
-    from ..solve.heuristic import add_sink_heuristic
+    from .acyclicity import add_acyclicity
+    from .heuristic import add_sink_heuristic
+    from .structural_rows import add_structural_rows
 
     stats = stats if stats is not None else SolveStats()
     t0 = time.perf_counter()
     _check_params(subip_params or {}, "sub-IP")
-    if constraints is not None:
-        table = constraints.filter_table(table)
     index = FamilyIndex.from_table(table)
     m = pyscipopt.Model("gobnilp")
     if not verbose:
@@ -188,7 +165,7 @@ def build_model(table: ScoreTable, *, constraints: ConstraintsLike | None = None
         derived = [(a, fams) for (_, _), (a, fams) in fm.extra.get("arrow_families", {}).items()]
         fm.heuristic = add_sink_heuristic(m, index, xflat, stats, derived=derived)
     if constraints is not None:
-        constraints.add_to_model(fm)
+        add_structural_rows(constraints, fm)
     for key, value in {**DEFAULT_PARAMS, **dict(params or {})}.items():
         try:
             m.setParam(key, value)

@@ -26,15 +26,15 @@ import numpy as np
 import pyscipopt
 from pyscipopt import SCIP_RESULT
 
-from .._callbacks import INT_TOL, logged_callback
+from ._callbacks import INT_TOL, logged_callback
 
-from ..model.index import FamilyIndex
-from ..solve.stats import SolveStats
+from ..search.family_index import FamilyIndex
+from .stats import SolveStats
 from . import cluster as cl
 
 __all__ = ["AcyclicityHandler", "add_acyclicity", "HANDLER_NAME"]
 
-_log = logging.getLogger("gobnilp_py")
+_log = logging.getLogger(__name__)
 
 HANDLER_NAME = "gobnilp_acyclicity"
 

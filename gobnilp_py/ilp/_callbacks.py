@@ -13,7 +13,7 @@ from functools import wraps
 
 __all__ = ["logged_callback", "INT_TOL"]
 
-_log = logging.getLogger("gobnilp_py")
+_log = logging.getLogger(__name__)
 
 #: values within this of 0 or 1 count as integral (SCIP's default integrality tolerance is 1e-6)
 INT_TOL = 1e-6

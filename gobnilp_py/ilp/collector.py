@@ -30,7 +30,7 @@ Two constraint handlers, both without constraints of their own:
 
 Completeness further needs SCIP settings that keep every feasible point:
 no strong dual reductions, no symmetry handling, no restarts (see
-:data:`ENUMERATION_PARAMS`).  Reductions that use only the cutoff bound
+:data:`~gobnilp_py.ilp.settings.ENUMERATION_PARAMS`).  Reductions that use only the cutoff bound
 (weak dual reductions, conflict analysis) remain valid.  :data:`COLLECT_PARAMS`
 and :data:`COLLECT_MODEL_OPTIONS` only make the search faster; why each of
 them is exact, and what they gain, is in ``docs/enumeration.md``.
@@ -50,58 +50,14 @@ import numpy as np
 import pyscipopt
 from pyscipopt import SCIP_RESULT
 
-from .._callbacks import INT_TOL, logged_callback
+from ._callbacks import INT_TOL, logged_callback
 
-from ..constraints import cluster as cl
-from ..model.index import FamilyIndex
+from . import cluster as cl
+from ..search.family_index import FamilyIndex
 
-__all__ = ["NetworkCollector", "BoundPruner", "ENUMERATION_PARAMS", "COLLECT_PARAMS", "COLLECT_MODEL_OPTIONS",
-           "include_collector"]
+__all__ = ["NetworkCollector", "BoundPruner", "include_collector"]
 
-_log = logging.getLogger("gobnilp_py")
-
-#: SCIP settings without which an enumeration can miss networks (checked
-#: against brute force: with SCIP defaults one run found 28 of 43 solutions).
-ENUMERATION_PARAMS: dict[str, object] = {
-    "misc/allowstrongdualreds": False,
-    "misc/usesymmetry": 0,
-    "presolving/maxrestarts": 0,
-    # When presolving leaves few variables SCIP may detect an "integral" objective (tied networks make the
-    # differences of scores look like multiples of one step) and round the cutoff bound to that lattice,
-    # which cut off a tied network in our tests.  Keep the objective as it is.
-    "misc/scaleobj": False,
-}
-
-#: Settings that only make the collecting search faster; none of them can lose a network (each one
-#: removes work that prunes nothing, or pruning that SCIP would only have done by the cutoff bound).
-#: Measured on wine BF 20 (3,449 networks), CPU seconds of the collection: about 21 with the learning
-#: settings, 7.7 with these and :data:`COLLECT_MODEL_OPTIONS` (see docs/enumeration.md).
-COLLECT_PARAMS: dict[str, object] = {
-    # Primal heuristics can never succeed here (the collector rejects every point in ``conscheck``);
-    # they are switched off by ``setHeuristics(OFF)`` in the caller, and rapid learning (a sub-SCIP
-    # run on a copy without our handlers) with them.
-    "separating/rapidlearning/freq": -1,
-    # Conflict analysis derives its conflicts from the (fixed) cutoff bound; exact, but it cost more
-    # time than the nodes it saved (wine BF 20: 3.7 s of analysis).
-    "conflict/enable": False,
-    # Depth first: each child LP starts from its parent's basis.  With no incumbent the cutoff never
-    # moves, so best-bound order has nothing to gain; node order never removes a point.
-    "nodeselection/dfs/stdpriority": 1_000_000,
-    # Inference branching instead of reliability pseudo-costs: no strong branching LPs.  More nodes but
-    # cheaper ones; collection CPU time -18% (wine BF 20) to -40% (zoo BF 3), never worse in our runs.
-    "branching/inference/priority": 100_000,
-}
-
-#: :func:`~gobnilp_py.model.builder.build_model` options of the collecting search.  Cluster cuts
-#: are separated at the root only (cycle heuristic, then the exact sub-IP); in the tree the
-#: acyclicity handler still *enforces* every integral point (forced cuts of its cycles), so no cyclic
-#: point is ever recorded and no acyclic one is ever cut.  Arrow propagation is off: it fixes only
-#: families that would close a cycle, so dropping it loses nothing, and it cost more than it saved.
-COLLECT_MODEL_OPTIONS: dict[str, object] = {"sepafreq": 0, "propagate": False}
-
-
-
-
+_log = logging.getLogger(__name__)
 
 class NetworkCollector(pyscipopt.Conshdlr):
     """Record every acyclic integral point and exclude it with a nogood.

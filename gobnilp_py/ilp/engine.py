@@ -1,0 +1,328 @@
+"""The ILP method: branch-and-cut on SCIP for the optimum, ε-sets and k-best lists.
+
+The three entry points answer in table positions (:mod:`gobnilp_py.search.results`);
+the drivers (:mod:`gobnilp_py.solve`) find the table, filter it by the structural
+constraints, choose this method and present the answer.
+
+:func:`optimum`
+    Build the family-variable model (:func:`~gobnilp_py.ilp.model.build_model`),
+    optimise, read SCIP's answer with a status that never overstates what was
+    proven.
+:func:`epsilon_set`
+    Rebuild the same model with the enumeration settings (exactness:
+    :data:`~gobnilp_py.ilp.settings.ENUMERATION_PARAMS`; speed:
+    :data:`~gobnilp_py.ilp.settings.COLLECT_PARAMS`,
+    :data:`~gobnilp_py.ilp.settings.COLLECT_MODEL_OPTIONS`, all primal heuristics
+    off), set the objective limit just below ``OPT - ε`` and let the
+    :class:`~gobnilp_py.ilp.collector.NetworkCollector` record every acyclic
+    integral point the search reaches, excluding each with a nogood.
+:func:`kbest`
+    The same collecting search, with the
+    :class:`~gobnilp_py.ilp.collector.BoundPruner` cutting off every node whose
+    LP bound falls below the k-th best score found so far.
+
+Tolerances (``docs/enumeration.md``): membership at the boundary ``OPT - ε`` is
+decided with ``tol = 1e-9 * max(1, |OPT|)`` (scores are exact ``math.fsum`` sums
+of local scores; 1e-9 relative is far above their rounding error and far below
+any real score difference); SCIP's objective limit is set a further
+``margin = 1e-6 * max(1, |OPT|)`` lower, so LP round-off can never prune a
+member; networks let through between the two are counted as ``near_boundary``.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import re
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConstraintError, SolverError
+from ..scoring.table import ScoreTable
+from ..search.results import Collection, Solution
+from .settings import COLLECT_MODEL_OPTIONS, COLLECT_PARAMS, ENUMERATION_PARAMS
+from .stats import SolveStats
+
+__all__ = ["optimum", "epsilon_set", "kbest", "tolerances", "REL_TOL", "REL_MARGIN"]
+
+_log = logging.getLogger(__name__)
+
+#: Relative tolerance of "same score" and of the ε boundary.
+REL_TOL = 1e-9
+#: Relative margin between the boundary and SCIP's objective limit.
+REL_MARGIN = 1e-6
+
+#: SCIP status -> our status (when an incumbent exists).
+_STATUS = {"optimal": "optimal", "timelimit": "time_limit", "gaplimit": "gap_limit", "infeasible": "infeasible",
+           "userinterrupt": "interrupted"}
+
+#: SCIP status of a collecting search -> the reason it is incomplete.
+_REASON = {"timelimit": "time_limit", "userinterrupt": "interrupted", "nodelimit": "node_limit",
+           "memlimit": "memory_limit"}
+
+
+def tolerances(opt: float) -> tuple[float, float]:
+    """``(tol, margin)`` for an optimum ``opt`` (see the module docstring)."""
+    scale = max(1.0, abs(opt))
+    return REL_TOL * scale, REL_MARGIN * scale
+
+
+def _optimize(model: Any, what: str) -> None:
+    """Run SCIP; Ctrl-C / SIGTERM stop it at its next safe point (status ``userinterrupt``)."""
+    try:
+        from .._interrupt import interruptible
+    except ImportError:  # until the signal-handling module lands: SCIP's own Ctrl-C catching only
+        from contextlib import nullcontext as interruptible  # type: ignore[assignment]
+
+    try:
+        with interruptible(model.interruptSolve):
+            model.optimize()
+    except Exception as exc:  # SCIP errors surface as generic exceptions
+        raise SolverError(f"SCIP failed in {what}: {exc}") from exc
+
+
+def _checked_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The caller's SCIP parameters, refusing those that would write files outside our control."""
+    user = dict(params or {})
+    if user:
+        try:
+            from .._scip_params import check_scip_params
+        except ImportError:  # until the file-parameter check lands
+            return user
+        check_scip_params(user)
+    return user
+
+
+# --------------------------------------------------------------------------- optimum
+def optimum(table: ScoreTable, *, constraints: Any = None, time_limit: float | None = None, gap: float = 0.0,
+            params: Mapping[str, Any] | None = None, verbose: bool = False,
+            model_options: Mapping[str, Any] | None = None, lower_bound: float | None = None) -> Solution:
+    """A network of maximum score in ``table`` under ``constraints`` (linear rows for what filtering cannot express).
+
+    ``lower_bound`` is accepted for interface symmetry and ignored: SCIP's own
+    heuristics and the sink heuristic find incumbents.
+    """
+    from .model import build_model
+
+    stats = SolveStats()
+    scip: dict[str, Any] = {"limits/gap": float(gap)}
+    if time_limit is not None:
+        scip["limits/time"] = max(float(time_limit), 0.0)
+    scip.update(_checked_params(params))
+    try:
+        fm = build_model(table, constraints=constraints, params=scip, verbose=verbose, stats=stats,
+                         **dict(model_options or {}))
+    except ConstraintError as exc:  # a row no candidate family can meet: no admissible network
+        return Solution("infeasible", -math.inf, None, stats={"reason": str(exc)})
+    t0 = time.perf_counter()
+    _optimize(fm.model, "the optimum search")
+    stats.time_solve = time.perf_counter() - t0
+    sol = solution_from_model(fm)
+    sol.stats.update(stats.to_dict())
+    return sol
+
+
+def solution_from_model(fm: Any) -> Solution:
+    """Read a solved model into a :class:`Solution` with an honest status and the solver counters."""
+    m, table, stats = fm.model, fm.table, fm.stats
+    scip_status = m.getStatus()
+    stats.nodes = int(m.getNTotalNodes())
+    stats.lp_iterations = int(m.getNLPIterations())
+    stats.time_lp = _lp_time(m)
+    has_sol = m.getNSols() > 0
+    if scip_status == "infeasible" or (scip_status == "optimal" and not has_sol):
+        return Solution("infeasible", -math.inf, None, stats={"scip_status": scip_status})
+    if not has_sol:
+        status = "interrupted" if scip_status == "userinterrupt" else "no_solution"
+        return Solution(status, -math.inf, None, dual_bound=_dual(m), stats={"scip_status": scip_status})
+    status = _STATUS.get(scip_status, "feasible")
+    chosen = tuple(fm.chosen())
+    total = math.fsum(table.families[v][k][1] for v, k in enumerate(chosen))
+    dual = _dual(m)
+    dual = total if status == "optimal" else (max(dual, total) if dual is not None else None)
+    return Solution(status, total, chosen, dual_bound=dual, stats={"scip_status": scip_status})
+
+
+def _dual(m: Any) -> float | None:
+    try:
+        d = float(m.getDualbound())
+    except Exception:  # no bound in this stage
+        return None
+    return d if math.isfinite(d) and abs(d) < 1e19 else None
+
+
+_LP_LINE = re.compile(r"^\s*(primal LP|dual LP|lex dual LP|barrier LP|resolve instable|diving/probing LP|"
+                      r"strong branching|conflict analysis)\s*:\s*([0-9.]+)")
+
+
+def _lp_time(m: Any) -> float:
+    """Seconds SCIP spent in LP solves (read from its statistics; PySCIPOpt exposes no getter)."""
+    fd, path = tempfile.mkstemp(suffix=".stats")
+    os.close(fd)
+    try:
+        m.writeStatistics(path)
+        total = 0.0
+        for line in Path(path).read_text().splitlines():
+            hit = _LP_LINE.match(line)
+            if hit and hit.group(1) != "conflict analysis":
+                total += float(hit.group(2))
+        return total
+    except Exception:  # statistics are a nicety; never fail a solve over them
+        _log.debug("could not read SCIP LP time", exc_info=True)
+        return math.nan
+    finally:
+        os.unlink(path)
+
+
+# ------------------------------------------------------------------------ collecting
+def _collect(table: ScoreTable, constraints: Any, *, objlimit: float | None, max_networks: int | None,
+             kbest: int | None, tie_tolerance: float, time_limit: float | None, params: Mapping[str, Any] | None,
+             verbose: bool, progress: Any = None) -> tuple[Any, Any, dict[str, Any]]:
+    """Run one collecting search; returns (family model, collector, stats)."""
+    import pyscipopt
+
+    from .collector import include_collector
+    from .model import build_model
+
+    user = _checked_params(params)
+    if time_limit is not None:
+        user["limits/time"] = max(float(time_limit), 0.0)
+    # The caller may tune speed settings, never the ones completeness rests on.
+    for key in ENUMERATION_PARAMS:
+        if key in user and user[key] != ENUMERATION_PARAMS[key]:
+            _log.warning("SCIP parameter %s=%r ignored: the enumeration needs %r to stay exact",
+                         key, user[key], ENUMERATION_PARAMS[key])
+            del user[key]
+    p: dict[str, Any] = {**COLLECT_PARAMS, **user, **ENUMERATION_PARAMS}
+    fm = build_model(table, constraints=constraints, params=p, verbose=verbose, heuristic=False,
+                     **COLLECT_MODEL_OPTIONS)
+    # No primal heuristic can succeed (the collector rejects every point): switch them all off, then
+    # re-apply the caller's settings (already validated by build_model) so they still win.
+    fm.model.setHeuristics(pyscipopt.SCIP_PARAMSETTING.OFF)
+    for key, value in user.items():
+        fm.model.setParam(key, value)
+    col = include_collector(fm.model, fm.index, fm.xflat, max_networks=max_networks, kbest=kbest,
+                            tie_tolerance=tie_tolerance, progress=progress)
+    if objlimit is not None:
+        fm.model.setObjlimit(objlimit)
+    t0 = time.perf_counter()
+    _optimize(fm.model, "the collecting search")
+    status = fm.model.getStatus()
+    stats: dict[str, Any] = {
+        "time_collect": time.perf_counter() - t0,
+        "scip_status": status,
+        "nodes": fm.model.getNNodes(),
+        "cuts_total": fm.stats.cuts_total,
+        "cuts": {"integral": fm.stats.cuts_integral, "cycle": fm.stats.cuts_cycle, "subip": fm.stats.cuts_subip},
+        "found": len(col.found),
+        "duplicates": col.duplicates,
+        "time_record": col.time_record,
+    }
+    if kbest:
+        stats["pruned_by_bound"] = col.pruner.pruned
+    if col.duplicates:
+        raise SolverError(f"the collector found {col.duplicates} network(s) twice; the enumeration is not exact")
+    return fm, col, stats
+
+
+def _incomplete_reason(status: str, col: Any) -> str | None:
+    if col.stop_reason is not None:
+        return col.stop_reason
+    if status in ("infeasible", "inforunbd", "optimal"):
+        return None  # the whole tree was searched
+    return _REASON.get(status, status)
+
+
+def _positions(fm: Any, key: tuple[int, ...]) -> tuple[int, ...]:
+    """Flat family indices (one per node) -> positions in each node's family list."""
+    start = fm.index.start
+    return tuple(int(f - start[v]) for v, f in enumerate(key))
+
+
+def epsilon_set(table: ScoreTable, *, opt: float, epsilon: float, constraints: Any = None,
+                max_networks: int | None = None, time_limit: float | None = None,
+                params: Mapping[str, Any] | None = None, verbose: bool = False, progress: Any = None) -> Collection:
+    """Every network of ``table`` with score ``>= opt - epsilon`` (up to the tolerance), in one search.
+
+    ``opt`` must be the proven optimum of the same table and constraints.
+    """
+    tol, margin = tolerances(opt)
+    fm, col, stats = _collect(table, constraints, objlimit=opt - epsilon - tol - margin, max_networks=max_networks,
+                              progress=progress, kbest=None, tie_tolerance=0.0, time_limit=time_limit,
+                              params=params, verbose=verbose)
+    reason = _incomplete_reason(stats["scip_status"], col)
+    found_best = max(col.found.values(), default=-math.inf)
+    new_opt = None
+    if found_best > opt + tol:
+        _log.warning("collection found a network better than the optimum by %.3g; using it as OPT", found_best - opt)
+        opt = new_opt = found_best
+    limit = opt - epsilon - tol
+    entries = [(sc, _positions(fm, key)) for key, sc in col.found.items() if sc >= limit]
+    # Networks the solver margin let through just below the boundary (reported, excluded); points the
+    # collector saw further below (e.g. checked heuristic points) are simply not members.
+    near = sum(1 for sc in col.found.values() if limit - margin <= sc < limit)
+    if reason is None and found_best < opt - tol:
+        raise SolverError("the collection did not find the optimal network; the enumeration is not exact")
+    threshold = None
+    if reason is not None:
+        # The search's global dual bound: every point not yet recorded lies in an open node,
+        # whose LP bound is at most the dual bound; so every member scoring above it was recorded.
+        bound = _dual(fm.model)
+        if bound is not None:
+            threshold = max(bound + tol, limit)
+    return Collection(entries, reason, near_boundary=near, threshold=threshold, opt=new_opt, stats=stats)
+
+
+def kbest(table: ScoreTable, *, k: int, opt: float | None = None, constraints: Any = None,
+          time_limit: float | None = None, epsilon_hint: float | None = None,
+          params: Mapping[str, Any] | None = None, verbose: bool = False, progress: Any = None) -> Collection:
+    """The ``k`` best networks of ``table`` (and every network tied with the k-th), in one or two searches.
+
+    ``opt`` is the proven optimum (found first when not given).  With
+    ``epsilon_hint`` the first search runs under the objective limit
+    ``opt - epsilon_hint`` as well as the rising k-th best threshold; if fewer
+    than ``k`` networks lie within it, a second search runs without the limit.
+    """
+    t0 = time.perf_counter()
+    if opt is None:
+        sol = optimum(table, constraints=constraints, time_limit=time_limit, params=params, verbose=verbose)
+        if sol.status == "infeasible":
+            return Collection([], None, stats={"opt_status": sol.status})
+        if sol.status != "optimal":
+            entries = [(sol.score, sol.chosen)] if sol.chosen is not None else []
+            return Collection(entries, sol.status, stats={"opt_status": sol.status})
+        opt = sol.score
+        if time_limit is not None:
+            time_limit -= time.perf_counter() - t0
+            t0 = time.perf_counter()
+    tol, margin = tolerances(opt)
+    rounds = 0
+    use_limit = epsilon_hint is not None and opt - epsilon_hint >= _table_floor(table)
+    while True:
+        rounds += 1
+        remaining = None if time_limit is None else time_limit - (time.perf_counter() - t0)
+        objlimit = opt - epsilon_hint - tol - margin if use_limit else None
+        fm, col, stats = _collect(table, constraints, objlimit=objlimit, max_networks=None, kbest=k,
+                                  tie_tolerance=tol + margin, time_limit=remaining, params=params, verbose=verbose,
+                                  progress=progress)
+        reason = _incomplete_reason(stats["scip_status"], col)
+        if reason is not None or len(col.found) >= k or not use_limit:
+            break
+        use_limit = False  # fewer than k networks within the hint: search the whole table
+    ranked = sorted(col.found.values(), reverse=True)
+    entries = [(sc, _positions(fm, key)) for key, sc in col.found.items()]
+    if len(ranked) >= k:
+        kth = ranked[k - 1]
+        entries = [e for e in entries if e[0] >= kth - tol]
+    new_opt = ranked[0] if ranked and ranked[0] > opt + tol else None
+    stats["searches"] = rounds
+    return Collection(entries, reason, opt=new_opt, stats=stats)
+
+
+def _table_floor(table: ScoreTable) -> float:
+    """A lower bound on every network's score in ``table``: the sum of each node's worst local score."""
+    return math.fsum(min(sc for _, sc in fams) for fams in table.families)

@@ -1,0 +1,78 @@
+"""SCIP settings of the ILP engine, as plain data (importing this module does not load SCIP).
+
+Three groups, each measured or proven (``docs/solver.md``, ``docs/enumeration.md``):
+
+* :data:`DEFAULT_PARAMS` -- applied to every model before the caller's overrides;
+* :data:`ENUMERATION_PARAMS` -- what exact collection (ε-sets, k-best, re-solves with
+  nogoods) *relies on*; a caller may never override them for those jobs, and the
+  config refuses them there;
+* :data:`COLLECT_PARAMS` / :data:`COLLECT_MODEL_OPTIONS` -- settings that only make
+  the collecting search faster and are proven not to lose a network.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["DEFAULT_PARAMS", "ENUMERATION_PARAMS", "COLLECT_PARAMS", "COLLECT_MODEL_OPTIONS"]
+
+#: SCIP settings applied before the caller's overrides (measured, see docs/solver.md).
+DEFAULT_PARAMS: dict[str, Any] = {
+    # Ctrl-C stops SCIP at its next safe point with status "userinterrupt", and the result is
+    # returned labelled "interrupted" (SIGTERM is routed to the same stop by gobnilp_py._interrupt).
+    "misc/catchctrlc": True,
+    # Multi-aggregated family variables can be neither set in heuristic
+    # solutions nor bounded by propagation; the convexity rows are tiny anyway.
+    "presolving/donotmultaggr": True,
+    # SCIP's aggregation (c-MIR) and Gomory separators spent ~9 s of a 33 s
+    # zoo solve and applied almost nothing: cluster cuts do the work here.
+    "separating/aggregation/freq": -1,
+    "separating/gomory/freq": -1,
+    # Farkas diving took 16 of the first 40 s on nltcs (8,287 families), finding nothing.
+    "heuristics/farkasdiving/freq": -1,
+    # Cluster cuts of overlapping clusters are nearly parallel; SCIP's default cut
+    # selection (minimum orthogonality 0.9) threw most of them away and the root
+    # bound of nltcs stalled: after 60 s -19928 with it, -20026 without (OPT -20033.6).
+    "cutselection/hybrid/minortho": 0.0,
+    "cutselection/hybrid/minorthoroot": 0.0,
+}
+
+
+#: SCIP settings without which an enumeration can miss networks (checked
+#: against brute force: with SCIP defaults one run found 28 of 43 solutions).
+ENUMERATION_PARAMS: dict[str, object] = {
+    "misc/allowstrongdualreds": False,
+    "misc/usesymmetry": 0,
+    "presolving/maxrestarts": 0,
+    # When presolving leaves few variables SCIP may detect an "integral" objective (tied networks make the
+    # differences of scores look like multiples of one step) and round the cutoff bound to that lattice,
+    # which cut off a tied network in our tests.  Keep the objective as it is.
+    "misc/scaleobj": False,
+}
+
+#: Settings that only make the collecting search faster; none of them can lose a network (each one
+#: removes work that prunes nothing, or pruning that SCIP would only have done by the cutoff bound).
+#: Measured on wine BF 20 (3,449 networks), CPU seconds of the collection: about 21 with the learning
+#: settings, 7.7 with these and :data:`COLLECT_MODEL_OPTIONS` (see docs/enumeration.md).
+COLLECT_PARAMS: dict[str, object] = {
+    # Primal heuristics can never succeed here (the collector rejects every point in ``conscheck``);
+    # they are switched off by ``setHeuristics(OFF)`` in the caller, and rapid learning (a sub-SCIP
+    # run on a copy without our handlers) with them.
+    "separating/rapidlearning/freq": -1,
+    # Conflict analysis derives its conflicts from the (fixed) cutoff bound; exact, but it cost more
+    # time than the nodes it saved (wine BF 20: 3.7 s of analysis).
+    "conflict/enable": False,
+    # Depth first: each child LP starts from its parent's basis.  With no incumbent the cutoff never
+    # moves, so best-bound order has nothing to gain; node order never removes a point.
+    "nodeselection/dfs/stdpriority": 1_000_000,
+    # Inference branching instead of reliability pseudo-costs: no strong branching LPs.  More nodes but
+    # cheaper ones; collection CPU time -18% (wine BF 20) to -40% (zoo BF 3), never worse in our runs.
+    "branching/inference/priority": 100_000,
+}
+
+#: :func:`~gobnilp_py.model.builder.build_model` options of the collecting search.  Cluster cuts
+#: are separated at the root only (cycle heuristic, then the exact sub-IP); in the tree the
+#: acyclicity handler still *enforces* every integral point (forced cuts of its cycles), so no cyclic
+#: point is ever recorded and no acyclic one is ever cut.  Arrow propagation is off: it fixes only
+#: families that would close a cycle, so dropping it loses nothing, and it cost more than it saved.
+COLLECT_MODEL_OPTIONS: dict[str, object] = {"sepafreq": 0, "propagate": False}

@@ -1,0 +1,152 @@
+"""One place that turns what a caller passes into what engines search.
+
+Every driver takes ``data_or_table`` (a :class:`~gobnilp_py.data.Dataset`, a data
+file, a DataFrame or array, a :class:`~gobnilp_py.scoring.table.ScoreTable` or a
+``.jkl`` file) and ``constraints`` (a
+:class:`~gobnilp_py.constraints.StructuralConstraints`, a mapping or a constraints
+file).  This module converts both, scores data with pruning made safe for the
+task's gap ε and the constraints, checks that a given table supports the gap that
+is asked of it, and filters the table by the constraints.
+
+What a table supports (``docs/enumeration.md``): a table pruned safely for ε
+holds every family of every network within ε of the optimum, so it answers every
+question about gaps up to ε exactly, and nothing beyond.  A table that records
+a smaller ε than asked is refused; a table that does not say how it was pruned
+(a foreign ``.jkl`` file) is used, and every result computed from it carries the
+caveat that it is exact only *with respect to that table*.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..constraints.structural import InfeasibleConstraints, StructuralConstraints
+from ..errors import ConfigError, ConstraintError, ScoreError
+from ..scoring.table import ScoreTable
+
+__all__ = ["TableInfo", "as_constraints", "is_table_input", "load_table", "acquire_table", "filter_table",
+           "EPS_SLACK"]
+
+_log = logging.getLogger(__name__)
+
+#: A table recorded as safe for ε' supports a request for ε when ε <= ε' + EPS_SLACK
+#: (ε is written to ``.jkl`` files with 17 significant digits; the slack only absorbs
+#: the rounding of ``ln(BF)`` computed twice).
+EPS_SLACK = 1e-12
+
+
+@dataclass
+class TableInfo:
+    """How the table a result was computed from came about (for the result's labels)."""
+
+    given: bool
+    epsilon: float | None
+    approximate: bool = False
+    time_scoring: float = 0.0
+    caveats: list[str] = field(default_factory=list)
+
+
+def as_constraints(constraints: Any) -> StructuralConstraints | None:
+    """A :class:`StructuralConstraints` from an object, a mapping or a constraints file (``None`` stays ``None``)."""
+    if constraints is None:
+        return None
+    if isinstance(constraints, StructuralConstraints):
+        return constraints
+    if isinstance(constraints, Mapping):
+        return StructuralConstraints.from_dict(constraints)
+    if isinstance(constraints, (str, os.PathLike)):
+        return StructuralConstraints.from_file(constraints)
+    raise ConstraintError(f"constraints must be a StructuralConstraints, a mapping or a constraints file path, "
+                          f"got {type(constraints).__name__}")
+
+
+def is_table_input(obj: Any) -> bool:
+    """True for a :class:`ScoreTable` or a path to a ``.jkl`` score file."""
+    return isinstance(obj, ScoreTable) or (
+        isinstance(obj, (str, os.PathLike)) and Path(obj).suffix.lower() == ".jkl")
+
+
+def load_table(obj: Any) -> ScoreTable:
+    """The table itself, or the ``.jkl`` file read."""
+    return obj if isinstance(obj, ScoreTable) else ScoreTable.from_jkl(obj)
+
+
+def _given_table_info(table: ScoreTable, epsilon: float | None) -> TableInfo:
+    approximate = bool(table.meta.get("approximate"))
+    info = TableInfo(given=True, epsilon=table.epsilon, approximate=approximate)
+    if approximate:
+        info.caveats.append("APPROXIMATE: the score table holds only the explored parent sets "
+                            f"({table.meta.get('method', 'approximate selection')}); results are optimal or "
+                            "complete with respect to those parent sets only")
+    if epsilon is None:
+        return info
+    if table.epsilon is None:
+        info.caveats.append(f"the score table does not record how it was pruned: the result is exact with respect "
+                            f"to this table, and for the data only if the table was pruned safely for a gap of at "
+                            f"least {epsilon:.6g}")
+    elif epsilon > table.epsilon + EPS_SLACK:
+        bf = math.exp(table.epsilon) if table.epsilon < 700 else math.inf
+        raise ScoreError(f"the score table was pruned for epsilon={table.epsilon:.6g} (Bayes factor {bf:.6g}) and may "
+                         f"lack parent sets of networks within epsilon={epsilon:.6g}; rescore the data for that gap")
+    return info
+
+
+def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: StructuralConstraints | None,
+                  scoring_options: Mapping[str, Any], progress: Any = None) -> tuple[ScoreTable, TableInfo]:
+    """A table that holds every family the task needs, and how it came about.
+
+    ``epsilon`` is the gap the task needs (``None``: the task needs no
+    particular gap, e.g. a k-best search that checks its own).  Data are scored
+    with pruning safe for ``epsilon`` (and ``scoring_options["epsilon"]`` /
+    ``["bayes_factor"]`` when ``epsilon`` is None), leaving unpruned the
+    variables whose parent sets the constraints need
+    (:meth:`StructuralConstraints.unprunable`).  A given table is checked
+    against ``epsilon`` (see the module docstring); scoring options are refused
+    with it, since they could not be honoured.
+    """
+    if is_table_input(data_or_table):
+        if scoring_options:
+            raise ConfigError(f"scoring options {sorted(scoring_options)} need data, not a score table "
+                              "(it is already scored)")
+        table = load_table(data_or_table)
+        if constraints is not None:
+            constraints.validate(table.names)
+        return table, _given_table_info(table, epsilon)
+    from .. import scoring
+    from ..data import Dataset, read_data
+
+    t0 = time.perf_counter()
+    data = data_or_table if isinstance(data_or_table, Dataset) else read_data(data_or_table)
+    opts = dict(scoring_options)
+    if epsilon is not None:
+        if opts.get("bayes_factor") is not None or opts.get("epsilon") is not None:
+            raise ScoreError("give the gap once: bayes_factor/epsilon of the search, not also as scoring options")
+        opts["epsilon"] = epsilon
+    if progress is not None:
+        opts["progress"] = progress
+    if constraints is not None:
+        constraints.validate(data.names)
+        if not constraints.subset_pruning_safe and opts.get("prune", True):
+            opts["unpruned"] = sorted(constraints.unprunable(data.names))
+    table = scoring.score(data, **opts)
+    info = TableInfo(given=False, epsilon=table.epsilon, approximate=bool(table.meta.get("approximate")),
+                     time_scoring=time.perf_counter() - t0)
+    return table, info
+
+
+def filter_table(table: ScoreTable, constraints: StructuralConstraints | None) -> ScoreTable | None:
+    """The table without families no admissible network can use; ``None`` when no network is admissible."""
+    if constraints is None:
+        return table
+    try:
+        return constraints.filter_table(table)
+    except InfeasibleConstraints as exc:
+        _log.info("no admissible network: %s", exc)
+        return None

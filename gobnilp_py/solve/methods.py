@@ -1,0 +1,202 @@
+"""The search methods, declared once: what each can do, and which one ``method="auto"`` picks.
+
+Every driver (:func:`~gobnilp_py.learn`, :func:`~gobnilp_py.enumerate_networks`,
+:func:`~gobnilp_py.kbest`), the config (``[search] method``) and the command line
+(``--method``) read this registry, so adding an engine is one entry here plus its
+module.  An entry declares
+
+* the **tasks** it performs: ``"optimum"`` (one optimal network), ``"epsilon_set"``
+  (every network within ε of the optimum), ``"kbest"`` (the k best networks);
+* whether its answers are **exact** (proven) or approximate;
+* the **structural constraint kinds** it honours (``None``: every kind).  Kinds that
+  :meth:`~gobnilp_py.constraints.StructuralConstraints.filter_table` enforces by
+  deleting families (:data:`~gobnilp_py.constraints.FILTER_KINDS`) are honoured by
+  every engine, because the drivers filter the table first;
+* a **limit on the number of variables** beyond which it refuses, and the Python
+  modules it **needs** (the ILP needs ``pyscipopt``; nothing is imported until the
+  method runs);
+* the **module** implementing it, with functions ``optimum(table, **kw)``,
+  ``epsilon_set(table, **kw)`` and ``kbest(table, **kw)`` answering in table
+  positions (:mod:`gobnilp_py.search.results`).
+
+:func:`choose_method` implements ``method="auto"`` and returns the reason for its
+choice, which every result records (``stats["method"]``, ``stats["method_reason"]``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from ..constraints.structural import FILTER_KINDS
+from ..errors import ConfigError
+
+__all__ = ["Method", "METHODS", "TASKS", "AUTO", "method_names", "get_method", "engine_module", "check_method",
+           "choose_method", "resolve_method", "method_options"]
+
+#: The tasks a method can perform.
+TASKS = ("optimum", "epsilon_set", "kbest")
+
+#: The name that asks the registry to choose.
+AUTO = "auto"
+
+
+@dataclass(frozen=True)
+class Method:
+    """One search method: its capabilities and where it lives."""
+
+    name: str
+    title: str
+    tasks: frozenset[str]
+    exact: bool
+    module: str
+    constraint_kinds: frozenset[str] | None = None
+    max_variables: int | None = None
+    needs: tuple[str, ...] = ()
+    options: tuple[str, ...] = ()
+
+    def supports_constraints(self, kinds: frozenset[str]) -> frozenset[str]:
+        """The kinds in ``kinds`` this method cannot honour (empty when it honours all)."""
+        if self.constraint_kinds is None:
+            return frozenset()
+        return frozenset(k for k in kinds if k not in self.constraint_kinds)
+
+
+METHODS: dict[str, Method] = {m.name: m for m in (
+    Method("ilp", "branch-and-cut on SCIP (family variables, cluster cuts)",
+           frozenset(TASKS), True, "gobnilp_py.ilp.engine", None, None, ("pyscipopt",),
+           ("gap", "params", "verbose", "model_options")),
+    Method("ordergraph", "order-graph search (frontier breadth-first branch and bound; Malone et al. 2011)",
+           frozenset(TASKS), True, "gobnilp_py.search.order_engine", FILTER_KINDS, 30, (),
+           ("memory_budget", "lower_bound")),
+    Method("dp", "dynamic programming over subsets with k-best lists (Tian, He and Ram 2010)",
+           frozenset({"optimum", "kbest"}), True, "gobnilp_py.search.subset_dp", FILTER_KINDS, 24, (),
+           ("memory_budget", "trace_memory")),
+    Method("resolve", "k successive ILP solves with nogoods (GOBNILP 1.6)",
+           frozenset({"kbest"}), True, "gobnilp_py.ilp.resolve", None, None, ("pyscipopt",),
+           ("params", "verbose")),
+)}
+
+
+def method_names(task: str | None = None) -> tuple[str, ...]:
+    """Names of the methods (that perform ``task``), plus ``"auto"``."""
+    names = [m.name for m in METHODS.values() if task is None or task in m.tasks]
+    return (AUTO, *names)
+
+
+def get_method(name: str) -> Method:
+    """The registry entry of ``name``; a one-line :class:`ConfigError` for an unknown one."""
+    try:
+        return METHODS[name]
+    except KeyError:
+        import difflib
+
+        near = difflib.get_close_matches(str(name), list(METHODS), n=1)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        raise ConfigError(f"unknown method {name!r}{hint}; choose from {', '.join(method_names())}") from None
+
+
+def engine_module(method: Method) -> ModuleType:
+    """Import the module implementing ``method`` (the only place engines are imported)."""
+    for dep in method.needs:
+        try:
+            importlib.import_module(dep)
+        except ImportError:
+            raise ConfigError(f"method {method.name!r} needs the Python package {dep!r}, which is not "
+                              "installed") from None
+    if not _available(method):
+        raise ConfigError(f"method {method.name!r} is not available in this installation")
+    return importlib.import_module(method.module)
+
+
+def check_method(method: Method, task: str, n: int, kinds: frozenset[str]) -> None:
+    """Refuse, in one line, a method that cannot perform ``task`` on ``n`` variables with these constraints."""
+    if task not in method.tasks:
+        able = ", ".join(m.name for m in METHODS.values() if task in m.tasks)
+        raise ConfigError(f"method {method.name!r} cannot compute {_TASK_TEXT[task]}; methods that can: {able}")
+    missing = method.supports_constraints(kinds)
+    if missing:
+        able = ", ".join(m.name for m in METHODS.values() if task in m.tasks and not m.supports_constraints(kinds))
+        raise ConfigError(f"method {method.name!r} cannot honour the structural constraint "
+                          f"{', '.join(sorted(missing))}; methods that can: {able or 'none'}")
+    if method.max_variables is not None and n > method.max_variables:
+        raise ConfigError(f"method {method.name!r} handles at most {method.max_variables} variables; "
+                          f"this problem has {n}")
+
+
+_TASK_TEXT = {"optimum": "an optimal network", "epsilon_set": "every network within a Bayes factor",
+              "kbest": "the k best networks"}
+
+#: ``auto`` uses the order graph up to this many variables (see :func:`choose_method`).
+ORDERGRAPH_AUTO_MAX = 20
+
+
+def choose_method(task: str, n: int, kinds: frozenset[str], n_families: int) -> tuple[str, str]:
+    """The method ``auto`` runs for ``task`` and why (a sentence recorded in the result).
+
+    The order graph's work grows as ``n 2^n`` whatever the data, the ILP's with
+    the number of candidate families and the hardness of the LP relaxation;
+    the order graph therefore wins where variables are few and rows many
+    (many families per variable, weak LP bounds), the ILP everywhere else.
+    The crossover was measured (``benchmarks/RESULTS.md``, engines section).
+    """
+    og = METHODS["ordergraph"]
+    usable = not og.supports_constraints(kinds) and task in og.tasks and _available(og)
+    if usable and n <= ORDERGRAPH_AUTO_MAX:
+        return "ordergraph", (f"{n} variables <= {ORDERGRAPH_AUTO_MAX}: the order graph's 2^n subsets are cheap "
+                              "and its search does not depend on the LP relaxation")
+    if not usable and n <= ORDERGRAPH_AUTO_MAX:
+        return "ilp", "the structural constraints include kinds only the ILP honours"
+    return "ilp", f"{n} variables > {ORDERGRAPH_AUTO_MAX}: the order graph's 2^n subsets would be too many"
+
+
+def _available(method: Method) -> bool:
+    """True when the module implementing ``method`` is installed."""
+    import importlib.util
+
+    return importlib.util.find_spec(method.module) is not None
+
+
+def resolve_method(name: str, task: str, n: int, kinds: frozenset[str], n_families: int,
+                   options: dict[str, Any] | None = None) -> tuple[Method, str]:
+    """The method to run (``auto`` resolved) and the reason, after every capability check.
+
+    With ``auto``, options that only one method understands (SCIP ``params``,
+    say) decide for that method.
+    """
+    given = [k for k, v in (options or {}).items() if not _neutral(k, v)]
+    if name == AUTO:
+        chosen, reason = choose_method(task, n, kinds, n_families)
+        foreign = [k for k in given if k not in METHODS[chosen].options]
+        if foreign:
+            able = [m for m in METHODS.values()
+                    if task in m.tasks and all(k in m.options for k in given) and _available(m)]
+            if able:
+                chosen, reason = able[0].name, f"the options {', '.join(foreign)} apply to it only"
+    else:
+        chosen, reason = name, "chosen by the caller"
+    method = get_method(chosen)
+    check_method(method, task, n, kinds)
+    return method, reason
+
+
+def _neutral(key: str, value: Any) -> bool:
+    """True for an option value that asks nothing of any method (not given, off, or a zero gap)."""
+    return value is None or value is False or (key == "gap" and value == 0) or (
+        isinstance(value, Mapping) and not value)
+
+
+def method_options(method: Method, options: dict[str, Any]) -> dict[str, Any]:
+    """Keep the options ``method`` understands; refuse, in one line, one it cannot use."""
+    out = {}
+    for key, value in options.items():
+        if _neutral(key, value):
+            continue  # not given (or the neutral value every method honours)
+        if key not in method.options:
+            users = ", ".join(m.name for m in METHODS.values() if key in m.options)
+            raise ConfigError(f"option {key!r} does not apply to method {method.name!r} (only to {users})")
+        out[key] = value
+    return out

@@ -1,0 +1,102 @@
+"""Engine answers -> :class:`~gobnilp_py.network.Network` and :class:`CredibleSet`, the same way for every engine.
+
+Engines answer in table positions (:mod:`gobnilp_py.search.results`).  Here the
+positions become networks (parents by name, local scores, ``math.fsum`` totals,
+so two engines report bit-identical scores for the same network), collections are
+sorted best first with ties in canonical :attr:`Network.key` order, and every
+result gets the labels that say what it guarantees.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import SolverError
+from ..network import Network
+from ..scoring.table import ScoreTable
+from ..search.results import Collection, Entry, Solution
+from .credible import CredibleSet
+from .inputs import TableInfo
+
+__all__ = ["network_of", "network_from_solution", "rank_entries", "REL_TOL", "tolerance_of"]
+
+#: Relative tolerance of "same score" (ties) and of the ε boundary (``docs/enumeration.md``).
+REL_TOL = 1e-9
+
+
+def tolerance_of(opt: float) -> float:
+    """Absolute tolerance at the optimum ``opt``: ``1e-9 * max(1, |opt|)``."""
+    return REL_TOL * max(1.0, abs(opt)) if math.isfinite(opt) else 0.0
+
+
+def network_of(table: ScoreTable, chosen: Sequence[int], status: str = "optimal", **fields: Any) -> Network:
+    """The :class:`Network` choosing ``table.families[v][chosen[v]]`` for every node ``v``."""
+    names = table.names
+    parents: dict[str, tuple[str, ...]] = {}
+    local: dict[str, float] = {}
+    for v, c in enumerate(chosen):
+        ps, sc = table.families[v][int(c)]
+        parents[names[v]] = tuple(names[p] for p in ps)
+        local[names[v]] = sc
+    return Network(names, parents, math.fsum(local.values()), status=status, local_scores=local, **fields)
+
+
+def network_from_solution(table: ScoreTable, sol: Solution, *, stats: dict[str, Any]) -> Network:
+    """The network of an optimum search, with its status and statistics (an empty one when there is none)."""
+    if sol.chosen is None:
+        return Network(table.names, {}, score=-math.inf, status=sol.status, dual_bound=sol.dual_bound,
+                       stats={**sol.stats, **stats})
+    net = network_of(table, sol.chosen, sol.status, dual_bound=sol.dual_bound, stats={**sol.stats, **stats})
+    if not math.isclose(net.score, sol.score, rel_tol=1e-9, abs_tol=1e-7):
+        raise SolverError(f"engine reported score {sol.score!r} for a network whose local scores sum to "
+                          f"{net.score!r}")
+    return net
+
+
+def rank_entries(table: ScoreTable, entries: Sequence[Entry], opt: float) -> list[Network]:
+    """Networks of the entries, best first, ties in :attr:`Network.key` order; each once.
+
+    Status ``"optimal"`` for networks tied with ``opt`` (within the tolerance),
+    ``"feasible"`` for the others.
+    """
+    tol = tolerance_of(opt)
+    nets = []
+    seen: set[Any] = set()
+    for _, chosen in entries:
+        net = network_of(table, chosen, "optimal")
+        if net.key in seen:  # an engine returning one network twice is a bug: fail loudly
+            raise SolverError(f"the search returned network {net.to_modelstring()} twice; the result would not "
+                              "be exact (please report this)")
+        seen.add(net.key)
+        if net.score < opt - tol:
+            net.status = "feasible"
+        nets.append(net)
+    nets.sort(key=lambda n: (-n.score, n.key))
+    return nets
+
+
+def credible_set(table: ScoreTable, col: Collection, *, opt: float, epsilon: float, kind: str, method: str,
+                 info: TableInfo, stats: dict[str, Any], keep: int | None = None,
+                 extra_networks: Sequence[Network] = ()) -> CredibleSet:
+    """A labelled :class:`CredibleSet` from an engine's collection.
+
+    ``keep`` trims a k-best list to its first ``keep`` networks; ``extra_networks``
+    are added when missing (phase 1's optimum of a collection cut short).
+    """
+    nets = rank_entries(table, col.entries, opt)
+    if keep is not None:
+        nets = nets[:keep]
+    known = {n.key for n in nets}
+    for net in extra_networks:
+        if net.key not in known:
+            nets.append(net)
+            known.add(net.key)
+    nets.sort(key=lambda n: (-n.score, n.key))
+    gap = epsilon
+    if kind == "kbest":
+        gap = opt - nets[-1].score if nets else 0.0
+    return CredibleSet(opt, gap, col.reason is None, col.reason, nets, tolerance=tolerance_of(opt),
+                       near_boundary=col.near_boundary, kind=kind, stats=stats, method=method,
+                       threshold=col.threshold, approximate=info.approximate, caveats=list(info.caveats))
