@@ -144,13 +144,14 @@ def choose_method(task: str, n: int, kinds: frozenset[str], n_families: int) -> 
     The crossover was measured (``benchmarks/RESULTS.md``, engines section).
     """
     og = METHODS["ordergraph"]
-    usable = not og.supports_constraints(kinds) and task in og.tasks and _available(og)
-    if usable and n <= ORDERGRAPH_AUTO_MAX:
-        return "ordergraph", (f"{n} variables <= {ORDERGRAPH_AUTO_MAX}: the order graph's 2^n subsets are cheap "
-                              "and its search does not depend on the LP relaxation")
-    if not usable and n <= ORDERGRAPH_AUTO_MAX:
+    if task not in og.tasks or not _available(og):
+        return "ilp", "the order-graph engine is not available"
+    if og.supports_constraints(kinds):
         return "ilp", "the structural constraints include kinds only the ILP honours"
-    return "ilp", f"{n} variables > {ORDERGRAPH_AUTO_MAX}: the order graph's 2^n subsets would be too many"
+    if n > ORDERGRAPH_AUTO_MAX:
+        return "ilp", f"{n} variables > {ORDERGRAPH_AUTO_MAX}: the order graph's 2^n subsets would be too many"
+    return "ordergraph", (f"{n} variables <= {ORDERGRAPH_AUTO_MAX}: the order graph's 2^n subsets are cheap "
+                          "and its search does not depend on the LP relaxation")
 
 
 def _available(method: Method) -> bool:
