@@ -88,18 +88,33 @@ problems = st.tuples(
 
 @settings(max_examples=200, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
 @given(problems)
-def test_enumeration_equals_brute_force(problem):
+def test_class_level_enumeration_equals_brute_force(problem):
     n, n_rows, eps, score_name, prune, seed = problem
     rng = np.random.default_rng(seed)
     data = read_data(random_data(rng, n, n_rows))
     full = score(data, score=score_name, prune=False)
     expected = brute_force(full, eps)
-    cs = enumerate_networks(data, epsilon=eps, score=score_name, prune=prune)
+    cs = enumerate_networks(data, epsilon=eps, score=score_name, prune=prune, method="ilp", by="class")
+    assert cs.stats["by"] == "class"
     assert_same(cs, expected)
+    assert cs.n_networks_total == len(expected)
+    assert cs.n_classes_total == len({c.key for c in cs.mecs()})
     assert abs(cs.opt - max(expected.values())) <= TOL * max(1.0, abs(cs.opt))
     # best first, ties in canonical order
     order = [(-net.score, net.key) for net in cs.networks]
     assert order == sorted(order)
+
+
+@settings(max_examples=60, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@given(problems)
+def test_dag_level_enumeration_equals_brute_force(problem):
+    n, n_rows, eps, score_name, prune, seed = problem
+    rng = np.random.default_rng(seed)
+    data = read_data(random_data(rng, n, n_rows))
+    expected = brute_force(score(data, score=score_name, prune=False), eps)
+    cs = enumerate_networks(data, epsilon=eps, score=score_name, prune=prune, method="ilp", by="dag")
+    assert cs.stats["by"] == "dag"
+    assert_same(cs, expected)
 
 
 def test_ties_at_the_boundary_are_kept():
@@ -117,26 +132,57 @@ CONSTRAINT_CASES = [
     dict(required_arrows=[("1", "0")]),
     dict(tiers=[["0", "1"], ["2", "3"]]),
     dict(max_parents=1),
+    dict(max_parents_per_variable={"2": 1}),
     dict(required_adjacencies=[("0", "2")]),
     dict(forbidden_adjacencies=[("1", "2")]),
     dict(max_edges=2),
     dict(min_edges=4),
+    dict(required_immoralities=[("0", "2", "1")]),
+    dict(forbidden_immoralities=[("0", "2", "1")]),
 ]
 
 
+@pytest.mark.parametrize("by", ["class", "dag"])
 @pytest.mark.parametrize("case", range(len(CONSTRAINT_CASES)))
 @pytest.mark.parametrize("seed", range(4))
-def test_enumeration_with_constraints_equals_brute_force(case, seed):
+def test_enumeration_with_constraints_equals_brute_force(case, seed, by):
     rng = np.random.default_rng(1000 + seed)
     data = read_data(random_data(rng, 4, 60))
     cons = StructuralConstraints(**CONSTRAINT_CASES[case])
     eps = float(rng.uniform(0, 6))
-    full = score(data, score="BIC", prune=False)
+    score_name = "BIC" if seed % 2 else "BDeu"
+    full = score(data, score=score_name, prune=False)
     expected = brute_force(full, eps, cons)
-    cs = enumerate_networks(data, epsilon=eps, constraints=cons)
+    cs = enumerate_networks(data, epsilon=eps, constraints=cons, method="ilp", by=by, score=score_name)
+    if cs.infeasible:
+        assert expected == {}
+        return
     assert_same(cs, expected)
+    assert cs.n_networks_total == len(expected)
     for net in cs.networks:
         assert cons.is_satisfied(net)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_class_level_counts_and_averages_cover_the_whole_set_past_the_cap(seed):
+    """Cut at the network cap, a class-level collection still counts and averages over every credible network."""
+    rng = np.random.default_rng(77 + seed)
+    data = read_data(random_data(rng, 5, 40))
+    eps = 4.0
+    full = enumerate_networks(data, epsilon=eps, method="ilp", by="dag", max_networks=None)
+    assert full.complete and len(full) > 6
+    palim = 2 if seed % 2 else None  # a parent limit forces the counting-by-listing path
+    if palim is not None:
+        full = enumerate_networks(data, epsilon=eps, method="ilp", by="dag", max_networks=None, palim=palim)
+    cap = max(1, len(full) // 3)
+    cut = enumerate_networks(data, epsilon=eps, method="ilp", by="class", max_networks=cap, palim=palim)
+    assert not cut.complete and cut.reason == "max_networks" and len(cut) == cap
+    assert cut.n_networks_total == len(full) and cut.n_classes_total == full.n_mecs
+    assert cut.averages_over == "all credible networks"
+    assert np.allclose(cut.edge_probabilities().to_numpy(), full.edge_probabilities().to_numpy(), atol=1e-12)
+    assert np.allclose(cut.arrow_probabilities().to_numpy(), full.arrow_probabilities().to_numpy(), atol=1e-12)
+    # best first: the listed networks are the best ones
+    assert cut.networks[-1].score >= full.networks[cap - 1].score - 1e-9 * abs(full.opt)
 
 
 @settings(max_examples=40, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))

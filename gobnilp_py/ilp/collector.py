@@ -75,6 +75,11 @@ class NetworkCollector(pyscipopt.Conshdlr):
     tie_tolerance : float
         Slack below the k-th best score kept by the threshold, so ties at
         the k-th place are all collected and can be ordered canonically.
+    by_class : bool
+        Class-level collection: exclude the whole Markov equivalence class of
+        every recorded network with one class nogood
+        (:func:`~gobnilp_py.ilp.class_nogood.class_nogood`), so each class is
+        recorded once, by one representative (``docs/enumeration.md``).
     """
 
     #: Put each nogood into the LP at once (True) or only when the linear handler finds it violated
@@ -84,8 +89,12 @@ class NetworkCollector(pyscipopt.Conshdlr):
 
     def __init__(self, index: FamilyIndex, xvars: Sequence[pyscipopt.Variable], *,
                  max_networks: int | None = None, kbest: int | None = None,
-                 tie_tolerance: float = 0.0) -> None:
+                 tie_tolerance: float = 0.0, by_class: bool = False) -> None:
         self.index = index
+        self.by_class = by_class
+        #: class key -> the representative recorded for it (class-level collection)
+        self.classes: dict[Any, tuple[int, ...]] = {}
+        self._masks: Any = None
         self.xvars = list(xvars)
         self.max_networks = max_networks
         self.kbest = kbest
@@ -94,7 +103,6 @@ class NetworkCollector(pyscipopt.Conshdlr):
         self.found: dict[tuple[int, ...], float] = {}
         #: optional callback ``progress("collecting", found, cap, bound=..., elapsed=...)``
         self.progress: Any = None
-        self._last_report = -math.inf
         self._last_report = -math.inf
         #: networks already excluded by a nogood (seeing one again would be a bug)
         self.excluded: set[tuple[int, ...]] = set()
@@ -148,9 +156,26 @@ class NetworkCollector(pyscipopt.Conshdlr):
         self.progress("collecting", len(self.found), self.max_networks, bound=bound,
                       elapsed=self.model.getSolvingTime())
 
+    def _class_key(self, key: tuple[int, ...]) -> Any:
+        """The Markov equivalence class key of the network ``key`` (flat families)."""
+        from ..equivalence.cpdag import class_key
+
+        names = self._names()
+        parents = {names[v]: tuple(names[p] for p in self.index.parents[f]) for v, f in enumerate(key)}
+        return class_key(names, parents, validate=False)
+
+    def _names(self) -> tuple[str, ...]:
+        return tuple(str(i) for i in range(self.index.n))
+
     def _remember(self, key: tuple[int, ...]) -> None:
         if self.progress is not None:
             self._report()
+        if self.by_class:
+            ckey = self._class_key(key)
+            if ckey in self.classes:
+                return  # its class is already recorded (by another representative)
+            if self.stop_reason is None:
+                self.classes[ckey] = key
         # SCIP stops only at its next safe point after interruptSolve(): points it shows us until then
         # are not recorded, so a capped result holds exactly max_networks networks.
         if key not in self.found and self.stop_reason is None:
@@ -170,18 +195,48 @@ class NetworkCollector(pyscipopt.Conshdlr):
         key = self._network_of(sol, in_lp)
         if key is None:
             return SCIP_RESULT.INFEASIBLE  # not ours to resolve: let SCIP branch
-        if key in self.excluded:
-            self.duplicates += 1
-            _log.error("network found again after its nogood was added")
-        self._remember(key)
-        self.excluded.add(key)
         tv = self.tvars()
-        self.model.addCons(pyscipopt.quicksum(tv[f] for f in key) <= self.index.n - 1,
-                           name=f"nogood_{len(self.excluded)}", initial=self.nogood_initial, separate=True,
+        if self.by_class:
+            ckey = self._class_key(key)
+            if ckey in self.excluded:
+                self.duplicates += 1
+                _log.error("equivalence class found again after its class nogood was added")
+            self._remember(key)
+            self.excluded.add(ckey)
+            fams, coefs, rhs = self._class_nogood(key)
+            expr = pyscipopt.quicksum(float(c) * tv[int(f)] for f, c in zip(fams, coefs)) <= rhs
+        else:
+            if key in self.excluded:
+                self.duplicates += 1
+                _log.error("network found again after its nogood was added")
+            self._remember(key)
+            self.excluded.add(key)
+            expr = pyscipopt.quicksum(tv[f] for f in key) <= self.index.n - 1
+        self.model.addCons(expr, name=f"nogood_{len(self.excluded)}", initial=self.nogood_initial, separate=True,
                            enforce=True, check=True, propagate=True, local=False, modifiable=False,
                            dynamic=False, removable=False, stickingatnode=False)
         self.time_record += time.perf_counter() - t0
         return SCIP_RESULT.CONSADDED
+
+    def _class_nogood(self, key: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, float]:
+        """The class nogood of the class of ``key`` (see :mod:`gobnilp_py.ilp.class_nogood`)."""
+        from ..equivalence.cpdag import cpdag
+        from .class_nogood import class_nogood, family_masks
+
+        if self._masks is None:
+            self._masks = family_masks(self.index)
+        names = self._names()
+        parents = {names[v]: tuple(names[p] for p in self.index.parents[f]) for v, f in enumerate(key)}
+        cp = cpdag(names, parents)
+        n = self.index.n
+        directed, undirected = [0] * n, [0] * n
+        for a, b in cp.directed:
+            directed[int(b)] |= 1 << int(a)
+        for edge in cp.undirected:
+            a, b = (int(x) for x in edge)
+            undirected[a] |= 1 << b
+            undirected[b] |= 1 << a
+        return class_nogood(self.index, self._masks, directed, undirected)
 
     def _update_threshold(self, score: float) -> None:
         if len(self._top) < self.kbest:
@@ -278,9 +333,10 @@ class BoundPruner(pyscipopt.Conshdlr):
 
 def include_collector(model: pyscipopt.Model, index: FamilyIndex, xvars: Sequence[pyscipopt.Variable], *,
                       max_networks: int | None, kbest: int | None = None,
-                      tie_tolerance: float = 0.0, progress: Any = None) -> NetworkCollector:
+                      tie_tolerance: float = 0.0, progress: Any = None, by_class: bool = False) -> NetworkCollector:
     """Add the collector (and, for k-best, the bound pruner) to ``model``."""
-    col = NetworkCollector(index, xvars, max_networks=max_networks, kbest=kbest, tie_tolerance=tie_tolerance)
+    col = NetworkCollector(index, xvars, max_networks=max_networks, kbest=kbest, tie_tolerance=tie_tolerance,
+                           by_class=by_class)
     col.progress = progress
     model.includeConshdlr(col, "gobnilp_collector", "records each acyclic integral point and excludes it",
                           sepapriority=0, enfopriority=-9_999_999, chckpriority=-9_999_999,

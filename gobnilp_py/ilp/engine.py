@@ -181,7 +181,7 @@ def _lp_time(m: Any) -> float:
 # ------------------------------------------------------------------------ collecting
 def _collect(table: ScoreTable, constraints: Any, *, objlimit: float | None, max_networks: int | None,
              kbest: int | None, tie_tolerance: float, time_limit: float | None, params: Mapping[str, Any] | None,
-             verbose: bool, progress: Any = None) -> tuple[Any, Any, dict[str, Any]]:
+             verbose: bool, progress: Any = None, by_class: bool = False) -> tuple[Any, Any, dict[str, Any]]:
     """Run one collecting search; returns (family model, collector, stats)."""
     import pyscipopt
 
@@ -206,7 +206,7 @@ def _collect(table: ScoreTable, constraints: Any, *, objlimit: float | None, max
     for key, value in user.items():
         fm.model.setParam(key, value)
     col = include_collector(fm.model, fm.index, fm.xflat, max_networks=max_networks, kbest=kbest,
-                            tie_tolerance=tie_tolerance, progress=progress)
+                            tie_tolerance=tie_tolerance, progress=progress, by_class=by_class)
     if objlimit is not None:
         fm.model.setObjlimit(objlimit)
     t0 = time.perf_counter()
@@ -219,6 +219,7 @@ def _collect(table: ScoreTable, constraints: Any, *, objlimit: float | None, max
         "cuts_total": fm.stats.cuts_total,
         "cuts": {"integral": fm.stats.cuts_integral, "cycle": fm.stats.cuts_cycle, "subip": fm.stats.cuts_subip},
         "found": len(col.found),
+        "by": "class" if by_class else "dag",
         "duplicates": col.duplicates,
         "time_record": col.time_record,
     }
@@ -245,15 +246,19 @@ def _positions(fm: Any, key: tuple[int, ...]) -> tuple[int, ...]:
 
 def epsilon_set(table: ScoreTable, *, opt: float, epsilon: float, constraints: Any = None,
                 max_networks: int | None = None, time_limit: float | None = None,
-                params: Mapping[str, Any] | None = None, verbose: bool = False, progress: Any = None) -> Collection:
+                params: Mapping[str, Any] | None = None, verbose: bool = False, progress: Any = None,
+                by_class: bool = False) -> Collection:
     """Every network of ``table`` with score ``>= opt - epsilon`` (up to the tolerance), in one search.
 
-    ``opt`` must be the proven optimum of the same table and constraints.
+    ``opt`` must be the proven optimum of the same table and constraints.  With
+    ``by_class`` the search records one network per Markov equivalence class
+    (excluding each class found with one class nogood) and ``max_networks``
+    caps the number of classes; the driver lists the members.
     """
     tol, margin = tolerances(opt)
     fm, col, stats = _collect(table, constraints, objlimit=opt - epsilon - tol - margin, max_networks=max_networks,
                               progress=progress, kbest=None, tie_tolerance=0.0, time_limit=time_limit,
-                              params=params, verbose=verbose)
+                              params=params, verbose=verbose, by_class=by_class)
     reason = _incomplete_reason(stats["scip_status"], col)
     found_best = max(col.found.values(), default=-math.inf)
     new_opt = None
@@ -274,7 +279,8 @@ def epsilon_set(table: ScoreTable, *, opt: float, epsilon: float, constraints: A
         bound = _dual(fm.model)
         if bound is not None:
             threshold = max(bound + tol, limit)
-    return Collection(entries, reason, near_boundary=near, threshold=threshold, opt=new_opt, stats=stats)
+    return Collection(entries, reason, near_boundary=near, threshold=threshold, opt=new_opt, by_class=by_class,
+                      stats=stats)
 
 
 def kbest(table: ScoreTable, *, k: int, opt: float | None = None, constraints: Any = None,

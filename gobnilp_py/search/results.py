@@ -82,6 +82,9 @@ class Collection:
         engine cannot certify one).
     opt : float or None
         The optimum, when the engine (re)computed or improved it.
+    by_class : bool
+        The entries are one representative per Markov equivalence class
+        (class-level collection); the driver lists the other members.
     stats : dict
         Engine counters and timings.
     """
@@ -91,6 +94,7 @@ class Collection:
     near_boundary: int = 0
     threshold: float | None = None
     opt: float | None = None
+    by_class: bool = False
     stats: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -22,10 +22,12 @@ import logging
 import math
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
-from ..errors import SolverError
+from ..errors import ConfigError, SolverError
 from ._checks import check_epsilon, check_max_networks, check_time_limit
+from .classes import expand_classes
 from .credible import CredibleSet
 from .inputs import acquire_table, as_constraints, filter_table
 from .learn import _check_answer, _remaining
@@ -38,7 +40,8 @@ _log = logging.getLogger(__name__)
 
 
 def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None, epsilon: float | None = None,
-                       method: str = "auto", max_networks: int | None = 150_000, time_limit: float | None = None,
+                       method: str = "auto", by: str = "auto", max_networks: int | None = 150_000,
+                       time_limit: float | None = None,
                        constraints: Any = None, params: Mapping[str, Any] | None = None,
                        verbose: bool = False, memory_budget: int | None = None,
                        engine_options: Mapping[str, Any] | None = None, verify: bool = False,
@@ -56,9 +59,16 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
         Exactly one: ε = ln(bayes_factor).  ε = 0 gives all optimal networks.
     method : str
         ``"auto"`` (default), ``"ilp"`` or ``"ordergraph"``.
+    by : str
+        ``"class"``: the search finds one network per Markov equivalence class
+        and the members are listed combinatorially (needs a score-equivalent
+        score and a method that can: the ILP); ``"dag"``: every network is
+        found by the search; ``"auto"`` (default): ``"class"`` when possible.
     max_networks : int or None, default 150,000
-        Stop after this many networks (``complete=False``, reason
-        ``"max_networks"``); ``None`` for no cap.
+        List at most this many networks (``complete=False``, reason
+        ``"max_networks"``); ``None`` for no cap.  Collecting by class, the
+        search still finds every class, so ``n_networks_total`` and model
+        averaging cover the whole credible set.
     time_limit : float, optional
         Wall-clock seconds for the whole call, scoring included
         (``complete=False``, reason ``"time_limit"``, when reached).
@@ -90,6 +100,8 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     >>> cs = enumerate_networks(example_path("asia"), bayes_factor=3)  # doctest: +SKIP
     """
     t_start = time.perf_counter()
+    if by not in ("auto", "class", "dag"):
+        raise ConfigError(f"by must be 'auto', 'class' or 'dag', got {by!r}")
     eps = check_epsilon(bayes_factor, epsilon)
     max_networks = check_max_networks(max_networks)
     time_limit = check_time_limit(time_limit)
@@ -127,20 +139,79 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     if remaining is not None and remaining <= 0:
         return CredibleSet(opt, eps, False, "time_limit", [best], tolerance=tolerance_of(opt), kind="bayes_factor",
                            stats=stats, method=m.name, approximate=info.approximate, caveats=list(info.caveats))
+    by_class = _collect_by_class(by, m, searched)
     col = engine.epsilon_set(searched, opt=opt, epsilon=eps, constraints=row_cons, max_networks=max_networks,
-                             time_limit=remaining, progress=progress, **opts)
+                             time_limit=remaining, progress=progress, **({"by_class": True} if by_class else {}),
+                             **opts)
     stats.update(col.stats)
+    stats["by"] = "class" if by_class else "dag"
     if col.opt is not None:
         opt = col.opt
+    expansion = None
+    if col.by_class:
+        deadline = None if time_limit is None else t_start + time_limit
+        expansion = expand_classes(searched, col.entries, limit=opt - eps - tolerance_of(opt),
+                                   max_networks=max_networks, deadline=deadline,
+                                   all_representable=_all_members_representable(searched, info, cons, eps))
+        stats.update(expansion.stats)
+        reason = col.reason
+        if reason is None and not expansion.complete_counts:
+            reason = "time_limit"
+        if reason is None and expansion.capped:
+            reason = "max_networks"
+        col = replace(col, entries=expansion.entries, reason=reason)
     extra = [best] if col.reason not in (None, "max_networks") else []
     stats["time_total"] = time.perf_counter() - t_start
     cs = credible_set(searched, col, opt=opt, epsilon=eps, kind="bayes_factor", method=m.name, info=info,
                       stats=stats, extra_networks=extra)
+    if expansion is not None:
+        search_done = col.reason in (None, "max_networks")
+        cs.classes = expansion.classes if search_done else None
+        cs.n_networks_total = expansion.n_networks_total if search_done else None
+        cs.n_classes_total = len(expansion.classes) if search_done else None
+    elif cs.complete:
+        cs.n_networks_total = len(cs.networks)
     for net in cs.networks:
         _check_answer(net, cons)
     if verify and cs.complete:
         _verify(cs, searched, cons, m.name, kinds, eps)
     return cs
+
+
+def _collect_by_class(by: str, method: Any, table: Any) -> bool:
+    """Whether to collect by class: asked for (and possible), or possible under ``auto``."""
+    from .classes import is_score_equivalent
+
+    if by == "dag":
+        return False
+    able = method.class_collection
+    equivalent = is_score_equivalent(table)
+    if by == "class":
+        if not able:
+            raise ConfigError(f"method {method.name!r} cannot collect by equivalence class; use by='dag' or "
+                              "method='ilp'")
+        if not equivalent:
+            raise ConfigError(f"collecting by class needs a score-equivalent score (BIC, BDeu, AIC); this table's "
+                              f"score is {table.score_name or 'not recorded'}: use by='dag'")
+    return able and equivalent
+
+
+def _all_members_representable(table: Any, info: Any, cons: Any, eps: float) -> bool:
+    """True when every member of a credible class is surely in the table (so counts need no listing).
+
+    An ε-safe table of an exact, score-equivalent score holds every family of
+    every credible DAG; a parent limit, an approximate table, a table of unknown
+    pruning or a constraint enforced by filtering can each leave members out.
+    """
+    from ..constraints.structural import FILTER_KINDS
+
+    if info.approximate or table.epsilon is None or table.epsilon < eps - 1e-12:
+        return False
+    if table.meta.get("palim") is not None:
+        return False
+    if cons is not None and cons.kinds() & FILTER_KINDS:
+        return False
+    return True
 
 
 def _verify(cs: CredibleSet, table: Any, cons: Any, used: str, kinds: frozenset[str], eps: float) -> None:

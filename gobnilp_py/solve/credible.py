@@ -67,6 +67,13 @@ class CredibleSet:
     caveats : list of str
         Everything else a reader must know to trust the set (for example a
         score table that does not record how it was pruned).
+    n_networks_total, n_classes_total : int or None
+        The exact number of credible networks and equivalence classes, also
+        when the listing was cut at the network cap (class-level collection
+        counts every class's members); ``None`` when unknown.
+    classes : list of ClassSummary or None
+        Class-level collection: every credible class with its member count,
+        so model averaging covers the whole credible set, listed or not.
     stats : dict
         Timings, nodes, cuts.
     """
@@ -85,6 +92,9 @@ class CredibleSet:
     infeasible: bool = False
     approximate: bool = False
     caveats: list[str] = field(default_factory=list)
+    n_networks_total: int | None = None
+    n_classes_total: int | None = None
+    classes: list[Any] | None = field(default=None, repr=False)
     _mecs: list[Any] | None = field(default=None, init=False, repr=False)
 
     # ------------------------------------------------------------- labels
@@ -154,17 +164,56 @@ class CredibleSet:
         return len(self.mecs())
 
     # ----------------------------------------------------------- averaging
+    @property
+    def averages_over(self) -> str:
+        """What the model averages cover: ``"all credible networks"`` or ``"the listed networks"``."""
+        return "all credible networks" if self._class_average() else "the listed networks"
+
+    def _class_average(self) -> bool:
+        return bool(self.classes) and all(c.n_members is not None for c in self.classes) and self.kind != "kbest"
+
     def edge_probabilities(self) -> pd.DataFrame:
-        """P(u and v adjacent): networks weighted by exp(score - OPT), normalised over the set."""
+        """P(u and v adjacent): networks weighted by exp(score - OPT), normalised over the set.
+
+        After class-level collection the average covers every credible network,
+        listed or not (each class contributes its exact member count); otherwise
+        the listed networks (see :attr:`averages_over`).
+        """
+        if self._class_average():
+            return self._class_probabilities(arrows=False)
         from ..equivalence import edge_probabilities
 
         return edge_probabilities(self.networks, opt=self._weight_opt())
 
     def arrow_probabilities(self) -> pd.DataFrame:
         """P(u -> v) (row u, column v), weighted as :meth:`edge_probabilities`."""
+        if self._class_average():
+            return self._class_probabilities(arrows=True)
         from ..equivalence import arrow_probabilities
 
         return arrow_probabilities(self.networks, opt=self._weight_opt())
+
+    def _class_probabilities(self, *, arrows: bool) -> pd.DataFrame:
+        """Exact averages from class summaries: member counts and per-class arrow counts, weighted exactly."""
+        import numpy as np
+
+        from .classes import arrow_counts
+
+        names = list(self.networks[0].names) if self.networks else list(self.classes[0].cpdag.names)
+        pos = {x: i for i, x in enumerate(names)}
+        n = len(names)
+        mat = np.zeros((n, n))
+        total = 0.0
+        for c in self.classes:
+            w = math.exp(c.score - self.opt)
+            total += w * c.n_members
+            for (u, v), k in arrow_counts(c).items():
+                mat[pos[u], pos[v]] += w * k
+        if total > 0:
+            mat /= total
+        if not arrows:
+            mat = np.clip(mat + mat.T, 0.0, 1.0)  # a DAG never has both u -> v and v -> u
+        return pd.DataFrame(mat, index=pd.Index(names, name="u"), columns=pd.Index(names, name="v"))
 
     def _weight_opt(self) -> float | None:
         return self.opt if self.networks and math.isfinite(self.opt) else None
@@ -213,6 +262,9 @@ class CredibleSet:
             "near_boundary": self.near_boundary,
             "n_networks": len(self.networks),
             "n_mecs": self.n_mecs,
+            "n_networks_total": self.n_networks_total,
+            "n_classes_total": self.n_classes_total,
+            "averages_over": self.averages_over,
             "stats": self.stats,
         }
         if networks:

@@ -15,6 +15,8 @@ module.  An entry declares
 * a **limit on the number of variables** beyond which it refuses, and the Python
   modules it **needs** (the ILP needs ``pyscipopt``; nothing is imported until the
   method runs);
+* whether it can **collect by class** (one network per Markov equivalence class,
+  the members listed combinatorially: ``by="class"``);
 * the **module** implementing it, with functions ``optimum(table, **kw)``,
   ``epsilon_set(table, **kw)`` and ``kbest(table, **kw)`` answering in table
   positions (:mod:`gobnilp_py.search.results`).
@@ -57,6 +59,8 @@ class Method:
     max_variables: int | None = None
     needs: tuple[str, ...] = ()
     options: tuple[str, ...] = ()
+    #: The method can collect one network per Markov equivalence class (``by="class"``).
+    class_collection: bool = False
 
     def supports_constraints(self, kinds: frozenset[str]) -> frozenset[str]:
         """The kinds in ``kinds`` this method cannot honour (empty when it honours all)."""
@@ -68,7 +72,7 @@ class Method:
 METHODS: dict[str, Method] = {m.name: m for m in (
     Method("ilp", "branch-and-cut on SCIP (family variables, cluster cuts)",
            frozenset(TASKS), True, "gobnilp_py.ilp.engine", None, None, ("pyscipopt",),
-           ("gap", "params", "verbose", "model_options")),
+           ("gap", "params", "verbose", "model_options"), class_collection=True),
     Method("ordergraph", "order-graph search (frontier breadth-first branch and bound; Malone et al. 2011)",
            frozenset(TASKS), True, "gobnilp_py.search.order_engine", FILTER_KINDS, 30, (),
            ("memory_budget", "lower_bound")),

@@ -1,0 +1,160 @@
+"""The class nogood: one linear inequality that excludes every DAG of a Markov equivalence class.
+
+Class-level collection (``docs/enumeration.md``) finds one DAG per credible
+equivalence class and lists the other members combinatorially; after a class is
+found, the search must never return another of its members.  This module builds
+the inequality that does it, as plain arrays (no SCIP), so it is tested on its
+own against every DAG on up to 5 nodes.
+
+Derivation.  Let the class ``C`` have essential graph (CPDAG) with compelled
+parents ``D(v)`` and undirected neighbours ``U(v)`` of every node ``v``, and
+let ``A(v)`` be ``v``'s neighbours in the skeleton.  A DAG ``G`` of the class
+gives ``v`` the parents ``D(v)`` plus some of ``U(v)``, and those undirected
+parents are pairwise adjacent (two non-adjacent ones would form a v-structure
+the class does not have).  Call a family ``(v, W)`` *of the class* when
+
+    D(v) ⊆ W ⊆ D(v) ∪ U(v)   and   W ∩ U(v) is a clique of the skeleton,
+
+and let ``u(v, W) = |W ∩ U(v)|``.  Conversely, an acyclic ``G`` all of whose
+families are of the class has edges only inside the skeleton, uses each
+undirected edge at most once (two uses would be a 2-cycle), and has exactly
+the class's v-structures provided it has *all* the skeleton's edges, i.e.
+``Σ_v u(v, W_v) = |U|`` (``|U|`` the number of undirected edges): every
+non-adjacent parent pair of ``v`` then lies in ``D(v)``, hence is a v-structure
+of ``C`` (a compelled parent ``d`` and an undirected neighbour ``u`` of ``v`` are
+always adjacent in a CPDAG, else Meek's rule R1 would orient ``v - u``).  So
+
+    G ∈ C   ⟺   every family of G is of the class  and  Σ_v u(v, W_v) = |U|.
+
+With ``y = Σ_{(v,W) of the class} x_{v,W}`` (``<= n``) and ``z = Σ_{(v,W) of the
+class} u(v, W) x_{v,W}`` (``<= |U|`` for every acyclic point), the inequality
+
+    (|U| + 1) · y + z  <=  (|U| + 1) · n + |U| − 1
+
+is violated exactly when ``y = n`` and ``z = |U|``, i.e. exactly by the DAGs of
+``C``: every other acyclic network satisfies it, so no network outside ``C`` is
+lost.  With ``|U| = 0`` (a class of one DAG) it is the ordinary nogood
+``y <= n - 1``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..search.family_index import FamilyIndex
+
+__all__ = ["family_masks", "class_nogood"]
+
+
+def family_masks(index: FamilyIndex) -> np.ndarray | list[int]:
+    """The parent set of every family as a bitmask: an int64 array up to 62 nodes, else Python ints."""
+    if index.n <= 62:
+        masks = np.zeros(index.F, dtype=np.int64)
+        np.bitwise_or.at(masks, index.inc_fam, np.left_shift(np.int64(1), index.inc_par.astype(np.int64)))
+        return masks
+    return [sum(1 << p for p in ps) for ps in index.parents]
+
+
+def class_nogood(index: FamilyIndex, masks: np.ndarray | Sequence[int], directed: Sequence[int],
+                 undirected: Sequence[int]) -> tuple[np.ndarray, np.ndarray, float]:
+    """The class nogood of the class with compelled parents ``directed[v]`` and undirected neighbours ``undirected[v]``.
+
+    Parameters
+    ----------
+    index : FamilyIndex
+        The families of the model.
+    masks : numpy.ndarray of int64 or sequence of int
+        :func:`family_masks` of ``index``.
+    directed, undirected : sequence of int
+        Per node, the bitmask of its compelled parents and of its undirected
+        neighbours in the CPDAG.
+
+    Returns
+    -------
+    (families, coefficients, rhs)
+        The inequality ``Σ coefficients[i] · x[families[i]] <= rhs`` over flat family indices.
+    """
+    n = index.n
+    children = [0] * n
+    for v in range(n):
+        m = directed[v]
+        while m:
+            low = m & -m
+            children[low.bit_length() - 1] |= 1 << v
+            m ^= low
+    adj = [directed[v] | children[v] | undirected[v] for v in range(n)]
+    n_und = sum(bin(u).count("1") for u in undirected) // 2
+    big = n_und + 1
+    rhs = float(big * n + n_und - 1)
+    if isinstance(masks, np.ndarray):
+        return _vectorised(index, masks, directed, undirected, adj, big) + (rhs,)
+    fams: list[int] = []
+    coefs: list[float] = []
+    start = index.start
+    for v in range(n):
+        d, u = directed[v], undirected[v]
+        allowed = d | u
+        for f in range(int(start[v]), int(start[v + 1])):
+            w = masks[f]
+            if w & d != d or w & ~allowed:
+                continue
+            part = w & u
+            if not _is_clique(part, adj):
+                continue
+            fams.append(f)
+            coefs.append(float(big + bin(part).count("1")))
+    return np.asarray(fams, dtype=np.int64), np.asarray(coefs, dtype=np.float64), rhs
+
+
+def _vectorised(index: FamilyIndex, masks: np.ndarray, directed: Sequence[int], undirected: Sequence[int],
+                adj: Sequence[int], big: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`class_nogood`'s selection on int64 masks (n <= 62), one numpy pass per node."""
+    out_f: list[np.ndarray] = []
+    out_c: list[np.ndarray] = []
+    start = index.start
+    for v in range(index.n):
+        lo, hi = int(start[v]), int(start[v + 1])
+        w = masks[lo:hi]
+        d, u = np.int64(directed[v]), np.int64(undirected[v])
+        ok = ((w & d) == d) & ((w & ~(d | u)) == 0)
+        if not ok.any():
+            continue
+        part = w & u
+        rest = int(undirected[v])
+        while rest:
+            low = rest & -rest
+            i = low.bit_length() - 1
+            rest ^= low
+            has_i = (part & np.int64(low)) != 0
+            ok &= ~has_i | ((part & ~np.int64(adj[i] | low)) == 0)
+        sel = np.flatnonzero(ok)
+        if sel.size:
+            out_f.append(sel + lo)
+            out_c.append(big + _popcount(part[sel]))
+    if not out_f:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+    return np.concatenate(out_f), np.concatenate(out_c).astype(np.float64)
+
+
+def _popcount(a: np.ndarray) -> np.ndarray:
+    """Number of set bits of every int64 (non-negative) entry."""
+    c = np.zeros(a.shape, dtype=np.int64)
+    x = a.copy()
+    while np.any(x):
+        c += (x & 1).astype(np.int64)
+        x >>= 1
+    return c
+
+
+def _is_clique(mask: int, adj: Sequence[int]) -> bool:
+    """True when the nodes of ``mask`` are pairwise adjacent in the skeleton ``adj``."""
+    rest = mask
+    while rest:
+        low = rest & -rest
+        i = low.bit_length() - 1
+        rest ^= low
+        if rest & ~adj[i]:
+            return False
+    return True
