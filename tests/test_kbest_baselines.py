@@ -44,7 +44,7 @@ def kbest_search(data_or_table, k, **kw):
 
 kbest_dp_table = kbest_dp
 METHODS = {"dp": kbest_dp, "resolve": kbest_resolve, "search": kbest_search}
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+from datasets import dataset  # noqa: E402
 
 
 # ----------------------------------------------------------------- oracles
@@ -264,9 +264,7 @@ def test_methods_are_named_by_the_registry():
 # ---------------------------------------------------------- real data (slow)
 @pytest.mark.slow
 def test_dp_and_search_agree_on_real_data():
-    path = DATA / "iris.csv"
-    if not path.exists():
-        pytest.skip(f"{path} not found (shared data sets are not in this checkout)")
+    path = dataset("iris")
     data = read_data(path, header=False)
     results = {"dp": kbest_dp(data, 50, score="BDeu"), "search": kbest_search(data, 50, score="BDeu"),
                "resolve": kbest_resolve(data, 20, score="BDeu")}
@@ -282,9 +280,7 @@ def test_resolve_nogoods_hold_through_restarts_on_wine_bdeu():
     """Regression: with SCIP's defaults (restarts, strong dual reductions) the 20th solve on wine
     (BDeu, ESS 1) returned the 10th network again.  The re-solve baseline now uses the collector's
     nogood-safe settings; its list must equal the DP's entry by entry."""
-    path = DATA / "wine.csv"
-    if not path.exists():
-        pytest.skip(f"{path} not found (shared data sets are not in this checkout)")
+    path = dataset("wine")
     data = read_data(path, header=False)
     resolved = kbest_resolve(data, 25, score="BDeu", ess=1.0)
     dp = kbest_dp(data, 25, score="BDeu", ess=1.0)
@@ -300,9 +296,7 @@ def test_resolve_nogoods_hold_through_restarts_on_wine_bdeu():
 ])
 def test_dp_reproduces_checked_counts_on_real_data(name, opt, within_bf3, within_bf20):
     """The shared data README lists OPT and exhaustively checked counts within BF 3 and 20 (BIC)."""
-    path = DATA / f"{name}.csv"
-    if not path.exists():
-        pytest.skip(f"{path} not found (shared data sets are not in this checkout)")
+    path = dataset(name)
     k = within_bf3 + 1
     cs = kbest_dp(read_data(path, header=False), k)
     assert abs(cs.opt - opt) < 1e-5 and len(cs) == k

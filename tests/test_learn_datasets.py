@@ -1,6 +1,6 @@
 """learn() reproduces the published optimal BIC scores of the shared datasets (no parent limit).
 
-Figures from ``shared/data/README.md`` (checked there independently).  The
+Figures from the shared data README (small datasets ship in ``tests/data``) (checked there independently).  The
 quick datasets run by default; the longer ones are marked slow (CI runs them
 too, so each stays bounded).  Also: a time limit on a harder instance must
 give status "time_limit" with a dual bound >= the incumbent's score, never "optimal".
@@ -9,12 +9,10 @@ give status "time_limit" with a dual bound >= the incumbent's score, never "opti
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pytest
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
+from datasets import dataset, reference
 
 OPTIMA = {
     "tic-tac-toe": -9396.375858,
@@ -31,10 +29,7 @@ SLOW = ["zoo", "nltcs", "alarm1000"]
 def _dataset(name: str):
     from gobnilp_py.data import read_data
 
-    path = DATA / f"{name}.csv"
-    if not path.exists():
-        pytest.skip(f"dataset {path} not available")
-    return read_data(path, header=False)
+    return read_data(dataset(name), header=False)
 
 
 def _check(name: str) -> None:
@@ -62,7 +57,7 @@ def test_reference_jkl_from_gobnilp():
     """The GOBNILP-produced wine table (BIC, pruned for BF 3) has the same optimum."""
     from gobnilp_py.solve.learn import learn
 
-    path = REFERENCE / "wine.BIC.3.jkl"
+    path = reference("wine.BIC.3.jkl")
     if not path.exists():
         pytest.skip(f"reference score file {path} not available")
     net = learn(path)

@@ -1,6 +1,6 @@
 """ε-BNSL on the real datasets reproduces the independently checked published counts.
 
-Figures from ``shared/data/README.md``: network counts of Liao et al. (AAAI 2019,
+Figures from the shared data README (the files ship in ``tests/data``, see its README): network counts of Liao et al. (AAAI 2019,
 Table 1, BIC; Table 2, BDeu ESS 1), each re-checked there by exhaustive
 enumeration, and Markov equivalence class counts checked there by d-separation
 (where the paper's |M| column is wrong, the README's corrected figure is used).
@@ -14,13 +14,11 @@ minute together on an idle 2-core machine).
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pytest
 
+from datasets import dataset
 from gobnilp_py import enumerate_networks, read_data, score
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 # (file, score, BF, OPT or None, networks, classes or None)
 CASES = [
@@ -37,10 +35,7 @@ CASES = [
 
 
 def _data(name: str):
-    path = DATA / f"{name}.csv"
-    if not path.exists():
-        pytest.skip(f"dataset {path} not available (the shared data directory is not beside the repository)")
-    return read_data(path, header=False)
+    return read_data(dataset(name), header=False)
 
 
 @pytest.mark.parametrize("name, score_name, bf, opt, n_networks, n_classes", CASES)
