@@ -386,3 +386,24 @@ def test_bundled_example_matches_independent_dp_kbest():
     within = {n.key for n in ranked.networks if n.score >= opt - eps - 1e-9 * abs(opt)}
     assert len(ranked) == len(cs) + 50  # the DP list reaches past the boundary
     assert cs.complete and {n.key for n in cs.networks} == within
+
+
+@pytest.mark.parametrize("by", ["class", "dag"])
+@pytest.mark.parametrize("nodes", [1, 5, 30])
+def test_threshold_of_a_cut_short_collection_is_certified(by, nodes):
+    """A collection stopped early lists every credible network scoring >= its threshold (checked on the full set)."""
+    rng = np.random.default_rng(2024)
+    data = read_data(random_data(rng, 5, 50))
+    eps = 5.0
+    full = enumerate_networks(data, epsilon=eps, method="ilp", by="dag", max_networks=None)
+    assert full.complete
+    part = enumerate_networks(data, epsilon=eps, method="ilp", by=by, max_networks=None,
+                              params={"limits/nodes": nodes})
+    if part.complete:
+        assert {n.key for n in part.networks} == {n.key for n in full.networks}
+        return
+    assert part.reason == "node_limit"
+    assert part.threshold is not None and "is listed" in part.guarantee
+    listed = {n.key for n in part.networks}
+    assert all(n.key in listed for n in full.networks if n.score >= part.threshold)
+    assert [n.score for n in part.networks] == sorted((n.score for n in part.networks), reverse=True)
