@@ -285,13 +285,16 @@ def epsilon_set(table: ScoreTable, *, opt: float, epsilon: float, constraints: A
 
 def kbest(table: ScoreTable, *, k: int, opt: float | None = None, constraints: Any = None,
           time_limit: float | None = None, epsilon_hint: float | None = None,
-          params: Mapping[str, Any] | None = None, verbose: bool = False, progress: Any = None) -> Collection:
+          params: Mapping[str, Any] | None = None, verbose: bool = False, progress: Any = None,
+          by_class: bool = False) -> Collection:
     """The ``k`` best networks of ``table`` (and every network tied with the k-th), in one or two searches.
 
     ``opt`` is the proven optimum (found first when not given).  With
     ``epsilon_hint`` the first search runs under the objective limit
     ``opt - epsilon_hint`` as well as the rising k-th best threshold; if fewer
     than ``k`` networks lie within it, a second search runs without the limit.
+    With ``by_class`` the entries are one representative per equivalence class:
+    the k best classes (and every class tied with the k-th).
     """
     t0 = time.perf_counter()
     if opt is None:
@@ -314,7 +317,7 @@ def kbest(table: ScoreTable, *, k: int, opt: float | None = None, constraints: A
         objlimit = opt - epsilon_hint - tol - margin if use_limit else None
         fm, col, stats = _collect(table, constraints, objlimit=objlimit, max_networks=None, kbest=k,
                                   tie_tolerance=tol + margin, time_limit=remaining, params=params, verbose=verbose,
-                                  progress=progress)
+                                  progress=progress, by_class=by_class)
         reason = _incomplete_reason(stats["scip_status"], col)
         if reason is not None or len(col.found) >= k or not use_limit:
             break
@@ -326,7 +329,7 @@ def kbest(table: ScoreTable, *, k: int, opt: float | None = None, constraints: A
         entries = [e for e in entries if e[0] >= kth - tol]
     new_opt = ranked[0] if ranked and ranked[0] > opt + tol else None
     stats["searches"] = rounds
-    return Collection(entries, reason, opt=new_opt, stats=stats)
+    return Collection(entries, reason, opt=new_opt, by_class=by_class, stats=stats)
 
 
 def _table_floor(table: ScoreTable) -> float:

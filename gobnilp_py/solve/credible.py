@@ -105,10 +105,17 @@ class CredibleSet:
             text = "INFEASIBLE: no network satisfies the structural constraints"
         elif self.kind == "kbest":
             k = self.stats.get("k", len(self.networks))
+            unit = "equivalence classes" if self.stats.get("by") == "class" else "networks"
             if self.complete:
-                text = (f"complete: the {k} best networks, best first (the k-th lies {self.epsilon:.6g} below OPT)")
+                if self.stats.get("ties", False):
+                    text = (f"complete k-best list: the {k} best {unit} and every one tied with the {k}-th "
+                            f"({len(self.networks)} networks), i.e. every network with score >= OPT - "
+                            f"{self.epsilon:.6g}")
+                else:
+                    text = (f"complete k-best list: the {k} best {unit} (ties at the {k}-th place broken by "
+                            "network key; the list may omit networks tied with the last)")
             else:
-                text = f"INCOMPLETE ({self.reason}): the best networks found before the search stopped"
+                text = f"INCOMPLETE ({self.reason}) k-best list: the best {unit} found before the search stopped"
                 if self.threshold is not None:
                     text += f"; every network scoring >= {self.threshold:.6f} among the k best is listed"
         else:

@@ -36,6 +36,10 @@ __all__ = ["TableInfo", "as_constraints", "is_table_input", "load_table", "acqui
 
 _log = logging.getLogger(__name__)
 
+#: Options of :func:`gobnilp_py.read_data` a driver accepts beside the scoring options, so that
+#: ``learn(frame, arities=...)`` reads the data as asked before scoring it.
+READ_OPTIONS = ("header", "delimiter", "arities", "names")
+
 #: A table recorded as safe for ε' supports a request for ε when ε <= ε' + EPS_SLACK
 #: (ε is written to ``.jkl`` files with 17 significant digits; the slack only absorbs
 #: the rounding of ``ln(BF)`` computed twice).
@@ -102,7 +106,9 @@ def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: Str
                   scoring_options: Mapping[str, Any], progress: Any = None) -> tuple[ScoreTable, TableInfo]:
     """A table that holds every family the task needs, and how it came about.
 
-    ``epsilon`` is the gap the task needs (``None``: the task needs no
+    Options of :func:`gobnilp_py.read_data` (``header``, ``delimiter``,
+    ``arities``, ``names``) among ``scoring_options`` are used to read data
+    given as a file, frame or array.  ``epsilon`` is the gap the task needs (``None``: the task needs no
     particular gap, e.g. a k-best search that checks its own).  Data are scored
     with pruning safe for ``epsilon`` (and ``scoring_options["epsilon"]`` /
     ``["bayes_factor"]`` when ``epsilon`` is None), leaving unpruned the
@@ -111,7 +117,11 @@ def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: Str
     against ``epsilon`` (see the module docstring); scoring options are refused
     with it, since they could not be honoured.
     """
+    read_opts = {k: scoring_options[k] for k in READ_OPTIONS if k in scoring_options}
+    scoring_options = {k: v for k, v in scoring_options.items() if k not in READ_OPTIONS}
     if is_table_input(data_or_table):
+        if read_opts:
+            raise ConfigError(f"data options {sorted(read_opts)} cannot apply to a score table")
         if scoring_options:
             raise ConfigError(f"scoring options {sorted(scoring_options)} need data, not a score table "
                               "(it is already scored)")
@@ -123,7 +133,12 @@ def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: Str
     from ..data import Dataset, read_data
 
     t0 = time.perf_counter()
-    data = data_or_table if isinstance(data_or_table, Dataset) else read_data(data_or_table)
+    if isinstance(data_or_table, Dataset):
+        if read_opts:
+            raise ConfigError(f"data options {sorted(read_opts)} cannot apply to a Dataset, which is already read")
+        data = data_or_table
+    else:
+        data = read_data(data_or_table, **read_opts)
     opts = dict(scoring_options)
     if epsilon is not None:
         if opts.get("bayes_factor") is not None or opts.get("epsilon") is not None:

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ConfigError
-from ._checks import check_k, check_time_limit
+from ._checks import check_k, check_max_networks, check_time_limit
 from .credible import CredibleSet
 from .inputs import acquire_table, as_constraints, filter_table, is_table_input
 from .learn import _check_answer, _remaining
@@ -36,7 +36,8 @@ __all__ = ["kbest"]
 _log = logging.getLogger(__name__)
 
 
-def kbest(data_or_table: Any, k: int, *, method: str = "auto", time_limit: float | None = None,
+def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", ties: bool = True,
+          max_networks: int | None = 150_000, time_limit: float | None = None,
           constraints: Any = None, params: Mapping[str, Any] | None = None, verbose: bool = False,
           memory_budget: int | None = None, engine_options: Mapping[str, Any] | None = None,
           initial_epsilon: float = 3.0, progress: Any = None,
@@ -49,9 +50,23 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", time_limit: float
         Data are scored with pruning safe for ``initial_epsilon``, then for a
         wider gap while the k-th network lies beyond it; a table is used as is.
     k : int
-        Number of networks (>= 1).  If fewer DAGs exist, all are returned.
+        Number of networks (>= 1; with ``by="class"``, of equivalence classes).
+        If fewer exist, all are returned.
     method : str
         ``"auto"``, ``"ilp"``, ``"dp"``, ``"resolve"`` or ``"ordergraph"``.
+    by : str
+        ``"dag"`` (default): the k best networks.  ``"class"``: the k best
+        Markov equivalence classes (score-equivalent scores only, where every
+        member of a class has the same score), with all their members listed
+        (up to ``max_networks``) and counted.
+    ties : bool
+        True (default): also return every network (class) tied with the k-th,
+        so the list is exactly every network within ``epsilon`` of the
+        optimum and its model averages mean what they say.  False: exactly k,
+        ties at the k-th place broken by :attr:`Network.key`.
+    max_networks : int or None
+        ``by="class"`` only: list at most this many member networks (the
+        counts and averages still cover every member).
     time_limit : float, optional
         Wall-clock seconds for the whole call (``complete=False`` when reached).
     constraints : StructuralConstraints, mapping or path, optional
@@ -75,6 +90,9 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", time_limit: float
     """
     t_start = time.perf_counter()
     k = check_k(k)
+    if by not in ("dag", "class"):
+        raise ConfigError(f"by must be 'dag' or 'class', got {by!r}")
+    max_networks = check_max_networks(max_networks)
     time_limit = check_time_limit(time_limit)
     if not (isinstance(initial_epsilon, (int, float)) and math.isfinite(initial_epsilon) and initial_epsilon >= 0):
         raise ConfigError(f"initial_epsilon must be a finite number >= 0, got {initial_epsilon!r}")
@@ -104,29 +122,110 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", time_limit: float
             stats.update({"rounds": rounds, "time_scoring": time_scoring})
             return CredibleSet(math.nan, math.nan, False, "time_limit", [], kind="kbest", stats=stats,
                                method=m.name, approximate=info.approximate, caveats=list(info.caveats))
+        if by == "class":
+            _check_class_kbest(m, searched)
         t0 = time.perf_counter()
-        col = engine_module(m).kbest(searched, k=k, constraints=cons if m.constraint_kinds is None else None,
-                                     time_limit=remaining, epsilon_hint=eps, **opts)
+        col = _search(m, searched, k, ties=ties, by_class=by == "class",
+                      constraints=cons if m.constraint_kinds is None else None, time_limit=remaining,
+                      epsilon_hint=eps, opts=opts)
         stats.update(col.stats)
-        stats["time_search"] = time.perf_counter() - t0
+        stats.update({"time_search": time.perf_counter() - t0, "ties": ties, "by": by})
         if not col.entries:
             stats.update({"rounds": rounds, "time_scoring": time_scoring})
             return CredibleSet(math.nan, 0.0, col.reason is None, col.reason, [], kind="kbest", stats=stats,
                                method=m.name, infeasible=col.reason is None, approximate=info.approximate,
                                caveats=list(info.caveats))
         opt = max(sc for sc, _ in col.entries)
-        cs = credible_set(searched, col, opt=opt, epsilon=0.0, kind="kbest", method=m.name, info=info,
-                          stats=stats, keep=k)
+        if by == "class":
+            cs = _class_result(searched, col, opt, k, ties, max_networks, m.name, info, stats)
+        else:
+            cs = credible_set(searched, col, opt=opt, epsilon=0.0, kind="kbest", method=m.name, info=info,
+                              stats=stats, keep=_keep(col.entries, k, ties, opt))
         unpruned = not any(int(c) for rules in table.pruning.values() for r, c in rules.items()
                            if r != "structural_constraints")
+        enough = cs.stats.get("k_found", len(cs)) >= k
         done = (given or not cs.complete or unpruned or not scoring_options.get("prune", True)
-                or (len(cs) == k and cs.epsilon <= eps))
+                or (enough and cs.epsilon <= eps))
         if done:
             for net in cs.networks:
                 _check_answer(net, cons)
             cs.stats.update({"rounds": rounds, "time_scoring": time_scoring, "table_epsilon": table.epsilon,
                              "time_total": time.perf_counter() - t_start})
             return cs
-        gap = cs.epsilon if len(cs) == k else 2 * eps
+        gap = cs.epsilon if enough else 2 * eps
         _log.info("the k-th best network lies beyond the table's epsilon %.4g (or too few networks): rescoring", eps)
         eps = max(2 * eps, 1.01 * gap, 1.0)
+
+
+def _tied(a: float, b: float, opt: float) -> bool:
+    from .results import tolerance_of
+
+    return abs(a - b) <= tolerance_of(opt)
+
+
+def _keep(entries: list[Any], k: int, ties: bool, opt: float) -> int:
+    """How many of the ranked entries form the answer: k, or k plus every entry tied with the k-th."""
+    scores = sorted((sc for sc, _ in entries), reverse=True)
+    if len(scores) <= k or not ties:
+        return min(k, len(scores))
+    kth = scores[k - 1]
+    keep = k
+    while keep < len(scores) and _tied(scores[keep], kth, opt):
+        keep += 1
+    return keep
+
+
+def _search(m: Any, table: Any, k: int, *, ties: bool, by_class: bool, constraints: Any,
+            time_limit: float | None, epsilon_hint: float, opts: dict[str, Any]) -> Any:
+    """Run the method's k-best; when it does not list ties itself, ask for more until the k-th is not tied."""
+    engine = engine_module(m)
+    extra = {"by_class": True} if by_class else {}
+    # A method that cuts ties is asked for one more than k: the (k+1)-th tells whether the k-th is tied.
+    want = k if (not ties or m.kbest_ties) else k + 1
+    t0 = time.perf_counter()
+    while True:
+        remaining = None if time_limit is None else time_limit - (time.perf_counter() - t0)
+        col = engine.kbest(table, k=want, constraints=constraints, time_limit=remaining,
+                           epsilon_hint=epsilon_hint, **extra, **opts)
+        if want == k or col.reason is not None or len(col.entries) < want:
+            return col
+        scores = sorted((sc for sc, _ in col.entries), reverse=True)
+        if not _tied(scores[-1], scores[k - 1], scores[0]):
+            return col
+        want *= 2  # the last network listed ties the k-th: there may be more ties beyond it
+
+
+def _check_class_kbest(m: Any, table: Any) -> None:
+    from .classes import is_score_equivalent
+
+    if not m.class_collection:
+        raise ConfigError(f"method {m.name!r} cannot list the k best equivalence classes; use method='ilp'")
+    if not is_score_equivalent(table):
+        raise ConfigError("the k best equivalence classes need a score-equivalent score (BIC, BDeu, AIC); this "
+                          f"table's score is {table.score_name or 'not recorded'}")
+
+
+def _class_result(table: Any, col: Any, opt: float, k: int, ties: bool, max_networks: int | None, method: str,
+                  info: Any, stats: dict[str, Any]) -> CredibleSet:
+    """The k best classes (one representative each from the engine): members listed and counted."""
+    from dataclasses import replace
+
+    from .classes import expand_classes
+    from .results import tolerance_of
+
+    reps = sorted(col.entries, key=lambda e: (-e[0], e[1]))
+    reps = reps[:_keep(reps, k, ties, opt)]
+    worst = reps[-1][0]
+    expansion = expand_classes(table, reps, limit=worst - tolerance_of(opt), max_networks=max_networks,
+                               all_representable=False)
+    stats.update(expansion.stats)
+    stats["k_found"] = len(reps)
+    reason = col.reason
+    if reason is None and expansion.capped:
+        reason = "max_networks"
+    cs = credible_set(table, replace(col, entries=expansion.entries, reason=reason), opt=opt, epsilon=0.0,
+                      kind="kbest", method=method, info=info, stats=stats)
+    cs.classes = expansion.classes
+    cs.n_classes_total = len(expansion.classes)
+    cs.n_networks_total = expansion.n_networks_total
+    return cs

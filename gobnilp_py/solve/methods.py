@@ -61,6 +61,8 @@ class Method:
     options: tuple[str, ...] = ()
     #: The method can collect one network per Markov equivalence class (``by="class"``).
     class_collection: bool = False
+    #: Its k-best lists already hold every network tied with the k-th (else the driver asks for more).
+    kbest_ties: bool = False
 
     def supports_constraints(self, kinds: frozenset[str]) -> frozenset[str]:
         """The kinds in ``kinds`` this method cannot honour (empty when it honours all)."""
@@ -72,10 +74,10 @@ class Method:
 METHODS: dict[str, Method] = {m.name: m for m in (
     Method("ilp", "branch-and-cut on SCIP (family variables, cluster cuts)",
            frozenset(TASKS), True, "gobnilp_py.ilp.engine", None, None, ("pyscipopt",),
-           ("gap", "params", "verbose", "model_options"), class_collection=True),
+           ("gap", "params", "verbose", "model_options"), class_collection=True, kbest_ties=True),
     Method("ordergraph", "order-graph search (frontier breadth-first branch and bound; Malone et al. 2011)",
            frozenset(TASKS), True, "gobnilp_py.search.order_engine", FILTER_KINDS, 30, (),
-           ("memory_budget", "lower_bound")),
+           ("memory_budget", "lower_bound"), kbest_ties=True),
     Method("dp", "dynamic programming over subsets with k-best lists (Tian, He and Ram 2010)",
            frozenset({"optimum", "kbest"}), True, "gobnilp_py.search.subset_dp", FILTER_KINDS, 24, (),
            ("memory_budget", "trace_memory")),
