@@ -216,9 +216,12 @@ def test_dict_json_round_trip():
 def test_dict_round_trip_non_finite_scores():
     net = Network(("A", "B"), {}, float("-inf"), status="infeasible", dual_bound=float("inf"))
     d = json.loads(json.dumps(net.to_dict(), allow_nan=False))
-    assert d["score"] == "-inf" and d["dual_bound"] == "inf"
+    # one JSON convention: non-finite floats are null (strict JSON); status says what a null score means
+    assert d["score"] is None and d["dual_bound"] is None and d["guarantee"].startswith("INFEASIBLE")
     back = Network.from_dict(d)
-    assert back.score == float("-inf") and back.dual_bound == float("inf") and back.status == "infeasible"
+    assert back.score == float("-inf") and back.dual_bound is None and back.status == "infeasible"
+    old = Network.from_dict({"names": ["A"], "score": "-inf", "status": "infeasible"})  # files of earlier versions
+    assert old.score == float("-inf")
     nan = Network.from_dict(Network(("A",), {}, float("nan")).to_dict())
     assert math.isnan(nan.score)
 
