@@ -301,9 +301,10 @@ def check_delimiter(value: Any, name: str | None = "delimiter") -> str | None:
         return "\t"
     if value == "whitespace":
         return " "
-    if len(value) != 1 or value in ('"', "\n", "\r"):
-        raise _fail(f'must be one character other than a quote or a line break (or "tab", "whitespace"), '
-                    f"got {show(value)}", name)
+    if len(value) != 1:
+        raise _fail(f'must be one character (or "tab"), got {show(value)}', name)
+    if value in ('"', "\n", "\r"):
+        raise _fail(f"cannot be a quote or a line break, got {show(value)}", name)
     return value
 
 

@@ -80,13 +80,13 @@ def test_bundled_example(capsys):
     (["score", "{ragged}", "-o", "{out}"], "ragged row"),
     (["score", "{csv}", "--score", "XYZ", "-o", "{out}"], "XYZ"),
     (["score", "{csv}", "--ess", "-1", "-o", "{out}"], "ess"),
-    (["score", "{csv}", "--bf", "0.5", "-o", "{out}"], "bayes"),
+    (["score", "{csv}", "--bf", "0.5", "-o", "{out}"], "--bf must be a number >= 1"),
     (["score", "{csv}", "--palim", "-2", "-o", "{out}"], "palim"),
-    (["enumerate", "{csv}", "--bf", "0.2", "-o", "{outdir}"], "bayes_factor must be"),
-    (["enumerate", "{csv}", "--bf", "3", "--max-networks", "0", "-o", "{outdir}"], "max_networks"),
+    (["enumerate", "{csv}", "--bf", "0.2", "-o", "{outdir}"], "--bf must be"),
+    (["enumerate", "{csv}", "--bf", "3", "--max-networks", "0", "-o", "{outdir}"], "--max-networks"),
     (["learn", "{csv}", "--constraints", "{badcons}"], "unknown variable"),
     (["learn", "{badjkl}"], "not a number"),
-    (["kbest", "{csv}", "-k", "0"], "k must be a positive integer"),
+    (["kbest", "{csv}", "-k", "0"], "-k must be an integer >= 1"),
 ])
 def test_bad_input_one_line_error_no_output(tmp_path, small_csv, capsys, argv, message):
     files = {

@@ -81,7 +81,7 @@ BROKEN: dict[str, tuple[dict[str, str], list[str], str]] = {
     "arities wrong type": ({"c.toml": GOOD.replace("[data]\n", '[data]\narities = "2,2"\n')}, [],
                            "[data] arities must be a list of integers >= 1"),
     "time limit string": ({"c.toml": GOOD + '[limits]\ntime_limit = "10s"\n'}, [],
-                          '[limits] time_limit must be a number > 0, got "10s"'),
+                          '[limits] time_limit must be a number > 0 (seconds), got "10s"'),
     "max_networks for learn": ({"c.toml": GOOD.replace('"enumerate"', '"learn"') + "[limits]\nmax_networks = 5\n"},
                                [], '[limits] max_networks does not apply to job "learn"'),
     "gap for enumerate": ({"c.toml": GOOD + "[limits]\ngap = 0.01\n"}, [], '[limits] gap does not apply to job "enumerate"'),
@@ -101,7 +101,7 @@ BROKEN: dict[str, tuple[dict[str, str], list[str], str]] = {
     "report format": ({"c.toml": GOOD + '[output]\nreport_format = "pdf"\n'}, [],
                       '[output] report_format must be one of "markdown", "html", got "pdf"'),
     "foreign output dir": ({"c.toml": GOOD + '[output]\ndir = "mine"\n', "mine/notes.txt": "keep me\n"}, [],
-                           "holds files not written by gobnilp-py run"),
+                           "holds 'notes.txt', which gobnilp-py did not write"),
     "invalid toml": ({"c.toml": "[data\npath = 1\n"}, [], "c.toml: not valid TOML"),
     "missing config": ({}, [], "config file not found"),
     "scoring options on a table": ({"c.toml": GOOD.replace(ASIA, "t.jkl") + '[scoring]\nscore = "BDeu"\n',
@@ -126,7 +126,7 @@ BROKEN: dict[str, tuple[dict[str, str], list[str], str]] = {
                                      "g.set:1: gobnilp/scoring/score_type has an unterminated string"),
     "settings without data": ({"g.set": "gobnilp/scoring/palim = 2\n"}, [], "[data] path is required (or give --data FILE)"),
     "settings scip type": ({"g.set": "limits/time = soon\n"}, ["--data", ASIA],
-                           'limits/time ([limits] time_limit) must be a number > 0, got "soon"'),
+                           'limits/time ([limits] time_limit) must be a number > 0 (seconds), got "soon"'),
 }
 
 # Fail after reading the data but before scoring (they need the variable names): run with -q.

@@ -42,7 +42,7 @@ def test_csv_without_header_names_columns_by_position(tmp_path):
 def test_numeric_labels_sort_as_numbers(tmp_path):
     p = write(tmp_path, "d.csv", "A,B\n10,0\n2,1\n1,0\n")
     d = read_data(p)
-    assert d.labels[0] == ("1", "2", "10")
+    assert d.labels[0] == (1, 2, 10)  # a numeric column: states are numbers, labelled by value
     assert d.codes[:, 0].tolist() == [2, 1, 0]
 
 

@@ -40,13 +40,14 @@ def cs(data):
 def test_text_writers_agree_with_the_collection(cs):
     assert len(cs) > 3
     csv = networks_csv(cs).splitlines()
-    assert csv[0].split(",")[:3] == ["rank", "score", "gap"] and len(csv) == len(cs) + 1
+    assert csv[0].startswith("# complete: every network with score >= OPT - ")  # every file says what it is worth
+    assert csv[1].split(",")[:3] == ["rank", "score", "gap"] and len(csv) == len(cs) + 2
     txt = gobnilp_text(cs)
-    assert txt.count("BN score is") == len(cs) and txt.startswith("# network 1 of")
+    assert txt.count("BN score is") == len(cs) and txt.startswith("# complete:") and "\n# network 1 of" in txt
     ms = modelstrings(cs).splitlines()
-    assert ms == [n.to_modelstring() for n in cs.networks]
+    assert ms[0].startswith("# complete:") and ms[1:] == [n.to_modelstring() for n in cs.networks]
     dot = dot_text(cs)
-    assert dot.startswith('digraph "best" {') and 'digraph "best_cpdag"' in dot
+    assert dot.startswith("// complete:") and '\ndigraph "best" {' in dot and 'digraph "best_cpdag"' in dot
     for p, c in cs.best.edges:
         assert f'"{p}" -> "{c}"' in dot
 
@@ -59,9 +60,11 @@ def test_json_is_strict_and_round_trips(cs):
 
 def test_single_network_writers(data):
     net = learn(data, score="BIC")
-    assert gobnilp_text(net) == net.to_gobnilp_text()
+    assert gobnilp_text(net) == "# complete: proven optimal" + net.guarantee[len("complete: proven optimal"):] + \
+        "\n" + net.to_gobnilp_text()
     rows = networks_csv(net).splitlines()
-    assert len(rows) == 2 and rows[1].startswith("1,") and rows[1].endswith(",optimal")
+    assert len(rows) == 3 and rows[0].startswith("# complete:") and rows[2].startswith("1,") \
+        and rows[2].endswith(",optimal")
 
 
 @pytest.mark.parametrize("draw", ["dag", "cpdag", "edges", "scores"])

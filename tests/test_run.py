@@ -58,6 +58,12 @@ def test_enumerate_json_equals_api(small_csv, tmp_path, capsys):
     want = json.loads(json.dumps(cs.to_dict()))
     for d in (got["result"], want):
         d["stats"] = {k: v for k, v in d["stats"].items() if not k.startswith("time")}
+    assert got["result"].pop("guarantee").startswith("complete: every network with score >= OPT - ")
+    assert got.pop("guarantee").startswith("complete:") and got["complete"] is True
+    for key in ("approximate", "infeasible"):
+        assert got["result"].pop(key) is False
+        want.pop(key, None)
+    want.pop("guarantee", None)
     assert got["result"] == want
     assert len(got["mecs"]) == cs.n_mecs
     assert sum(m["size"] for m in got["mecs"]) == len(cs)
@@ -114,12 +120,14 @@ def test_settings_file_run_with_progress(small_csv, tmp_path, capsys, caplog):
     assert (tmp_path / "o" / "networks.txt").read_text().endswith(out.split("status:")[0].splitlines()[-1] + "\n")
 
 
-def test_quiet_prints_nothing(small_csv, tmp_path, capsys):
+def test_quiet_prints_results_only(small_csv, tmp_path, capsys):
     cfg = tmp_path / "c.toml"
     cfg.write_text(f'[data]\npath = "{small_csv}"\n[search]\njob = "score"\nbayes_factor = 3\n')
-    assert main(["-q", "run", str(cfg)]) == 0
-    out, err = capsys.readouterr()
-    assert out == "" and err == ""
+    for argv in (["-q", "run", str(cfg)], ["run", str(cfg), "-q"]):
+        assert main(argv) == 0
+        out, err = capsys.readouterr()
+        assert "candidate parent sets for 5 variables" in out and "epsilon-safe" in out
+        assert err == ""  # no progress, no log lines
 
 
 def test_progress_heartbeat_reports_time_limit_share():
