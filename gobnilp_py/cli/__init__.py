@@ -112,24 +112,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         except BrokenPipeError:
             _quiet_stdout()
             return 141
-        except GobnilpError as exc:
-            print(f"{PROG}: error: {exc}", file=sys.stderr)
-            return 1
         except KeyboardInterrupt:
             print(f"{PROG}: interrupted", file=sys.stderr)
             return exit_status()
-        except MemoryError:
-            print(f"{PROG}: error: out of memory; try a parent limit (--palim) or fewer variables", file=sys.stderr)
-            return 1
-        except OSError as exc:  # the environment (disk full, permissions), not the package
-            where = f" {exc.filename}" if exc.filename else ""
-            print(f"{PROG}: error: cannot access{where}: {exc.strerror or exc}", file=sys.stderr)
-            return 1
-        except Exception:  # a bug: keep the traceback, but in a file
-            with tempfile.NamedTemporaryFile("w", prefix="gobnilp-py-crash-", suffix=".log", delete=False) as fh:
-                traceback.print_exc(file=fh)
-            print(f"{PROG}: internal error: {sys.exc_info()[1]!r}; traceback saved to {fh.name}", file=sys.stderr)
-            return 3
+        except Exception as exc:
+            return _failure(exc)
+
+
+def _failure(exc: Exception) -> int:
+    """One stderr line and the exit status for an exception that ended a command."""
+    from .._interrupt import exit_status, last_signal
+
+    if last_signal() is not None:
+        # A signal raised inside a solver callback surfaces as the solver's own error: it is the
+        # interrupt, not a failure (engines that stop cleanly return a labelled partial result instead).
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return exit_status()
+    if isinstance(exc, GobnilpError):
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 1
+    if isinstance(exc, MemoryError):
+        print(f"{PROG}: error: out of memory; try a parent limit (--palim) or fewer variables", file=sys.stderr)
+        return 1
+    if isinstance(exc, OSError):  # the environment (disk full, permissions), not the package
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"{PROG}: error: cannot access{where}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    # a bug: keep the traceback, but in a file
+    with tempfile.NamedTemporaryFile("w", prefix="gobnilp-py-crash-", suffix=".log", delete=False) as fh:
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=fh)
+    print(f"{PROG}: internal error: {exc!r}; traceback saved to {fh.name}", file=sys.stderr)
+    return 3
 
 
 if __name__ == "__main__":  # pragma: no cover
