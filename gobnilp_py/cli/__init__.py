@@ -40,7 +40,9 @@ class _OneLineParser(argparse.ArgumentParser):
     """argparse that reports a bad flag in one line (and exit 2) instead of a usage block."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+        sub = self.prog[len(PROG):].strip()
+        where = f"{sub}: " if sub else ""
+        self.exit(2, f"{PROG}: error: {where}{message} (see '{self.prog} --help')\n")
 
 
 def _build_parser() -> argparse.ArgumentParser:

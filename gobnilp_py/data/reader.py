@@ -198,7 +198,7 @@ def _read_text_file(path: Path) -> str:
         if raw.startswith(magic):
             try:
                 raw = decompress(raw)
-            except (OSError, EOFError, ValueError, lzma.LZMAError) as exc:
+            except Exception as exc:  # zlib.error, OSError, EOFError, lzma.LZMAError: all mean "corrupt"
                 raise DataError(f"data file {path} looks {kind}-compressed but cannot be decompressed: {exc}") \
                     from None
             break
@@ -407,6 +407,7 @@ def _encode(
     codes = np.empty((n_rows, len(cols)), dtype=np.int64)
     ar = np.empty(len(cols), dtype=np.int64)
     labels: list[tuple[object, ...]] = []
+    constant: list[str] = []
     line = (lambda r: f"line {r + first_data_line}") if first_data_line else (lambda r: f"row {r}")
     for j, col in enumerate(cols):
         if col.dtype.kind in "OUS":
@@ -445,9 +446,15 @@ def _encode(
             labels.append(tuple(uniq.tolist()))
             ar[j] = r_obs
         if r_obs == 1:
-            msg = (f"{src}: variable {names[j]!r} is constant (one value); every parent set of it scores the same "
-                   f"and it is independent of everything in the data")
-            warnings.warn(msg, ConstantColumnWarning, stacklevel=3)
+            constant.append(names[j])
+    if len(constant) == 1:
+        warnings.warn(f"{src}: variable {constant[0]!r} is constant (one value); every parent set of it scores the "
+                      "same and it is independent of everything in the data", ConstantColumnWarning, stacklevel=3)
+    elif constant:
+        shown = ", ".join(repr(c) for c in constant[:5]) + (f" and {len(constant) - 5} more" if len(constant) > 5 else "")
+        warnings.warn(f"{src}: {len(constant)} variables are constant (one value): {shown}; every parent set of each "
+                      "scores the same and each is independent of everything in the data",
+                      ConstantColumnWarning, stacklevel=3)
     return Dataset(tuple(names), ar, codes, tuple(labels), src)
 
 
