@@ -134,8 +134,9 @@ def check_choice(value: Any, name: str | None, choices: Sequence[str], *, fold: 
     key = value.lower() if fold else value
     if key in lookup:
         return lookup[key]
-    near = difflib.get_close_matches(key, list(lookup), n=1)
-    hint = f" (did you mean {show(lookup[near[0]])}?)" if near else ""
+    folded = {c.lower(): c for c in choices}  # suggestions ignore case even when matching does not
+    near = difflib.get_close_matches(value.lower(), list(folded), n=1)
+    hint = f" (did you mean {show(folded[near[0]])}?)" if near else ""
     raise _fail(f"must be one of {', '.join(show(c) for c in choices)}, got {show(value)}{hint}", name)
 
 

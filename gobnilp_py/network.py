@@ -282,12 +282,14 @@ class Network:
 
     @property
     def complete(self) -> bool:
-        """True when the search finished: the network is proven optimal (status ``"optimal"``).
+        """True when the search finished: proven optimal, or proven infeasible (no network exists).
 
-        Read it together with :attr:`approximate` (an optimum of an
-        approximate table is not the optimum of the data) and :attr:`caveats`.
+        As for :class:`~gobnilp_py.solve.credible.CredibleSet`, an infeasible
+        answer is complete (the whole answer is "none"); ``status`` tells the
+        two apart.  Read it together with :attr:`approximate` (an optimum of
+        an approximate table is not the optimum of the data) and :attr:`caveats`.
         """
-        return self.status == "optimal"
+        return self.status in ("optimal", "infeasible")
 
     @property
     def guarantee(self) -> str:
@@ -305,7 +307,7 @@ class Network:
         'INCOMPLETE (time_limit): the best network found before the search stopped; the optimum is at most -0.500000'
         """
         if self.status == "infeasible":
-            text = "INFEASIBLE: no network satisfies the constraints"
+            text = "INFEASIBLE: no network satisfies the constraints and the score table"
         elif self.approximate:
             text = "APPROXIMATE: a good network found without an optimality guarantee"
         elif self.status == "optimal":

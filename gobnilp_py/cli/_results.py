@@ -27,10 +27,8 @@ PROG = "gobnilp-py"
 
 def is_interrupted(result: Any) -> bool:
     """True if a signal stopped the search that produced ``result`` (reason or status ``"interrupted"``)."""
-    if getattr(result, "reason", None) == "interrupted" or getattr(result, "status", None) == "interrupted":
-        return True
-    stats = getattr(result, "stats", None) or {}
-    return stats.get("scip_status") == "userinterrupt" or stats.get("opt_status") == "interrupted"
+    # Not SCIP's "userinterrupt" status: the collector itself stops SCIP that way at its network cap.
+    return getattr(result, "reason", None) == "interrupted" or getattr(result, "status", None) == "interrupted"
 
 
 def exit_code(result: Any) -> int:
@@ -50,7 +48,7 @@ def say_infeasible(result: Any) -> None:
     from ..output.writers import is_infeasible
 
     if is_infeasible(result):
-        print(f"{PROG}: infeasible: no network satisfies the constraints", file=sys.stderr)
+        print(f"{PROG}: infeasible: no network satisfies the constraints and the score table", file=sys.stderr)
 
 
 def display(net: Any) -> str:

@@ -66,7 +66,7 @@ def _is_table(result: Any) -> bool:
 
 
 def is_infeasible(result: Any) -> bool:
-    """True for an answer "no network satisfies the constraints" (a Network or a collection)."""
+    """True for an answer "no network satisfies the constraints and the score table" (a Network or a collection)."""
     flag = getattr(result, "infeasible", None)
     if isinstance(flag, bool):
         return flag
@@ -88,13 +88,14 @@ def is_approximate(result: Any) -> bool:
 def is_complete(result: Any) -> bool:
     """True when the result is the whole answer it claims (False: cut short, or approximate).
 
-    A score table is complete unless approximate or of unknown pruning.
+    An infeasible answer is complete ("no network" is the whole answer).  A
+    score table is complete unless approximate or of unknown pruning.
     """
     if _is_table(result):
         return not is_approximate(result) and getattr(result, "safe_epsilon", None) is not None
     flag = getattr(result, "complete", None)
     if flag is None and _is_network(result):
-        flag = result.status == "optimal"
+        flag = result.status in ("optimal", "infeasible")
     return bool(flag) and not is_approximate(result)
 
 
@@ -102,7 +103,7 @@ def _collection_guarantee(cs: Any) -> str:
     n = len(cs.networks)
     eps = float(getattr(cs, "epsilon", math.nan))
     if is_infeasible(cs):
-        return "INFEASIBLE: no network satisfies the constraints"
+        return "INFEASIBLE: no network satisfies the constraints and the score table"
     if is_approximate(cs):
         return f"APPROXIMATE: {n} networks found without a guarantee that they are the best"
     if cs.complete:
