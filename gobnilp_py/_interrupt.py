@@ -142,8 +142,36 @@ def interruptible(stop: Callable[[], Any] | None = None) -> Iterator[Interruptio
                 signal.signal(s, old[s] if old[s] is not None else signal.SIG_DFL)
 
 
+_asked: set[int] = set()
+
+
+def _scip_model_on_stack(frame: FrameType | None) -> Any:
+    """The SCIP model whose Python callback is running (a plugin's ``self.model``), if any."""
+    f = frame
+    while f is not None:
+        obj = f.f_locals.get("self")
+        model = getattr(obj, "model", None) if obj is not None else None
+        if model is not None and type(model).__module__.startswith("pyscipopt") and hasattr(model, "interruptSolve"):
+            return model
+        f = f.f_back
+    return None
+
+
 def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
+    """The command line's handler: stop a SCIP search politely if one is running, else raise.
+
+    A signal handled inside a SCIP callback must not raise: PySCIPOpt turns
+    the exception into a SCIP error and the search's result is lost.  So when
+    a SCIP plugin is on the stack (an engine that did not wrap its search in
+    :func:`interruptible`), its model is asked to stop instead -- the same as
+    :func:`interruptible` would do -- and a second signal raises.
+    """
     _record(signum)
+    model = _scip_model_on_stack(frame)
+    if model is not None and id(model) not in _asked:
+        _asked.add(id(model))
+        model.interruptSolve()
+        return
     raise KeyboardInterrupt
 
 
@@ -153,10 +181,12 @@ def cli_handlers() -> Iterator[None]:
 
     Python's default SIGINT handler already raises, but does not say which
     signal it was; SIGTERM by default kills the process with no clean-up.
-    Ignored signals stay ignored.  The previous handlers are restored on exit
+    A signal that arrives inside a SCIP callback stops that search instead
+    (see :func:`_raise_interrupt`).  Ignored signals stay ignored.  The previous handlers are restored on exit
     (the command line can be called in-process, e.g. by tests).
     """
     clear_last_signal()
+    _asked.clear()
     if not _can_install():
         yield
         return

@@ -331,9 +331,6 @@ class RunConfig:
     def get(self, section: str, key: str) -> Any:
         return self.values.get(section, {}).get(key)
 
-    def is_set(self, section: str, key: str) -> bool:
-        return f"{section}.{key}" in self.origins
-
     @property
     def job(self) -> str:
         return self.values["search"]["job"]
@@ -377,10 +374,6 @@ class RunConfig:
         s = self.values["scoring"]
         kw = {k: s[k] for k in ("score", "ess", "palim", "prune", "max_candidates") if s.get(k) is not None}
         return kw
-
-    def epsilon_kwargs(self) -> dict[str, float]:
-        s = self.values["search"]
-        return {k: s[k] for k in ("bayes_factor", "epsilon") if s.get(k) is not None}
 
     @property
     def epsilon(self) -> float:

@@ -9,7 +9,6 @@ network against k, BF levels marked).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -55,6 +54,7 @@ def _split(text: str, kind: type, flag: str) -> list:
 
 
 def run(args: argparse.Namespace) -> int:
+    from .._json import dumps
     from .._validation import check_time_limit
     from ..compare import compare
     from ..output.folder import check_output_folder
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             print("wrote " + ", ".join(str(p) for p in paths.values()), file=sys.stderr)
     if args.json:
-        print(json.dumps(cmp.to_dict()))
+        print(dumps(cmp.to_dict()))
     else:
         print(cmp.to_markdown())
     return 0

@@ -10,7 +10,6 @@ with ``--force``), so a long scoring run never ends in "cannot write".  The
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
