@@ -8,15 +8,16 @@ Interrupts
       one ``interrupted`` line, no output file, no staging folder;
     * during **solving** and **collecting** (SCIP): the search stops and the
       command writes its partial result, labelled ``INCOMPLETE
-      (interrupted)``, then exits 130 / 143.  This needs the engines to run
-      SCIP under :func:`gobnilp_py._interrupt.interruptible` with SCIP's own
-      Ctrl-C catching on (``misc/catchctrlc``), and ``learn`` to report
-      SCIP's ``userinterrupt`` as the status ``"interrupted"``; until that
-      change is on main these tests are ``xfail(strict=False)``.  Meanwhile
-      the command line's own handler stops a SCIP search that is not wrapped
-      (it finds the running plugin's model), so
-      ``test_signal_in_a_search_is_never_a_crash`` already sees the right
-      status and a partial result labelled INCOMPLETE.
+      (interrupted)``, then exits 130 / 143.  The engines are to run SCIP
+      under :func:`gobnilp_py._interrupt.interruptible` (SCIP's own Ctrl-C
+      catching, ``misc/catchctrlc``, on); meanwhile the command line's own
+      handler stops a SCIP search that is not wrapped (it finds the running
+      plugin's model on the stack), so collecting already passes.  Solving
+      also needs ``learn`` to report SCIP's ``userinterrupt`` as the status
+      ``"interrupted"`` (today: ``"feasible"``, labelled ``INCOMPLETE
+      (feasible)``), so that test is ``xfail(strict=False)`` until the lead's
+      change is on main; ``test_signal_in_a_search_is_never_a_crash`` checks
+      the rest today.
 """
 
 from __future__ import annotations
