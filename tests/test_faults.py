@@ -90,6 +90,23 @@ def _wait_for(proc: subprocess.Popen, text: str, timeout: float = 120.0) -> list
     raise AssertionError(f"never saw {text!r}; stderr so far: {''.join(seen)[-2000:]}")
 
 
+def _wait_for_handlers(proc: subprocess.Popen, timeout: float = 120.0) -> None:
+    """Wait until the command has installed its SIGTERM handler (Linux: /proc/PID/status SigCgt)."""
+    status = Path(f"/proc/{proc.pid}/status")
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        try:
+            caught = next(int(ln.split()[1], 16) for ln in status.read_text().splitlines() if ln.startswith("SigCgt:"))
+        except (OSError, StopIteration):
+            caught = 0
+        if caught & (1 << (signal.SIGTERM - 1)):
+            return
+        if proc.poll() is not None:
+            raise AssertionError(f"the command ended early: {proc.returncode}")
+        time.sleep(0.05)
+    raise AssertionError("the command never installed its signal handlers")
+
+
 def _leftovers(folder: Path) -> list[str]:
     """Staging folders, temporary files: anything a clean exit must not leave."""
     return sorted(p.name for p in folder.rglob("*") if ".staging-" in p.name or p.name.endswith(".part")
@@ -229,10 +246,12 @@ def test_signal_during_scoring_leaves_nothing(sig, wide_csv, tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the signal mask from /proc")
 @pytest.mark.parametrize("sig", SIGNALS)
 def test_signal_during_score_command_leaves_no_jkl(sig, wide_csv, tmp_path):
     proc = _cli("score", str(wide_csv), "--no-prune", "--palim", "3", "-o", "w.jkl", "-q", cwd=tmp_path)
-    time.sleep(2.5)
+    _wait_for_handlers(proc)
+    time.sleep(1.5)  # reading takes a fraction of a second, scoring about ten
     proc.send_signal(sig)
     code, out, err = _finish(proc)
     assert code == _signal_status(sig), err[-2000:]
