@@ -145,7 +145,8 @@ class Network:
         guarantee (a heuristic engine, an approximate score table).
     caveats : tuple of str
         Further limits of the guarantee, one short sentence each (e.g. "the
-        score table's pruning is unknown"); appended to :attr:`guarantee`.
+        score table's pruning is unknown"); shown after the guarantee in
+        every output (:attr:`notes`).
 
     Raises
     ------
@@ -297,7 +298,8 @@ class Network:
 
         Starts with ``complete:`` (proven optimal), ``INCOMPLETE (<status>):``
         (a limit or an interrupt stopped the search), ``APPROXIMATE:`` or
-        ``INFEASIBLE:``; :attr:`caveats` follow after ``"; "``.
+        ``INFEASIBLE:``.  :attr:`notes` adds the :attr:`caveats`, as
+        :class:`~gobnilp_py.solve.credible.CredibleSet` does.
 
         Examples
         --------
@@ -318,7 +320,12 @@ class Network:
             text = f"INCOMPLETE ({self.status}): the best network found before the search stopped"
             if self.dual_bound is not None and math.isfinite(self.dual_bound):
                 text += f"; the optimum is at most {self.dual_bound:.6f}"
-        return "; ".join((text,) + self.caveats)
+        return text
+
+    @property
+    def notes(self) -> list[str]:
+        """The guarantee line followed by every caveat (what every output file shows)."""
+        return [self.guarantee, *self.caveats]
 
     # ---------------------------------------------------------------- equality
     def __eq__(self, other: object) -> bool:

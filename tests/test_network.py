@@ -276,7 +276,8 @@ def test_guarantee_of_infeasible_approximate_and_caveats():
     approx = Network(("A", "B"), {"B": ("A",)}, -1.0, status="feasible", approximate=True)
     assert approx.guarantee.startswith("APPROXIMATE:")
     cav = Network(("A",), {}, -1.0, caveats=("the score table's pruning is unknown",))
-    assert cav.guarantee.endswith("; the score table's pruning is unknown") and cav.complete
+    assert cav.guarantee.startswith("complete:") and cav.complete
+    assert cav.notes == [cav.guarantee, "the score table's pruning is unknown"]
     back = Network.from_dict(json.loads(json.dumps(cav.to_dict())))
     assert back.caveats == cav.caveats and Network.from_dict(approx.to_dict()).approximate
 

@@ -109,8 +109,7 @@ def _summary_dict(cs: Any) -> dict:
 
 def _report(args: argparse.Namespace, cs: Any) -> int:
     from .._json import dumps
-    from ..output.writers import guarantee_of
-    from ._results import display, exit_code, say_infeasible
+    from ._results import display, exit_code, print_notes, say_infeasible
 
     if args.output_dir:
         paths = write_collection(cs, Path(args.output_dir), force=args.force)
@@ -120,7 +119,7 @@ def _report(args: argparse.Namespace, cs: Any) -> int:
         print(dumps(_summary_dict(cs)))
     else:
         opt = f"{cs.opt:.6f}" if cs.opt == cs.opt else "none"
-        print(f"# {guarantee_of(cs)}")
+        print_notes(cs)
         print(f"{len(cs)} networks in {cs.n_mecs} equivalence classes; OPT = {opt}, "
               f"epsilon = {cs.epsilon:.6g} (BF {cs.bayes_factor:.6g})")
         for i, net in enumerate(cs.networks[:10], 1):

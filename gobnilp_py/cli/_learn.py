@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     from .._json import dumps
     from .._validation import check_gap, check_time_limit
     from ..output.writers import labels
-    from ._results import exit_code, gobnilp_display, say_infeasible
+    from ._results import exit_code, gobnilp_display, print_notes, say_infeasible
 
     time_limit = check_time_limit(args.time_limit, "--time-limit")
     gap = check_gap(args.gap, "--gap") if args.gap is not None else 0.0
@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(dumps({**net.to_dict(), **labels(net)}))
     else:
-        print(f"# {net.guarantee}")
+        print_notes(net)
         if net.status != "infeasible":
             print(gobnilp_display(net), end="")
         print(f"status: {net.status}" + (f", dual bound {net.dual_bound:.6f}" if net.dual_bound is not None else ""))

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..errors import NetworkError
 
-__all__ = ["exit_code", "is_interrupted", "display", "gobnilp_display", "say_infeasible", "PROG"]
+__all__ = ["exit_code", "is_interrupted", "display", "gobnilp_display", "say_infeasible", "print_notes", "PROG"]
 
 PROG = "gobnilp-py"
 
@@ -49,6 +49,14 @@ def say_infeasible(result: Any) -> None:
 
     if is_infeasible(result):
         print(f"{PROG}: infeasible: no network satisfies the constraints and the score table", file=sys.stderr)
+
+
+def print_notes(result: Any) -> None:
+    """The guarantee and every caveat, each as a ``#`` line on stdout (the head of every result shown)."""
+    from ..output.writers import notes_of
+
+    for note in notes_of(result):
+        print(f"# {' '.join(note.split())}")
 
 
 def display(net: Any) -> str:

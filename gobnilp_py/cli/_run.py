@@ -91,11 +91,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _summary(res, quiet: bool) -> None:
-    from ..output.writers import guarantee_of
-    from ._results import display, gobnilp_display
+    from ._results import display, gobnilp_display, print_notes
 
     r, job = res.result, res.job
-    print(f"# {guarantee_of(r)}")
+    print_notes(r)
     if job == "score":
         print(f"{len(r)} candidate parent sets for {r.n} variables ({r.score_name}, epsilon={r.epsilon or 0:.6g})")
     elif job == "learn":

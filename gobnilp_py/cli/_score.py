@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     eps = table.epsilon if table.epsilon is not None else 0.0
     print(f"{len(table)} candidate parent sets for {table.n} variables "
           f"({table.score_name}, epsilon={eps:.6g}) in {elapsed:.2f} s -> {out}")
-    print(f"# {table.guarantee}")
+    print(f"# {table.guarantee}")  # a table's provenance is in the .jkl itself
     if not args.quiet:
         width = max(len(nm) for nm in counts)
         for nm, k in counts.items():

@@ -323,7 +323,8 @@ def _pictures(res: RunResult, wanted: tuple[str, ...], dpi: int) -> dict[str, by
 
 def _results_rows(res: RunResult) -> dict[str, Any]:
     r, job = res.result, res.job
-    head = {"guarantee": W.guarantee_of(r)}
+    notes = W.notes_of(r)
+    head = {"guarantee": notes[0], **({"caveats": "; ".join(notes[1:])} if notes[1:] else {})}
     if job == "score":
         return {**head, "candidate parent sets": len(r), "score": r.score_name, "pruned for epsilon": r.epsilon}
     if job == "learn":

@@ -14,7 +14,9 @@ Every file says what its result is worth
     result's guarantee line (:func:`guarantee_of`) as a comment -- ``#`` in
     CSV, GOBNILP text and model strings (read the CSV with
     ``pandas.read_csv(path, comment="#")``), ``//`` in DOT -- and every JSON
-    holds ``guarantee``, ``complete`` and ``approximate`` (:func:`labels`).
+    holds ``guarantee``, ``complete``, ``approximate``, ``infeasible`` and
+    ``caveats`` (:func:`labels`).  Caveats (e.g. "the score table does not say
+    how it was pruned") follow the guarantee as further comment lines.
     The guarantee starts with ``complete:``, ``INCOMPLETE (<reason>):``,
     ``APPROXIMATE:``, ``INFEASIBLE:`` or ``UNKNOWN:``.
 
@@ -38,6 +40,7 @@ __all__ = [
     "is_complete",
     "is_approximate",
     "is_infeasible",
+    "notes_of",
     "labels",
     "networks_of",
     "networks_csv",
@@ -132,14 +135,22 @@ def guarantee_of(result: Any) -> str:
     return "UNKNOWN: the result does not say what it guarantees"
 
 
+def notes_of(result: Any) -> list[str]:
+    """The guarantee line, then every caveat of the result (e.g. a score table of unknown pruning)."""
+    caveats = [str(c) for c in (getattr(result, "caveats", None) or ()) if str(c)]
+    return [guarantee_of(result), *caveats]
+
+
 def labels(result: Any) -> dict[str, Any]:
-    """``{"guarantee", "complete", "approximate", "infeasible"}`` for a result, for every JSON output."""
+    """``{"guarantee", "complete", "approximate", "infeasible", "caveats"}`` of a result, for every JSON output."""
     return {"guarantee": guarantee_of(result), "complete": is_complete(result),
-            "approximate": is_approximate(result), "infeasible": is_infeasible(result)}
+            "approximate": is_approximate(result), "infeasible": is_infeasible(result),
+            "caveats": notes_of(result)[1:]}
 
 
 def _comment(result: Any, mark: str = "#") -> str:
-    return f"{mark} {guarantee_of(result)}\n"
+    """The guarantee and each caveat as comment lines (one line each: no line breaks inside)."""
+    return "".join(f"{mark} {' '.join(note.split())}\n" for note in notes_of(result))
 
 
 def networks_of(result: Any) -> list[Any]:
