@@ -9,8 +9,9 @@ Interrupts
     * during **solving** and **collecting** (SCIP): the search stops and the
       command writes its partial result, labelled ``INCOMPLETE
       (interrupted)``, then exits 130 / 143.  The engines are to run SCIP
-      under :func:`gobnilp_py._interrupt.interruptible` (SCIP's own Ctrl-C
-      catching, ``misc/catchctrlc``, on); meanwhile the command line's own
+      under :func:`gobnilp_py._interrupt.interruptible` with SCIP's own
+      Ctrl-C catching off (``misc/catchctrlc``: its handler prints on
+      stdout, see the module docstring there); meanwhile the command line's own
       handler stops a SCIP search that is not wrapped (it finds the running
       plugin's model on the stack), so collecting already passes.  Solving
       also needs ``learn`` to report SCIP's ``userinterrupt`` as the status
@@ -39,9 +40,10 @@ from gobnilp_py._json import loads_strict
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = next((p for p in (ROOT.parent / "shared" / "data", ROOT.parents[1] / "shared" / "data",
                            Path(os.environ.get("GOBNILP_DATA", "/nonexistent"))) if p.is_dir()), None)
-ENGINE_STOPS_CLEANLY = ("needs the lead's engine change: SCIP run under gobnilp_py._interrupt.interruptible "
-                        "with misc/catchctrlc on, and learn() mapping SCIP's 'userinterrupt' to status "
-                        "'interrupted' (today the partial network is labelled 'INCOMPLETE (feasible)')")
+ENGINE_STOPS_CLEANLY = ("needs the lead's engine change: learn() reporting SCIP's 'userinterrupt' as status "
+                        "'interrupted' (before it: 'INCOMPLETE (feasible)'), SCIP run under "
+                        "gobnilp_py._interrupt.interruptible, and misc/catchctrlc OFF (SCIP's own handler prints "
+                        "'pressed CTRL-C ...' on stdout)")
 
 
 def _env() -> dict[str, str]:
