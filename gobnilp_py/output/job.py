@@ -12,6 +12,17 @@ The phases, each timed by :class:`~gobnilp_py.progress.Progress`:
    or :func:`~gobnilp_py.kbest`;
 4. **summarising**: equivalence classes and edge probabilities of a collection;
 5. **writing**: every output into a staging folder, moved into place at the end.
+
+Before any work (end of phase 1) the run also refuses what would fail only
+at the end: variable names that a requested format cannot hold (model
+strings in ``networks.csv``, ``modelstrings.txt`` and the report; GOBNILP
+text; ``.jkl``), and a problem too wide to score (:func:`gobnilp_py._validation.check_width`).
+
+Every output says what the result is worth (:func:`gobnilp_py.output.writers.guarantee_of`):
+a result cut short (network cap, time limit, interrupt), approximate, from a
+table of unknown pruning, or infeasible is labelled in each file.  An
+infeasible problem is an answer: its folder is written like any other, every
+file saying ``INFEASIBLE``, and the command line exits non-zero.
 """
 
 from __future__ import annotations
@@ -65,6 +76,11 @@ class RunResult:
     def job(self) -> str:
         return self.config.job
 
+    @property
+    def guarantee(self) -> str:
+        """The result's guarantee line (see :func:`gobnilp_py.output.writers.guarantee_of`)."""
+        return W.guarantee_of(self.result)
+
     def to_dict(self) -> dict[str, Any]:
         """Everything machine-readable about the run (the ``result.json`` output)."""
         from .. import __version__
@@ -73,6 +89,7 @@ class RunResult:
         d: dict[str, Any] = {
             "gobnilp_py_version": __version__,
             "job": cfg.job,
+            **W.labels(self.result),
             "config_file": cfg.source,
             "config": cfg.to_dict(),
             "inputs": _inputs(self),
@@ -86,6 +103,8 @@ class RunResult:
         else:
             d["result"] = r.to_dict()
             d.update(W.collection_summary(r))
+        for key, value in W.labels(r).items():
+            d["result"].setdefault(key, value)
         if cfg.constraints is not None:
             d["constraints"] = cfg.constraints.to_dict()
         d["warnings"] = list(cfg.warnings)
@@ -139,7 +158,7 @@ def run(config: RunConfig | str | os.PathLike[str], *, progress: Progress | None
 _KW_SECTION = {"bayes_factor": "search", "epsilon": "search", "k": "search", "job": "search",
                "time_limit": "limits", "max_networks": "limits", "gap": "limits", "score": "scoring",
                "ess": "scoring", "palim": "scoring", "prune": "scoring", "output_dir": "output",
-               "write": "output", "path": "data"}
+               "write": "output", "force": "output", "path": "data"}
 
 
 def _overrides(kw: dict[str, Any]) -> list[tuple[str, str, Any, str]]:
@@ -214,13 +233,48 @@ def _execute(cfg: RunConfig, progress: Progress, ds: Any, table: Any) -> tuple[A
     return result, table
 
 
+#: Which written formats each output needs its variable names to fit (see ``check_names_for``).
+_NAME_FORMATS = {"gobnilp": ("gobnilp",), "csv": ("modelstring",), "modelstring": ("modelstring",),
+                 "report": ("modelstring",), "jkl": ("jkl",)}
+
+
+def check_before_work(cfg: RunConfig, ds: Any, table: Any) -> None:
+    """The last checks that need the data: constraint names, names the outputs can hold, the width.
+
+    Raises
+    ------
+    ConstraintError, ConfigError, ParameterError
+        One line, before any scoring or search.
+    """
+    from .._validation import check_names_for, check_width
+    from ..errors import ConfigError, ParameterError
+
+    names = ds.names if ds is not None else table.names
+    if cfg.constraints is not None:
+        cfg.constraints.validate(names)
+    for out in cfg.outputs:
+        formats = _NAME_FORMATS.get(out, ())
+        if cfg.job == "score" and out == "report":
+            formats = ()
+        if formats:
+            try:
+                check_names_for(names, formats, where=cfg.output_file(out))
+            except ParameterError as exc:
+                raise ConfigError(f"{cfg.source}: {exc}; or leave {out!r} out of [output] write") from None
+    if ds is not None:
+        from ..scoring import DEFAULT_MAX_CANDIDATES
+
+        sc = cfg.values["scoring"]
+        mc = sc.get("max_candidates") or DEFAULT_MAX_CANDIDATES
+        check_width(ds.n, palim=sc.get("palim"), max_candidates=mc,
+                    n_constant=int((ds.arities <= 1).sum()), source=str(cfg.data_path))
+
+
 def run_job(cfg: RunConfig, progress: Progress) -> RunResult:
     """Read, score, solve, summarise and write, one phase after the other."""
     with progress.phase("reading", str(cfg.data_path)):
         ds, table = _read(cfg)
-        names = ds.names if ds is not None else table.names
-        if cfg.constraints is not None:
-            cfg.constraints.validate(names)
+        check_before_work(cfg, ds, table)
     result, table = _execute(cfg, progress, ds, table)
     res = RunResult(cfg, result, dataset=ds, table=table)
     pics: dict[str, bytes] = {}
@@ -269,12 +323,14 @@ def _pictures(res: RunResult, wanted: tuple[str, ...], dpi: int) -> dict[str, by
 
 def _results_rows(res: RunResult) -> dict[str, Any]:
     r, job = res.result, res.job
+    notes = W.notes_of(r)
+    head = {"guarantee": notes[0], **({"caveats": "; ".join(notes[1:])} if notes[1:] else {})}
     if job == "score":
-        return {"candidate parent sets": len(r), "score": r.score_name, "pruned for epsilon": r.epsilon}
+        return {**head, "candidate parent sets": len(r), "score": r.score_name, "pruned for epsilon": r.epsilon}
     if job == "learn":
-        return {"status": r.status, "score": r.score, "dual bound": r.dual_bound, "arrows": r.n_edges,
-                "model string": r.to_modelstring()}
-    return {"OPT": r.opt, "epsilon": r.epsilon, "Bayes factor": r.bayes_factor, "networks": len(r),
+        return {**head, "status": r.status, "score": r.score, "dual bound": r.dual_bound, "arrows": r.n_edges,
+                "model string": r.to_modelstring() if W.networks_of(r) else "none"}
+    return {**head, "OPT": r.opt, "epsilon": r.epsilon, "Bayes factor": r.bayes_factor, "networks": len(r),
             "equivalence classes": r.n_mecs, "complete": r.complete, "reason": r.reason,
             "networks just below the boundary (excluded)": r.near_boundary}
 
@@ -299,7 +355,7 @@ def _write(res: RunResult, pics: dict[str, bytes]) -> list[Path]:
     dpi = cfg.values["output"]["dpi"]
     pics.update(_pictures(res, tuple(p for p in wanted if p in PICTURES), dpi))
     t0 = time.perf_counter()
-    with StagedFolder(cfg.output_dir) as folder:
+    with StagedFolder(cfg.output_dir, force=bool(cfg.values["output"].get("force"))) as folder:
         r = res.result
         for name in wanted:
             fname = cfg.output_file(name)
@@ -331,4 +387,4 @@ def _write(res: RunResult, pics: dict[str, bytes]) -> list[Path]:
             else:
                 text = render_markdown(data, pic_files)
             folder.write_text(cfg.output_file("report"), text)
-        return folder.commit(f"written by gobnilp-py run from {cfg.source}\n")
+        return folder.commit(f"written by gobnilp-py run from {cfg.source}; {W.guarantee_of(r)}")
