@@ -18,13 +18,19 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from .constraints.structural import StructuralConstraints
-from .data import ConstantColumnWarning, Dataset, read_data
+from .data import ConstantColumnWarning, ContinuousColumnWarning, Dataset, read_data
 from .equivalence import CPDAG, EquivalenceClass, arrow_probabilities, cpdag, edge_probabilities, group_by_class
 from .errors import (
     ConfigError,
     ConstraintError,
+    CycleError,
     DataError,
     GobnilpError,
+    GobnilpWarning,
+    NetworkError,
+    OutputError,
+    ParameterError,
+    ParameterTypeError,
     ScoreError,
     SolverError,
 )
@@ -42,6 +48,7 @@ __all__ = [
     "read_data",
     "Dataset",
     "ConstantColumnWarning",
+    "ContinuousColumnWarning",
     "example_path",
     # scoring
     "score",
@@ -76,5 +83,11 @@ __all__ = [
     "ScoreError",
     "ConstraintError",
     "ConfigError",
+    "OutputError",
+    "ParameterError",
+    "ParameterTypeError",
+    "NetworkError",
+    "CycleError",
     "SolverError",
+    "GobnilpWarning",
 ]

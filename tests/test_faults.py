@@ -11,14 +11,10 @@ Interrupts
       (interrupted)``, then exits 130 / 143.  The engines are to run SCIP
       under :func:`gobnilp_py._interrupt.interruptible` with SCIP's own
       Ctrl-C catching off (``misc/catchctrlc``: its handler prints on
-      stdout, see the module docstring there); meanwhile the command line's own
-      handler stops a SCIP search that is not wrapped (it finds the running
-      plugin's model on the stack), so collecting already passes.  Solving
-      also needs ``learn`` to report SCIP's ``userinterrupt`` as the status
-      ``"interrupted"`` (today: ``"feasible"``, labelled ``INCOMPLETE
-      (feasible)``), so that test is ``xfail(strict=False)`` until the lead's
-      change is on main; ``test_signal_in_a_search_is_never_a_crash`` checks
-      the rest today.
+      stdout, see the module docstring there), and report SCIP's
+      ``userinterrupt`` as the status ``"interrupted"``; the command line's
+      own handler also stops a SCIP search that is not wrapped (it finds the
+      running plugin's model on the stack).
 """
 
 from __future__ import annotations
@@ -40,12 +36,6 @@ from gobnilp_py._json import loads_strict
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = next((p for p in (ROOT.parent / "shared" / "data", ROOT.parents[1] / "shared" / "data",
                            Path(os.environ.get("GOBNILP_DATA", "/nonexistent"))) if p.is_dir()), None)
-ENGINE_STOPS_CLEANLY = ("needs the lead's engine change: learn() reporting SCIP's 'userinterrupt' as status "
-                        "'interrupted' (before it: 'INCOMPLETE (feasible)'), SCIP run under "
-                        "gobnilp_py._interrupt.interruptible, and misc/catchctrlc OFF (SCIP's own handler prints "
-                        "'pressed CTRL-C ...' on stdout)")
-
-
 def _env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
@@ -287,7 +277,6 @@ def test_signal_in_a_search_is_never_a_crash(sig, hard_csv, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=False, reason=ENGINE_STOPS_CLEANLY)
 @pytest.mark.parametrize("sig", SIGNALS)
 def test_signal_during_solving_writes_a_labelled_partial_result(sig, hard_csv, tmp_path):
     code, out, err = _interrupt_run(
@@ -469,8 +458,6 @@ def test_table_pruned_for_bf20_enumerates_at_bf3_and_matches_data(wine_or_like, 
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=False, reason="the k-best driver must refuse or label a given table whose k-th network "
-                   "lies beyond the gap the table was pruned for (the lead's change)")
 def test_kbest_beyond_the_tables_gap_is_not_complete(wine_or_like, tmp_path):
     w3 = _scored(tmp_path, wine_or_like, "3")
     data_flags = ["--no-header"] if wine_or_like.name == "wine.csv" else []

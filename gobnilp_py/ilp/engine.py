@@ -73,10 +73,7 @@ def tolerances(opt: float) -> tuple[float, float]:
 
 def _optimize(model: Any, what: str) -> None:
     """Run SCIP; Ctrl-C / SIGTERM stop it at its next safe point (status ``userinterrupt``)."""
-    try:
-        from .._interrupt import interruptible
-    except ImportError:  # until the signal-handling module lands: SCIP's own Ctrl-C catching only
-        from contextlib import nullcontext as interruptible  # type: ignore[assignment]
+    from .._interrupt import interruptible
 
     try:
         with interruptible(model.interruptSolve):
@@ -89,10 +86,8 @@ def _checked_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
     """The caller's SCIP parameters, refusing those that would write files outside our control."""
     user = dict(params or {})
     if user:
-        try:
-            from .._scip_params import check_scip_params
-        except ImportError:  # until the file-parameter check lands
-            return user
+        from .._scip_params import check_scip_params
+
         check_scip_params(user)
     return user
 

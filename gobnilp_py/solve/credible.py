@@ -294,16 +294,6 @@ class CredibleSet:
 
 def _json_safe(obj: Any) -> Any:
     """Non-finite floats become ``None`` (JSON has no inf/nan), recursively."""
-    try:
-        from .._json import jsonable
-    except ImportError:  # until the package-wide JSON convention lands
-        jsonable = None
-    if jsonable is not None:
-        return jsonable(obj)
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if isinstance(obj, dict):
-        return {k: _json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_json_safe(v) for v in obj]
-    return obj
+    from .._json import jsonable
+
+    return jsonable(obj)

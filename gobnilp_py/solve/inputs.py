@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..constraints.structural import InfeasibleConstraints, StructuralConstraints
-from ..errors import ConfigError, ConstraintError, ScoreError
+from ..errors import ParameterError, ConstraintError, ScoreError
 from ..scoring.table import ScoreTable
 
 __all__ = ["TableInfo", "as_constraints", "is_table_input", "load_table", "acquire_table", "filter_table",
@@ -83,21 +83,22 @@ def load_table(obj: Any) -> ScoreTable:
 
 
 def _given_table_info(table: ScoreTable, epsilon: float | None) -> TableInfo:
-    approximate = bool(table.meta.get("approximate"))
-    info = TableInfo(given=True, epsilon=table.epsilon, approximate=approximate)
+    approximate = table.approximate
+    info = TableInfo(given=True, epsilon=table.safe_epsilon, approximate=approximate)
     if approximate:
         info.caveats.append("APPROXIMATE: the score table holds only the explored parent sets "
                             f"({table.meta.get('method', 'approximate selection')}); results are optimal or "
                             "complete with respect to those parent sets only")
+    safe = table.safe_epsilon
+    if safe is None and not approximate:
+        gap = f" of at least {epsilon:.6g}" if epsilon is not None else " large enough for the task"
+        info.caveats.append(f"the score table does not record how it was pruned: the result is exact with respect "
+                            f"to this table, and for the data only if the table was pruned safely for a gap{gap}")
     if epsilon is None:
         return info
-    if table.epsilon is None:
-        info.caveats.append(f"the score table does not record how it was pruned: the result is exact with respect "
-                            f"to this table, and for the data only if the table was pruned safely for a gap of at "
-                            f"least {epsilon:.6g}")
-    elif epsilon > table.epsilon + EPS_SLACK:
-        bf = math.exp(table.epsilon) if table.epsilon < 700 else math.inf
-        raise ScoreError(f"the score table was pruned for epsilon={table.epsilon:.6g} (Bayes factor {bf:.6g}) and may "
+    if safe is not None and epsilon > safe + EPS_SLACK:
+        bf = math.exp(safe) if safe < 700 else math.inf
+        raise ScoreError(f"the score table was pruned for epsilon={safe:.6g} (Bayes factor {bf:.6g}) and may "
                          f"lack parent sets of networks within epsilon={epsilon:.6g}; rescore the data for that gap")
     return info
 
@@ -121,9 +122,9 @@ def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: Str
     scoring_options = {k: v for k, v in scoring_options.items() if k not in READ_OPTIONS}
     if is_table_input(data_or_table):
         if read_opts:
-            raise ConfigError(f"data options {sorted(read_opts)} cannot apply to a score table")
+            raise ParameterError(f"data options {sorted(read_opts)} cannot apply to a score table")
         if scoring_options:
-            raise ConfigError(f"scoring options {sorted(scoring_options)} need data, not a score table "
+            raise ParameterError(f"scoring options {sorted(scoring_options)} need data, not a score table "
                               "(it is already scored)")
         table = load_table(data_or_table)
         if constraints is not None:
@@ -135,7 +136,7 @@ def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: Str
     t0 = time.perf_counter()
     if isinstance(data_or_table, Dataset):
         if read_opts:
-            raise ConfigError(f"data options {sorted(read_opts)} cannot apply to a Dataset, which is already read")
+            raise ParameterError(f"data options {sorted(read_opts)} cannot apply to a Dataset, which is already read")
         data = data_or_table
     else:
         data = read_data(data_or_table, **read_opts)
@@ -151,7 +152,7 @@ def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: Str
         if not constraints.subset_pruning_safe and opts.get("prune", True):
             opts["unpruned"] = sorted(constraints.unprunable(data.names))
     table = scoring.score(data, **opts)
-    info = TableInfo(given=False, epsilon=table.epsilon, approximate=bool(table.meta.get("approximate")),
+    info = TableInfo(given=False, epsilon=table.safe_epsilon, approximate=table.approximate,
                      time_scoring=time.perf_counter() - t0)
     return table, info
 

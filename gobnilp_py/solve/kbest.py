@@ -23,7 +23,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import ParameterError
 from ._checks import check_k, check_max_networks, check_time_limit
 from .credible import CredibleSet
 from .inputs import acquire_table, as_constraints, filter_table, is_table_input
@@ -91,11 +91,12 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
     t_start = time.perf_counter()
     k = check_k(k)
     if by not in ("dag", "class"):
-        raise ConfigError(f"by must be 'dag' or 'class', got {by!r}")
+        raise ParameterError(f"by must be 'dag' or 'class', got {by!r}")
     max_networks = check_max_networks(max_networks)
     time_limit = check_time_limit(time_limit)
-    if not (isinstance(initial_epsilon, (int, float)) and math.isfinite(initial_epsilon) and initial_epsilon >= 0):
-        raise ConfigError(f"initial_epsilon must be a finite number >= 0, got {initial_epsilon!r}")
+    from .._validation import check_number
+
+    initial_epsilon = check_number(initial_epsilon, "initial_epsilon", lo=0.0)
     cons = as_constraints(constraints)
     given = is_table_input(data_or_table)
     eps = float(initial_epsilon)
@@ -147,6 +148,8 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
         done = (given or not cs.complete or unpruned or not scoring_options.get("prune", True)
                 or (enough and cs.epsilon <= eps))
         if done:
+            if given:
+                _label_beyond_table(cs, table)
             for net in cs.networks:
                 _check_answer(net, cons)
             cs.stats.update({"rounds": rounds, "time_scoring": time_scoring, "table_epsilon": table.epsilon,
@@ -199,9 +202,9 @@ def _check_class_kbest(m: Any, table: Any) -> None:
     from .classes import is_score_equivalent
 
     if not m.class_collection:
-        raise ConfigError(f"method {m.name!r} cannot list the k best equivalence classes; use method='ilp'")
+        raise ParameterError(f"method {m.name!r} cannot list the k best equivalence classes; use method='ilp'")
     if not is_score_equivalent(table):
-        raise ConfigError("the k best equivalence classes need a score-equivalent score (BIC, BDeu, AIC); this "
+        raise ParameterError("the k best equivalence classes need a score-equivalent score (BIC, BDeu, AIC); this "
                           f"table's score is {table.score_name or 'not recorded'}")
 
 
@@ -229,3 +232,23 @@ def _class_result(table: Any, col: Any, opt: float, k: int, ties: bool, max_netw
     cs.n_classes_total = len(expansion.classes)
     cs.n_networks_total = expansion.n_networks_total
     return cs
+
+
+def _label_beyond_table(cs: CredibleSet, table: Any) -> None:
+    """A given table's k-best list whose last networks lie beyond the table's safe gap is incomplete.
+
+    Families of networks more than ``safe_epsilon`` below the optimum may have
+    been pruned, so networks between the table's gap and the k-th may be
+    missing.  What stays certified: every network with score >= OPT - safe_epsilon.
+    """
+    safe = table.safe_epsilon
+    if safe is None or not cs.networks or not cs.complete or cs.epsilon <= safe + 1e-12:
+        return
+    from .results import tolerance_of
+
+    cs.complete = False
+    cs.reason = "table_epsilon"
+    cs.threshold = cs.opt - safe - tolerance_of(cs.opt)
+    cs.caveats.append(f"the score table was pruned for epsilon={safe:.6g}: beyond that gap below OPT networks of "
+                      "the data may be missing from this list; rescore the data (or give the data) for the full "
+                      "k-best list")
