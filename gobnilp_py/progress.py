@@ -129,7 +129,7 @@ def describe(phase: str, done: int, total: int | None, info: Mapping[str, Any], 
                     frac = (first_bound - float(bound)) / (first_bound - target)
             else:
                 parts.append(f"bound {float(bound):,.2f}")
-        if total:
+        if total and done >= total / 2:  # the cap is a safety limit: worth a mention only when it is near
             parts.append(f"cap {_num(int(total))}")
         t = info.get("elapsed", elapsed)
         text = ", ".join(parts) + (f", {_clock(float(t))}" if isinstance(t, (int, float)) and math.isfinite(t) else "")

@@ -36,10 +36,16 @@ drawing directed graphs", the paper behind ``dot``):
    exact weighted least-squares fit under ordering constraints, solved by
    the pool-adjacent-violators algorithm after subtracting the cumulative
    gaps (which turns "``x[i+1] >= x[i] + gap``" into "non-decreasing").
-5. *Routes.*  Each edge's polyline (tail, its dummies, head), clipped at the
-   two node ellipses, is smoothed into a Catmull-Rom spline written as cubic
-   Bézier control points; it passes through every dummy, so it stays in the
-   room reserved for it.
+5. *Routes.*  Every node sits in the horizontal band of its layer
+   (``NODE_HEIGHT`` high); between two bands there are no nodes.  An edge
+   leaves its tail at the bottom (ports spread a little, ordered by where
+   the edges go), crosses each gap between bands as one cubic Bézier
+   segment whose four control points all lie inside that gap (vertical
+   tangents at both ends), and crosses the band of each layer it skips as a
+   vertical line at its dummy's position, which the coordinates keep clear
+   of every node.  A Bézier curve lies in the convex hull of its control
+   points, so **no edge can enter a node** it does not start or end at:
+   this is a property of the construction, not of a particular picture.
 
 Everything is deterministic: ties are broken by the variables' order.
 """
@@ -593,11 +599,70 @@ def layered_layout(names: Sequence[str], edges: Sequence[tuple[str, str]]) -> La
     y = {node: -g.layer[node] * LAYER_GAP for node in range(len(g.label))}
     pos = {v: (x[i], y[i]) for i, v in enumerate(names)}
     size = {v: node_size(v) for v in names}
+    routes = _band_routes(g, x, y, size)
+    return Layout(pos, size, routes, "layered", crossings=crossings, layers=dict(g.layer_of))
+
+
+def _ports(g: _Graph, x: Mapping[int, float], size: Mapping[str, tuple[float, float]]
+           ) -> tuple[dict[tuple[int, int], float], dict[tuple[int, int], float]]:
+    """Horizontal offsets of where each link leaves its upper end and enters its lower end.
+
+    A real node's links are spread over the middle of its bottom (outgoing)
+    and top (incoming) side, ordered by the other end's position, so arrows
+    into one node do not pile up on one point and do not cross at the node.
+    """
+    out_off: dict[tuple[int, int], float] = {}
+    in_off: dict[tuple[int, int], float] = {}
+    for node in range(len(g.label)):
+        if g.is_dummy(node):
+            continue
+        w = size[g.label[node] or ""][0]
+        for links, store, key in ((g.down[node], out_off, lambda o: (node, o)), (g.up[node], in_off,
+                                                                                  lambda o: (o, node))):
+            k = len(links)
+            if not k:
+                continue
+            spread = min(0.25 * w, 0.07 * (k - 1))
+            offsets = np.linspace(-spread, spread, k) if k > 1 else np.zeros(1)
+            for off, other in zip(offsets, sorted(links, key=lambda o: (x[o], o))):
+                store[key(other)] = float(off)
+    return out_off, in_off
+
+
+def _band_routes(g: _Graph, x: Mapping[int, float], y: Mapping[int, float],
+                 size: Mapping[str, tuple[float, float]]) -> dict[tuple[str, str], np.ndarray]:
+    """Cubic Bézier control points of every edge, kept out of the layer bands except at its own ends and dummies."""
+    out_off, in_off = _ports(g, x, size)
+    half = NODE_HEIGHT / 2
+
+    def bottom(node: int, nxt: int) -> np.ndarray:
+        if g.is_dummy(node):
+            return np.array([x[node], y[node] - half])
+        w, h = size[g.label[node] or ""]
+        dx = out_off[(node, nxt)]
+        return np.array([x[node] + dx, y[node] - (h / 2) * math.sqrt(max(0.0, 1 - (2 * dx / w) ** 2))])
+
+    def top(node: int, prev: int) -> np.ndarray:
+        if g.is_dummy(node):
+            return np.array([x[node], y[node] + half])
+        w, h = size[g.label[node] or ""]
+        dx = in_off[(prev, node)]
+        return np.array([x[node] + dx, y[node] + (h / 2) * math.sqrt(max(0.0, 1 - (2 * dx / w) ** 2))])
+
     routes: dict[tuple[str, str], np.ndarray] = {}
     for (u, v), chain in g.chains.items():
-        pts = [np.array((x[c], y[c])) for c in chain]
-        routes[(u, v)] = _bezier_through(_clip_ends(pts, size[u], size[v]))
-    return Layout(pos, size, routes, "layered", crossings=crossings, layers=dict(g.layer_of))
+        pts: list[np.ndarray] = []
+        for a, b in zip(chain, chain[1:]):
+            p0, p3 = bottom(a, b), top(b, a)
+            mid = (p0[1] + p3[1]) / 2
+            seg = [p0, np.array([p0[0], mid]), np.array([p3[0], mid]), p3]
+            if pts:  # the vertical run through the dummy's own band, from its top to its bottom
+                pts += [pts[-1] + (p0 - pts[-1]) / 3, pts[-1] + 2 * (p0 - pts[-1]) / 3, p0]
+            else:
+                pts.append(p0)
+            pts += seg[1:]
+        routes[(u, v)] = np.array(pts)
+    return routes
 
 
 # ----------------------------------------------------------------------------- geometry

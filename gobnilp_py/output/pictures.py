@@ -244,9 +244,13 @@ def draw_dag(network: Any, *, format: str = "png", dpi: int = 110, title: str | 
         Layout engine (see :func:`gobnilp_py.output.layout.layout_dag`).
     """
     fmt = _check_format(format)
+    return _render(_dag_figure(network, title=title, engine=engine), fmt, dpi)
+
+
+def _dag_figure(network: Any, *, title: str | None = None, engine: str = "auto") -> Any:
     lay = _network_layout(network, engine)
     label = title or f"{_status_prefix(network)}best network ({_score_text(network)})"
-    return _render(_draw_network(lay, list(network.edges), [], label, legend=False), fmt, dpi)
+    return _draw_network(lay, list(network.edges), [], label, legend=False)
 
 
 def _cpdag_edges(network: Any) -> tuple[Any, list[tuple[str, str]], list[tuple[str, str]]]:
@@ -268,11 +272,15 @@ def draw_cpdag(network: Any, *, format: str = "png", dpi: int = 110, title: str 
     reversible edges (directed either way within the class) are red and dashed.
     """
     fmt = _check_format(format)
+    return _render(_cpdag_figure(network, title=title, engine=engine), fmt, dpi)
+
+
+def _cpdag_figure(network: Any, *, title: str | None = None, engine: str = "auto") -> Any:
     _, arrows, lines = _cpdag_edges(network)
     lay = _network_layout(network, engine)
     label = title or (f"{_status_prefix(network)}equivalence class of the best network (CPDAG): "
                       f"{len(arrows)} compelled, {len(lines)} reversible")
-    return _render(_draw_network(lay, arrows, lines, label, legend=True), fmt, dpi)
+    return _draw_network(lay, arrows, lines, label, legend=True)
 
 
 # ------------------------------------------------------------------------ collections
@@ -284,8 +292,7 @@ def _heat(ax: Any, fig: Any, mat: np.ndarray, names: Sequence[str], title: str, 
     import matplotlib
 
     n = len(names)
-    cmap = matplotlib.colormaps["Blues"].copy()
-    cmap.set_bad("#d0d0d0")
+    cmap = matplotlib.colormaps["Blues"].with_extremes(bad="#d0d0d0")
     shown = np.ma.masked_array(mat, mask=np.eye(n, dtype=bool))
     im = ax.imshow(shown, vmin=0.0, vmax=1.0, cmap=cmap)
     fs = _tick_font(n)
@@ -324,6 +331,10 @@ def draw_edge_probabilities(cs: Any, *, format: str = "png", dpi: int = 110) -> 
     collection is complete.
     """
     fmt = _check_format(format)
+    return _render(_edge_figure(cs), fmt, dpi)
+
+
+def _edge_figure(cs: Any) -> Any:
     e = cs.edge_probabilities()
     a = cs.arrow_probabilities()
     names = [str(x) for x in e.index]
@@ -338,7 +349,7 @@ def draw_edge_probabilities(cs: Any, *, format: str = "png", dpi: int = 110) -> 
           "variable", "variable")
     _heat(fig.add_subplot(1, 2, 2), fig, a.to_numpy(), names, "P(row -> column): the arrow's direction",
           "child (arrow to)", "parent (arrow from)")
-    return _render(fig, fmt, dpi)
+    return fig
 
 
 class _ScoreFormatter:
@@ -378,16 +389,20 @@ def draw_score_rank(cs: Any, *, levels: Sequence[float] = BF_LEVELS, format: str
     score axis shows plain numbers (``-11,783.05``): no offset, no scientific
     notation, so a value can be read off directly.
     """
+    fmt = _check_format(format)
+    return _render(_score_rank_figure(cs, levels=levels), fmt, dpi)
+
+
+def _score_rank_figure(cs: Any, *, levels: Sequence[float] = BF_LEVELS) -> Any:
     from matplotlib.ticker import FuncFormatter
 
-    fmt = _check_format(format)
     scores = np.array([n.score for n in cs.networks], dtype=float)
     fig = _figure(7.5, 4.4, constrained=True)
     ax = fig.add_subplot(1, 1, 1)
     if scores.size == 0:
         ax.text(0.5, 0.5, f"{_status_prefix(cs)}no networks", ha="center", va="center", transform=ax.transAxes)
         ax.set_axis_off()
-        return _render(fig, fmt, dpi)
+        return fig
     ranks = np.arange(1, scores.size + 1)
     opt = cs.opt if math.isfinite(cs.opt) else float(scores.max())
     ax.plot(ranks, scores, marker="o", markersize=2.5 if scores.size > 200 else 4, linestyle="-",
@@ -415,7 +430,7 @@ def draw_score_rank(cs: Any, *, levels: Sequence[float] = BF_LEVELS, format: str
     ax.set_title(f"{_status_prefix(cs)}{scores.size:,} networks {kind}", fontsize=10)
     ax.legend(fontsize=8, loc="best", framealpha=0.9)
     ax.grid(True, alpha=0.3)
-    return _render(fig, fmt, dpi)
+    return fig
 
 
 # ------------------------------------------------------------------------ all pictures of a result
