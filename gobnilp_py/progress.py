@@ -10,7 +10,8 @@ a total that means something:
 
 ``progress("scoring", k, max_k, families=n)``
     Scoring walks the parent-set lattice level by level: a bar over levels
-    (parent sets of size ``k`` done, of ``max_k``) and the families scored.
+    (parent sets of size ``k`` done, of at most ``max_k``: pruning often ends
+    the walk sooner) and the families scored.
 ``progress("collecting", found, cap, bound=b, elapsed=t, target=τ)``
     Collection has no total number of networks (the cap is a safety limit,
     not an expected count, so it is never drawn as a bar): shown are the
@@ -26,6 +27,10 @@ a total that means something:
     hold nearly all of them.
 anything else
     ``done`` of ``total`` (a bar when the total is known).
+
+When no report has come for a few seconds the status line says how long ago
+the last one was, so work no engine reports on (solving for OPT between
+scoring and collecting, say) is not mistaken for the last reported step.
 
 On a terminal (``stream.isatty()``) this is one status line rewritten in
 place (at most ten times a second, and every second so the clock moves) and
@@ -57,6 +62,8 @@ log = logging.getLogger("gobnilp_py")
 PHASES = ("reading", "scoring", "solving", "summarising", "writing")
 
 _BAR = 20
+#: Seconds after which the status line says how old its last report is.
+_STALE = 3.0
 
 
 def _clock(seconds: float) -> str:
@@ -89,6 +96,7 @@ class _Report:
     total: int | None = None
     info: dict[str, Any] = field(default_factory=dict)
     started: float = field(default_factory=time.perf_counter)
+    last: float = field(default_factory=time.perf_counter)
     first_bound: float | None = None
 
 
@@ -100,20 +108,22 @@ def describe(phase: str, done: int, total: int | None, info: Mapping[str, Any], 
     Examples
     --------
     >>> describe("scoring", 2, 4, {"families": 1234})
-    ('scoring: parent sets up to size 2 of 4, 1,234 families scored', 0.5)
+    ('scoring: level 2 of at most 4, 1,234 families scored', 0.5)
     >>> text, f = describe("collecting", 1085, 150000, {"bound": -10.5}, target=-12.0, first_bound=-9.0)
-    >>> f, "150,000" in text and "%" not in text
-    (0.5, True)
+    >>> text
+    'collecting: 1,085 networks, bound -10.50 -> target -12.00'
+    >>> f
+    0.5
     >>> describe("order graph", 1, 3, {"nodes": 3})[1]  # 1 + 3 of the 8 subsets
     0.5
     """
     when = f", {_clock(elapsed)}" if elapsed is not None else ""
     if phase == "scoring":
         frac = done / total if total else None
-        size = f"up to size {done} of {total}" if total else f"up to size {done}"
+        level = f"level {done} of at most {total}" if total else f"level {done}"
         fam = info.get("families")
         extra = f", {_num(int(fam))} families scored" if fam is not None else ""
-        return f"scoring: parent sets {size}{extra}{when}", frac
+        return f"scoring: {level}{extra}{when}", frac
     if phase == "collecting":
         parts = [f"collecting: {_num(int(done))} network{'s' if done != 1 else ''}"]
         bound = info.get("bound")
@@ -251,6 +261,9 @@ class Progress:
         since = self._t_phase if self.current is not None else rep.started
         text, frac = describe(rep.phase, rep.done, rep.total, rep.info, target=self.target,
                               first_bound=rep.first_bound, elapsed=now - since)
+        age = now - rep.last
+        if age >= _STALE:  # the engine has moved on to work it does not report (e.g. solving for OPT)
+            text += f"; {age:.0f} s since"
         return (_bar(frac) + " " if frac is not None else "") + text
 
     def _draw(self, force: bool = False) -> None:
@@ -349,6 +362,7 @@ class Progress:
             if rep is None or rep.phase != phase:
                 rep = self._report = _Report(phase)
             rep.done = int(done)
+            rep.last = time.perf_counter()
             rep.total = None if total is None else int(total)
             rep.info = dict(info)
             if "target" in info and info["target"] is not None:
