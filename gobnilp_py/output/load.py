@@ -303,6 +303,8 @@ def credible_set_from_dict(d: Mapping[str, Any], *, names: Sequence[str] | None 
                         f"({cs.guarantee!r}); the file was edited or written by another version")
     saved_over = d.get("averages_over")
     every_listed = cs.n_networks_total is not None and int(cs.n_networks_total) == len(nets)
+    if saved_over is not None and saved_over != cs.averages_over and every_listed and nets:
+        cs.classes = _classes_of_listed(cs)  # every member is listed: the summaries follow from the networks
     averages_lost = saved_over is not None and saved_over != cs.averages_over and not every_listed
     if averages_lost:
         cs.caveats.append(f"saved without its class summaries: model averages now cover {cs.averages_over}, "
@@ -310,6 +312,20 @@ def credible_set_from_dict(d: Mapping[str, Any], *, names: Sequence[str] | None 
     if summary is not None and nets and not averages_lost:
         _check_probabilities(cs, summary)
     return cs
+
+
+def _classes_of_listed(cs: Any) -> list[Any]:
+    """Class summaries of a set that lists every credible network: members, score and arrow counts by counting."""
+    from ..solve.classes import ClassSummary
+
+    out = []
+    for cls in cs.mecs():
+        counts: dict[tuple[str, str], int] = {}
+        for net in cls.members:
+            for arrow in net.edges:
+                counts[arrow] = counts.get(arrow, 0) + 1
+        out.append(ClassSummary(cls.cpdag, float(cls.best_score), len(cls.members), len(cls.members), counts))
+    return out
 
 
 def _check_probabilities(cs: Any, summary: Mapping[str, Any]) -> None:
