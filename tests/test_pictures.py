@@ -309,6 +309,9 @@ def test_score_axis_has_no_offset_and_plain_numbers():
     assert ax.yaxis.get_offset_text().get_text() == ""
     assert labels and all("e" not in s and "," in s and s.startswith("\u221211,78") for s in labels), labels
     assert ax.get_ylabel().startswith("score") and ax.get_xlabel().startswith("rank")
+    lo, hi = ax.get_xlim()
+    ranks = [t.get_text() for t in ax.get_xticklabels() if t.get_text() and lo <= t.get_position()[0] <= hi]
+    assert ranks == sorted(set(ranks), key=ranks.index) and set(ranks) <= {"1", "2", "3"}, ranks
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert any(t.startswith("OPT: 2 listed networks") for t in legend)
 

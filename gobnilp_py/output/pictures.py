@@ -373,6 +373,13 @@ class _ScoreFormatter:
         return "0" if text in ("-0", "-0." + "0" * d) else text.replace("-", "\u2212")
 
 
+def _bf(bf: float) -> str:
+    """A Bayes factor without scientific notation: ``3``, ``20``, ``1.5``, ``197,284``."""
+    if not math.isfinite(bf):
+        return str(bf)
+    return f"{bf:.4g}" if bf < 1000 else f"{bf:,.0f}"
+
+
 def _plain_score_axis(ax: Any) -> None:
     from matplotlib.ticker import FuncFormatter, MaxNLocator
 
@@ -394,7 +401,7 @@ def draw_score_rank(cs: Any, *, levels: Sequence[float] = BF_LEVELS, format: str
 
 
 def _score_rank_figure(cs: Any, *, levels: Sequence[float] = BF_LEVELS) -> Any:
-    from matplotlib.ticker import FuncFormatter
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
 
     scores = np.array([n.score for n in cs.networks], dtype=float)
     fig = _figure(7.5, 4.4, constrained=True)
@@ -409,7 +416,11 @@ def _score_rank_figure(cs: Any, *, levels: Sequence[float] = BF_LEVELS) -> Any:
             linewidth=0.8, color="#2b5d8a", label="networks, best first", zorder=3)
     if scores.size > 50:
         ax.set_xscale("log")
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else ""))
+        ax.set_xlim(0.8, scores.size * 1.25)
+    else:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
+        ax.set_xlim(0.5, scores.size + 0.5)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 and v == round(v) else ""))
     bfs = sorted({float(f"{b:.9g}") for b in levels if math.log(b) <= cs.epsilon + 1e-9} | {1.0}
                  | ({float(f"{cs.bayes_factor:.9g}")} if math.isfinite(cs.bayes_factor) else set()))
     colours = ["#27ae60", "#f39c12", "#c0392b", "#8e44ad", "#7f8c8d"]
@@ -417,7 +428,7 @@ def _score_rank_figure(cs: Any, *, levels: Sequence[float] = BF_LEVELS) -> Any:
     for i, bf in enumerate(bfs):
         y = opt - math.log(bf)
         count = int(np.sum(scores >= y - tol))
-        name = "OPT" if bf == 1.0 else f"OPT \u2212 ln {bf:g}"
+        name = "OPT" if bf == 1.0 else f"OPT \u2212 ln {_bf(bf)}"
         ax.axhline(y, color=colours[i % len(colours)], linestyle="--", linewidth=1.0, zorder=2,
                    label=f"{name}: {count:,} listed network{'s' if count != 1 else ''}")
     lo = min(float(scores.min()), opt - math.log(max(bfs)))
@@ -426,7 +437,7 @@ def _score_rank_figure(cs: Any, *, levels: Sequence[float] = BF_LEVELS) -> Any:
     _plain_score_axis(ax)
     ax.set_xlabel("rank (1 = best)" + (", log scale" if scores.size > 50 else ""), fontsize=9)
     ax.set_ylabel("score (natural log; higher is better)", fontsize=9)
-    kind = "the k best" if getattr(cs, "kind", "") == "kbest" else f"within Bayes factor {cs.bayes_factor:,.4g} of OPT"
+    kind = "the k best" if getattr(cs, "kind", "") == "kbest" else f"within Bayes factor {_bf(cs.bayes_factor)} of OPT"
     ax.set_title(f"{_status_prefix(cs)}{scores.size:,} networks {kind}", fontsize=10)
     ax.legend(fontsize=8, loc="best", framealpha=0.9)
     ax.grid(True, alpha=0.3)
