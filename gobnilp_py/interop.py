@@ -440,8 +440,8 @@ def arc_strength(result: Any) -> pd.DataFrame:
 
 
 def arc_strength_csv(result: Any) -> str:
-    """:func:`arc_strength` as CSV text (full precision, header ``from,to,strength,direction``)."""
-    return arc_strength(result).to_csv(index=False, float_format="%.17g")
+    """:func:`arc_strength` as CSV text (15 significant digits, header ``from,to,strength,direction``)."""
+    return arc_strength(result).to_csv(index=False, float_format="%.15g")
 
 
 def adjacency_matrix(network: Any) -> pd.DataFrame:

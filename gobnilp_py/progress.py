@@ -71,10 +71,10 @@ def _clock(seconds: float) -> str:
     return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60:02d}:{s % 60:02d}"
 
 
-def _bar(fraction: float) -> str:
+def _bar(fraction: float, width: int = _BAR) -> str:
     f = min(max(fraction, 0.0), 1.0)
-    full = int(round(f * _BAR))
-    return "[" + "#" * full + "." * (_BAR - full) + f"] {100 * f:3.0f}%"
+    full = int(round(f * width))
+    return "[" + "#" * full + "." * (width - full) + f"] {100 * f:3.0f}%"
 
 
 def _num(x: Any) -> str:
@@ -108,7 +108,7 @@ def describe(phase: str, done: int, total: int | None, info: Mapping[str, Any], 
     Examples
     --------
     >>> describe("scoring", 2, 4, {"families": 1234})
-    ('scoring: level 2 of at most 4, 1,234 families scored', 0.5)
+    ('scoring: level 2 of <=4, 1,234 families', 0.5)
     >>> text, f = describe("collecting", 1085, 150000, {"bound": -10.5}, target=-12.0, first_bound=-9.0)
     >>> text
     'collecting: 1,085 networks, bound -10.50 -> target -12.00'
@@ -120,9 +120,9 @@ def describe(phase: str, done: int, total: int | None, info: Mapping[str, Any], 
     when = f", {_clock(elapsed)}" if elapsed is not None else ""
     if phase == "scoring":
         frac = done / total if total else None
-        level = f"level {done} of at most {total}" if total else f"level {done}"
+        level = f"level {done} of <={total}" if total else f"level {done}"
         fam = info.get("families")
-        extra = f", {_num(int(fam))} families scored" if fam is not None else ""
+        extra = f", {_num(int(fam))} families" if fam is not None else ""
         return f"scoring: {level}{extra}{when}", frac
     if phase == "collecting":
         parts = [f"collecting: {_num(int(done))} network{'s' if done != 1 else ''}"]
@@ -263,8 +263,9 @@ class Progress:
                               first_bound=rep.first_bound, elapsed=now - since)
         age = now - rep.last
         if age >= _STALE:  # the engine has moved on to work it does not report (e.g. solving for OPT)
-            text += f"; {age:.0f} s since"
-        return (_bar(frac) + " " if frac is not None else "") + text
+            text = f"({age:.0f} s ago) {text}"
+        narrow = self._width() < 100
+        return (_bar(frac, 10 if narrow else _BAR) + " " if frac is not None else "") + text
 
     def _draw(self, force: bool = False) -> None:
         if not self.live:
@@ -286,6 +287,7 @@ class Progress:
     @contextmanager
     def phase(self, name: str, detail: str = "") -> Iterator["Progress"]:
         """Time a phase, announce its start and end, and keep the status alive while it runs."""
+        self._stop_heartbeat()  # a ticker started by bare hook calls before this phase
         self.current = name
         self._report = None
         self._t_phase = time.perf_counter()
@@ -373,6 +375,8 @@ class Progress:
             if rep.first_bound is None and isinstance(bound, (int, float)) and math.isfinite(bound):
                 rep.first_bound = float(bound)
         if self.live:
+            if self._beat is None and self.current is None:  # used as a bare callback: keep the clock moving
+                self._start_heartbeat(phase)
             finished = total is not None and done >= total and phase != "collecting"
             self._draw(force=finished)
         else:

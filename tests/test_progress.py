@@ -45,8 +45,9 @@ def test_scoring_levels_drive_a_bar_on_a_terminal():
             p("scoring", k, 4, families=100 * k)
     screens = term.screens()
     bars = [s for s in screens if s.startswith("[")]
+    assert all(re.match(r"\[[#.]{10}\]|\[[#.]{20}\]", s) for s in bars)
     assert [re.search(r"\]\s+(\d+)%", s).group(1) for s in bars] == ["25", "50", "75", "100"]
-    assert "level 3 of at most 4, 300 families scored" in bars[2]
+    assert "level 3 of <=4, 300 families" in bars[2]
     assert term.permanent_lines() == ["gobnilp-py: [1/1] scoring: BIC on 100 rows ...",
                                       term.permanent_lines()[1]]
     assert re.fullmatch(r"gobnilp-py: \[1/1\] scoring done in \d+\.\d\d s", term.permanent_lines()[1])
@@ -131,8 +132,8 @@ def test_live_line_ticks_during_a_silent_stretch_and_says_how_old_the_report_is(
     with p.phase("solving"):
         p("scoring", 2, 16, families=10)
         time.sleep(0.15)
-        assert "s since" in p.status_text()
-    assert any("level 2 of at most 16" in s for s in term.screens())
+        assert "(0 s ago) scoring" in p.status_text()
+    assert any("level 2 of <=16" in s for s in term.screens())
 
 
 def test_lines_never_exceed_the_terminal_width(monkeypatch):
@@ -169,10 +170,26 @@ def test_thread_safe_updates_from_two_threads():
         for t in threads:
             t.join()
     for screen in term.screens():  # no torn writes: each screen is one whole description
-        assert screen.startswith("gobnilp-py: ") or re.match(r"\[[#.]{20}\]\s+\d+% [ab]: \d+ of 200", screen) \
+        assert screen.startswith("gobnilp-py: ") or re.match(r"\[[#.]{10,20}\]\s+\d+% [ab]: \d+ of 200", screen) \
             or screen.startswith("solving: ")
 
 
 def test_bad_enabled_value():
     with pytest.raises(ConfigError, match="'enabled' parameter of Progress"):
         Progress(enabled="yes")
+
+
+def test_bare_callback_keeps_the_line_alive_until_closed(monkeypatch):
+    import os
+
+    import gobnilp_py.progress as prog
+
+    monkeypatch.setattr(prog, "_STALE", 0.05)
+    monkeypatch.setattr(prog.shutil, "get_terminal_size", lambda fallback=(100, 24): os.terminal_size((80, 24)))
+    term = FakeTerminal()
+    with Progress.for_terminal((), stream=term) as p:  # as the CLI subcommands use it: no phases
+        p("scoring", 4, 16, families=26650)
+        assert p._beat is not None
+        time.sleep(1.3)  # the ticker redraws once a second, now with the age of the report
+    assert p._beat is None and term.getvalue().endswith("\r\x1b[K")
+    assert any("(1 s ago) scoring: level 4 of <=16, 26,650 families" in s for s in term.screens()), term.screens()

@@ -143,9 +143,12 @@ def classes_to_json(classes: Sequence[Any] | None) -> list[dict[str, Any]] | Non
     """
     if classes is None:
         return None
+    from ..solve.classes import arrow_counts
+
     out = []
     for c in classes:
-        counts = c.arrow_counts
+        # Computed when missing, so the output does not depend on whether averages were asked for before.
+        counts = arrow_counts(c) if c.n_members is not None else c.arrow_counts
         out.append({
             "cpdag": c.cpdag.to_dict(),
             "score": c.score if math.isfinite(c.score) else None,
