@@ -85,7 +85,7 @@ def test_bad_format_is_one_line_error(cs):
     assert P.file_suffix("SVG") == ".svg"
 
 
-@pytest.mark.parametrize("n", [1, 2, 60])
+@pytest.mark.parametrize("n", [1, 2, pytest.param(60, marks=pytest.mark.slow)])
 def test_networks_of_1_2_and_60_nodes_draw(n):
     net = random_dag(n, seed=n)
     for draw in (P.draw_dag, P.draw_cpdag):
