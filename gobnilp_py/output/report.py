@@ -226,8 +226,10 @@ def tie_count(result: Any) -> tuple[int | None, str]:
         return count, text
     count = sum(1 for n in nets if _tied(n.score, best))
     complete = bool(getattr(result, "complete", False))
-    # A complete Bayes-factor set lists every tie; a complete k-best list does unless the ties fill it.
-    exact = complete and (getattr(result, "kind", "") != "kbest" or count < len(nets))
+    # A complete Bayes-factor set lists every tie; so does a complete k-best list that keeps every network
+    # tied with its k-th, or whose ties at the top do not fill it.
+    stats = getattr(result, "stats", None) or {}
+    exact = complete and (getattr(result, "kind", "") != "kbest" or count < len(nets) or bool(stats.get("ties")))
     text = f"{count:,} network{'s' if count != 1 else ''} share{'s' if count == 1 else ''} the best score"
     if not exact:
         return count, "at least " + text + " (the search stopped before it could rule out more)"
