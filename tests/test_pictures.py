@@ -338,7 +338,7 @@ def test_incomplete_results_say_so_in_their_titles():
     fig = P._score_rank_figure(coll)
     assert fig.axes[0].get_title().startswith("INCOMPLETE (max_networks): ")
     stopped = Network(("a", "b"), {"b": ("a",)}, -10.0, status="time_limit")
-    assert P._dag_figure(stopped)._suptitle.get_text().startswith("NOT PROVEN OPTIMAL (time_limit): ")
+    assert P._dag_figure(stopped)._suptitle.get_text().startswith("INCOMPLETE (time_limit): ")
 
 
 # ----------------------------------------------------------------------------- DOT

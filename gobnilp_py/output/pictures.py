@@ -23,6 +23,7 @@ from __future__ import annotations
 import io
 import logging
 import math
+import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -145,8 +146,19 @@ def drawable(obj: Any, *, max_nodes: int = MAX_NODES) -> tuple[bool, str]:
     return True, ""
 
 
+_LABEL = re.compile(r"\b(APPROXIMATE|INCOMPLETE \([^)]*\)|INFEASIBLE)")
+
+
 def _status_prefix(result: Any) -> str:
-    """``"INCOMPLETE (reason): "`` / ``"APPROXIMATE: "`` for results that are not exact, else ``""``."""
+    """``"INCOMPLETE (reason): "``, ``"APPROXIMATE: "``... for results that are not exact, else ``""``.
+
+    Taken from the result's own ``guarantee`` line when it has one (the words
+    every output uses), otherwise from its fields.
+    """
+    guarantee = getattr(result, "guarantee", None)
+    if isinstance(guarantee, str):
+        labels = list(dict.fromkeys(_LABEL.findall(guarantee)))
+        return ", ".join(labels) + ": " if labels else ""
     parts = []
     if getattr(result, "approximate", False):
         parts.append("APPROXIMATE")
@@ -156,7 +168,7 @@ def _status_prefix(result: Any) -> str:
         parts.append(f"INCOMPLETE ({getattr(result, 'reason', None) or 'stopped early'})")
     status = getattr(result, "status", None)
     if isinstance(status, str) and status not in ("optimal", "feasible") and not hasattr(result, "networks"):
-        parts.append(f"NOT PROVEN OPTIMAL ({status})")
+        parts.append(f"INCOMPLETE ({status})")
     return ", ".join(parts) + ": " if parts else ""
 
 

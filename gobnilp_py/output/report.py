@@ -302,7 +302,8 @@ def sections(data: ReportData, captions: Sequence[str] = ()) -> list[Section]:
     if notes:
         out.append(Section("What this result is", paragraphs=[f"**{notes[0]}**"], bullets=notes[1:]))
     elif r is not None and hasattr(r, "status"):
-        state = "proven optimal" if r.status == "optimal" else f"NOT proven optimal (status {r.status})"
+        state = ("complete: proven optimal" if r.status == "optimal"
+                 else f"INCOMPLETE ({r.status}): the best network found, not proven optimal")
         out.append(Section("What this result is", paragraphs=[f"**{state}**"]))
     out.append(Section("Inputs", head=["", ""], rows=[[k, _fmt(v)] for k, v in data.inputs.items()]))
     out.append(Section("Settings", head=["key", "value"], rows=[list(x) for x in _settings_rows(data.settings)]))
