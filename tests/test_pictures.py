@@ -347,6 +347,7 @@ def test_one_graph_per_dot_file(cs):
     assert set(files) == {"best.dot", "best_cpdag.dot"}
     for text in files.values():
         assert text.count("digraph ") == 1 and text.count("{") == text.count("}")
+        assert text.startswith(f"// {cs.notes[0]}\n")
     dag, cp = files["best.dot"], files["best_cpdag.dot"]
     for p, c in cs.best.edges:
         assert f'"{p}" -> "{c}";' in dag

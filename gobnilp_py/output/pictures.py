@@ -619,12 +619,19 @@ def cpdag_dot(network: Any, name: str = "best_cpdag", *, title: str | None = Non
 def dot_files(result: Any) -> dict[str, str]:
     """The DOT files of a result, one graph each: ``{"best.dot": ..., "best_cpdag.dot": ...}``.
 
-    For a result without a network (an infeasible run, an empty collection)
-    both files hold an empty graph saying so.
+    Each file starts with the result's guarantee line and caveats as ``//``
+    comments, as every output file does.  For a result without a network (an
+    infeasible run, an empty collection) both files hold an empty graph
+    saying so.
     """
+    notes = getattr(result, "notes", None)
+    if not notes and isinstance(getattr(result, "guarantee", None), str):
+        notes = [result.guarantee]
+    head = "".join(f"// {str(n).replace(chr(10), ' ')}\n" for n in notes or [])
     nets = list(getattr(result, "networks", None) or ([result] if hasattr(result, "parents") else []))
     nets = [n for n in nets if isinstance(getattr(n, "score", None), float) and math.isfinite(n.score)]
     if not nets:
         empty = 'digraph {0} {{\n  label="no network";\n}}\n'
-        return {"best.dot": empty.format(_dot_id("best")), "best_cpdag.dot": empty.format(_dot_id("best_cpdag"))}
-    return {"best.dot": dag_dot(nets[0]), "best_cpdag.dot": cpdag_dot(nets[0])}
+        return {"best.dot": head + empty.format(_dot_id("best")),
+                "best_cpdag.dot": head + empty.format(_dot_id("best_cpdag"))}
+    return {"best.dot": head + dag_dot(nets[0]), "best_cpdag.dot": head + cpdag_dot(nets[0])}
