@@ -40,7 +40,7 @@ from .network import Network
 from .scoring import LocalScore, register_score, score
 from .scoring.table import Family, ScoreTable
 from .solve import METHODS, CredibleSet, enumerate_networks, kbest, learn, method_names
-from .output import RunResult, run
+from .output import RunResult, load_result, run
 
 __all__ = [
     "__version__",
@@ -69,6 +69,7 @@ __all__ = [
     # config-driven runs
     "run",
     "RunResult",
+    "load_result",
     "load_config",
     "RunConfig",
     "cpdag",

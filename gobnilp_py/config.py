@@ -87,6 +87,9 @@ OUTPUTS: dict[str, str] = {
     "cpdag_png": "best_cpdag.png",
     "edges_png": "edge_probabilities.png",
     "scores_png": "score_rank.png",
+    "bif": "best.bif",
+    "adjacency": "best_adjacency.csv",
+    "arc_strength": "arc_strength.csv",
     "report": "report.md",  # report.html with report_format = "html"
 }
 #: The picture outputs ("pictures" in ``write`` means all of those the job has).
@@ -95,7 +98,8 @@ PICTURES = ("dag_png", "cpdag_png", "edges_png", "scores_png")
 #: Which outputs each job can produce (a picture of edge probabilities needs a collection, ...).
 OUTPUTS_FOR_JOB: dict[str, tuple[str, ...]] = {
     "score": ("json", "jkl", "report"),
-    "learn": ("json", "csv", "gobnilp", "jkl", "modelstring", "dot", "dag_png", "cpdag_png", "report"),
+    "learn": ("json", "csv", "gobnilp", "jkl", "modelstring", "dot", "dag_png", "cpdag_png", "bif", "adjacency",
+              "report"),
     "enumerate": tuple(OUTPUTS),
     "kbest": tuple(o for o in OUTPUTS if o != "jkl"),  # kbest rescores inside its search: no one table
 }
@@ -269,6 +273,8 @@ SPECS: tuple[Spec, ...] = (
     Spec("output", "report_format", _c_str(("markdown", "html")), "markdown", "string",
          'The report: "markdown" (report.md, linked pictures) or "html" (report.html, pictures embedded).'),
     Spec("output", "dpi", _c_int(30), 110, "int >= 30", "Resolution of the pictures."),
+    Spec("output", "picture_format", _c_str(("png", "svg", "pdf")), "png", "string",
+         'Format of the pictures: "png", "svg" or "pdf" (the file names take its suffix).'),
 )
 
 _SPEC: dict[tuple[str, str], Spec] = {(s.section, s.key): s for s in SPECS}
@@ -363,6 +369,8 @@ class RunConfig:
     def output_file(self, name: str) -> str:
         if name == "report" and self.values["output"]["report_format"] == "html":
             return "report.html"
+        if name in PICTURES:
+            return OUTPUTS[name].rsplit(".", 1)[0] + "." + self.values["output"]["picture_format"]
         return OUTPUTS[name]
 
     def read_kwargs(self) -> dict[str, Any]:
@@ -843,6 +851,9 @@ def _build(layers: Sequence[_Layer], source: str, default_out: Path | None) -> R
         else:
             expanded.append(name)
     out["write"] = tuple(dict.fromkeys(expanded))
+    if "bif" in out["write"] and str(values["data"]["path"]).lower().endswith(".jkl"):
+        raise origin_of("output", "write").error(
+            "asks for \"bif\", whose probability tables are fitted from the data; a .jkl score table has none")
     if out["dir"] is not None:
         _check_output_dir(Path(out["dir"]), merged.get(("output", "dir"), (None, None))[1], source,
                           force=bool(out.get("force")))

@@ -353,6 +353,18 @@ class Network:
         g.graph["status"] = self.status
         return g
 
+    def to_pgmpy(self, data: Any, **kwargs: Any) -> Any:
+        """A pgmpy model of this structure with CPTs fitted from ``data`` (see :func:`gobnilp_py.interop.to_pgmpy`)."""
+        from .interop import to_pgmpy
+
+        return to_pgmpy(self, data, **kwargs)
+
+    def to_bif(self, data: Any, **kwargs: Any) -> str:
+        """BIF text with CPTs fitted from ``data``, no pgmpy needed (see :func:`gobnilp_py.interop.to_bif`)."""
+        from .interop import to_bif
+
+        return to_bif(self, data, **kwargs)
+
     def to_modelstring(self) -> str:
         """bnlearn's model string, e.g. ``[A][B|A][C|A:B]`` (nodes and parents in ``names`` order).
 

@@ -47,7 +47,7 @@ def test_text_writers_agree_with_the_collection(cs):
     ms = modelstrings(cs).splitlines()
     assert ms[0].startswith("# complete:") and ms[1:] == [n.to_modelstring() for n in cs.networks]
     dot = dot_text(cs)
-    assert dot.startswith("// complete:") and '\ndigraph "best" {' in dot and 'digraph "best_cpdag"' in dot
+    assert dot.startswith("// complete:") and '\ndigraph "best" {' in dot and dot.count("digraph") == 1
     for p, c in cs.best.edges:
         assert f'"{p}" -> "{c}"' in dot
 

@@ -90,7 +90,7 @@ def test_failure_during_work_leaves_no_output(small_csv, tmp_path, capsys, monke
     def broken(*a, **k):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(pictures, "score_rank_png", broken)
+    monkeypatch.setattr(pictures, "draw_score_rank", broken)
     cfg = tmp_path / "e.toml"
     cfg.write_text(f'[data]\npath = "{small_csv}"\n[search]\nbayes_factor = 3\n'
                    '[output]\ndir = "res"\nwrite = ["json", "csv", "pictures"]\n')
@@ -108,10 +108,13 @@ def test_rerun_replaces_its_own_folder(small_csv, tmp_path, capsys):
     assert sorted(p.name for p in (tmp_path / "res").iterdir()) == [".gobnilp-run", "networks.txt"]
 
 
-def test_settings_file_run_with_progress(small_csv, tmp_path, capsys, caplog):
+def test_settings_file_run_with_progress(small_csv, tmp_path, capsys, caplog, monkeypatch):
+    import sys
+
     s = tmp_path / "g.set"
     s.write_text('gobnilp/scoring/score_type = "BIC"\ngobnilp/scoring/palim = 2\ngobnilp/outputfile/solution = "x"\n'
                  "gobnilp/verbose/solvingstats = TRUE\n")
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)  # progress shows on a terminal only
     code = main(["run", str(s), "--data", str(small_csv), "-o", str(tmp_path / "o")])
     out, err = capsys.readouterr()
     assert code == 0

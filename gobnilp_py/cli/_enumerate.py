@@ -86,8 +86,11 @@ def run_enumerate(args: argparse.Namespace) -> int:
                                                                                                  exc.name)) from None
     check_max_networks(args.max_networks, "--max-networks")
     source, kw = _prepare(args)
-    cs = enumerate_networks(source, bayes_factor=args.bayes_factor, epsilon=args.epsilon,
-                            max_networks=args.max_networks, time_limit=args.time_limit, **kw)
+    from ..progress import Progress
+
+    with Progress.for_terminal((), quiet=args.quiet) as progress:
+        cs = enumerate_networks(source, bayes_factor=args.bayes_factor, epsilon=args.epsilon,
+                                max_networks=args.max_networks, time_limit=args.time_limit, progress=progress, **kw)
     return _report(args, cs)
 
 
@@ -97,7 +100,10 @@ def run_kbest(args: argparse.Namespace) -> int:
 
     check_positive_int(args.k, "-k")
     source, kw = _prepare(args)
-    cs = kbest(source, args.k, time_limit=args.time_limit, **kw)
+    from ..progress import Progress
+
+    with Progress.for_terminal((), quiet=args.quiet) as progress:
+        cs = kbest(source, args.k, time_limit=args.time_limit, progress=progress, **kw)
     return _report(args, cs)
 
 

@@ -40,7 +40,10 @@ def run(args: argparse.Namespace) -> int:
     source = load_table_or_data(args, args.data)
     cons = StructuralConstraints.from_file(args.constraints) if args.constraints else None
     kw = scoring_kwargs(args) if not hasattr(source, "families") else {}
-    net = learn(source, constraints=cons, time_limit=time_limit, gap=gap, **kw)
+    from ..progress import Progress
+
+    with Progress.for_terminal((), quiet=args.quiet) as progress:
+        net = learn(source, constraints=cons, time_limit=time_limit, gap=gap, progress=progress, **kw)
     if args.json:
         print(dumps({**net.to_dict(), **labels(net)}))
     else:

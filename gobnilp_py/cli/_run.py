@@ -83,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
         where = f", writing {', '.join(cfg.outputs)} to {cfg.output_dir}" if cfg.output_dir else ""
         print(f"{args.config}: OK: job {cfg.job} on {cfg.data_path}{where}")
         return 0
-    progress = Progress(phases_for(cfg.job), enabled=not quiet, time_limit=cfg.values["limits"]["time_limit"])
+    progress = Progress.for_terminal(phases_for(cfg.job, cfg.outputs), quiet=quiet,
+                                     time_limit=cfg.values["limits"]["time_limit"])
     res = run_job(cfg, progress)
     _summary(res, quiet)
     say_infeasible(res.result)

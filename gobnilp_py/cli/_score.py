@@ -47,7 +47,10 @@ def run(args: argparse.Namespace) -> int:
         check_names_for(data.names, ["jkl"], where=str(out))  # type: ignore[attr-defined]
     except ParameterError as exc:
         raise ScoreError(str(exc)) from None
-    table = score(data, **scoring_kwargs(args))
+    from ..progress import Progress
+
+    with Progress.for_terminal((), quiet=args.quiet) as progress:
+        table = score(data, progress=progress, **scoring_kwargs(args))
     elapsed = time.perf_counter() - t0
     try:
         table.to_jkl(out)

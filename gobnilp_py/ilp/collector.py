@@ -153,8 +153,12 @@ class NetworkCollector(pyscipopt.Conshdlr):
             bound = float(self.model.getDualbound())
         except Exception:  # no bound in this stage
             bound = math.nan
+        # The search ends when its bound falls below the target: OPT - epsilon (the objective limit,
+        # a hair below it), or for k-best the rising k-th best score.
+        target = self.threshold if self.kbest is not None else float(self.model.getObjlimit())
         self.progress("collecting", len(self.found), self.max_networks, bound=bound,
-                      elapsed=self.model.getSolvingTime())
+                      elapsed=self.model.getSolvingTime(),
+                      target=target if math.isfinite(target) and abs(target) < 1e19 else None)
 
     def _class_key(self, key: tuple[int, ...]) -> Any:
         """The Markov equivalence class key of the network ``key`` (flat families)."""

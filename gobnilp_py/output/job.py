@@ -11,7 +11,9 @@ The phases, each timed by :class:`~gobnilp_py.progress.Progress`:
 3. **solving**: :func:`~gobnilp_py.learn`, :func:`~gobnilp_py.enumerate_networks`
    or :func:`~gobnilp_py.kbest`;
 4. **summarising**: equivalence classes and edge probabilities of a collection;
-5. **writing**: every output into a staging folder, moved into place at the end.
+5. **drawing**: the pictures asked for (networks of more than 60 variables are
+   skipped, with the reason in the report);
+6. **writing**: every output into a staging folder, moved into place at the end.
 
 Before any work (end of phase 1) the run also refuses what would fail only
 at the end: variable names that a requested format cannot hold (model
@@ -111,15 +113,16 @@ class RunResult:
         return W.jsonable(d)
 
 
-def phases_for(job: str) -> tuple[str, ...]:
-    """The phases a job goes through, in order."""
+def phases_for(job: str, outputs: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The phases a job goes through, in order (``drawing`` when ``outputs`` name a picture)."""
+    draw = ("drawing",) if any(o in PICTURES for o in outputs) else ()
     if job == "score":
         return ("reading", "scoring", "writing")
     if job == "kbest":
-        return ("reading", "solving", "summarising", "writing")
+        return ("reading", "solving", "summarising", *draw, "writing")
     if job == "learn":
-        return ("reading", "scoring", "solving", "writing")
-    return ("reading", "scoring", "solving", "summarising", "writing")
+        return ("reading", "scoring", "solving", *draw, "writing")
+    return ("reading", "scoring", "solving", "summarising", *draw, "writing")
 
 
 def _inputs(res: RunResult) -> dict[str, Any]:
@@ -152,7 +155,7 @@ def run(config: RunConfig | str | os.PathLike[str], *, progress: Progress | None
         config = load_config(config, _overrides(overrides))
     elif overrides:
         raise TypeError("keyword overrides need a config path, not a RunConfig")
-    return run_job(config, progress or Progress(phases_for(config.job), enabled=False))
+    return run_job(config, progress or Progress(phases_for(config.job, config.outputs), enabled=False))
 
 
 _KW_SECTION = {"bayes_factor": "search", "epsilon": "search", "k": "search", "job": "search",
@@ -277,16 +280,21 @@ def run_job(cfg: RunConfig, progress: Progress) -> RunResult:
         check_before_work(cfg, ds, table)
     result, table = _execute(cfg, progress, ds, table)
     res = RunResult(cfg, result, dataset=ds, table=table)
-    pics: dict[str, bytes] = {}
     if cfg.job in ("enumerate", "kbest"):
         with progress.phase("summarising", f"{len(result)} networks"):
             result.mecs()
             if len(result):
                 result.edge_probabilities()
+    pics = P.PictureSet()
+    wanted = tuple(p for p in cfg.outputs if p in PICTURES) if cfg.output_dir is not None else ()
+    if wanted:
+        with progress.phase("drawing", f"{len(wanted)} picture{'s' if len(wanted) != 1 else ''}"):
+            pics = P.draw_pictures(result, wanted, format=cfg.values["output"]["picture_format"],
+                                   dpi=cfg.values["output"]["dpi"])
     res.timings = dict(progress.timings)
     if cfg.output_dir is not None:
         with progress.phase("writing", str(cfg.output_dir)):
-            res.files = _write(res, pics)
+            res.files = _write(res, pics, progress)
     res.timings = dict(progress.timings)
     return res
 
@@ -298,27 +306,6 @@ _CAPTIONS = {
     "edges_png": "edge and arrow probabilities over the collection",
     "scores_png": "score versus rank with Bayes-factor levels",
 }
-
-
-def _pictures(res: RunResult, wanted: tuple[str, ...], dpi: int) -> dict[str, bytes]:
-    nets = W.networks_of(res.result)
-    out: dict[str, bytes] = {}
-    for name in wanted:
-        if name in ("dag_png", "cpdag_png") and not nets:
-            log.warning("no network to draw: %s skipped", name)
-            continue
-        if name in ("edges_png", "scores_png") and not len(res.result):
-            log.warning("empty collection: %s skipped", name)
-            continue
-        if name == "dag_png":
-            out[name] = P.dag_png(nets[0], dpi=dpi)
-        elif name == "cpdag_png":
-            out[name] = P.cpdag_png(nets[0], dpi=dpi)
-        elif name == "edges_png":
-            out[name] = P.edge_heatmap_png(res.result, dpi=dpi)
-        elif name == "scores_png":
-            out[name] = P.score_rank_png(res.result, dpi=dpi)
-    return out
 
 
 def _results_rows(res: RunResult) -> dict[str, Any]:
@@ -347,20 +334,19 @@ def _top_edges(res: RunResult) -> list[tuple[str, str, float]]:
     return pairs
 
 
-def _write(res: RunResult, pics: dict[str, bytes]) -> list[Path]:
-    from .. import __version__
+def _write(res: RunResult, pics: P.PictureSet, progress: Progress) -> list[Path]:
+    from .. import __version__, interop
 
     cfg = res.config
     wanted = cfg.outputs
-    dpi = cfg.values["output"]["dpi"]
-    pics.update(_pictures(res, tuple(p for p in wanted if p in PICTURES), dpi))
     t0 = time.perf_counter()
     with StagedFolder(cfg.output_dir, force=bool(cfg.values["output"].get("force"))) as folder:
         r = res.result
+        best = W.networks_of(r)[:1]
         for name in wanted:
             fname = cfg.output_file(name)
-            if name in pics:
-                folder.write_bytes(fname, pics[name])
+            if name in pics.images:
+                folder.write_bytes(fname, pics.images[name])
             elif name == "csv":
                 folder.write_text(fname, W.networks_csv(r))
             elif name == "gobnilp":
@@ -369,21 +355,31 @@ def _write(res: RunResult, pics: dict[str, bytes]) -> list[Path]:
                 folder.write_text(fname, res.table.to_jkl())
             elif name == "modelstring":
                 folder.write_text(fname, W.modelstrings(r))
-            elif name == "dot":
-                folder.write_text(fname, W.dot_text(r))
-        res.timings["writing"] = time.perf_counter() - t0
+            elif name == "dot":  # one graph per file: best.dot and best_cpdag.dot
+                for dot_name, text in P.dot_files(r).items():
+                    folder.write_text(fname if dot_name == "best.dot" else fname.rsplit(".", 1)[0] + "_cpdag.dot",
+                                      text)
+            elif name == "bif" and best:
+                folder.write_text(fname, interop.to_bif(best[0], res.dataset))
+            elif name == "adjacency" and best:
+                folder.write_text(fname, interop.adjacency_csv(best[0]))
+            elif name == "arc_strength" and len(r):
+                folder.write_text(fname, interop.arc_strength_csv(r))
         if "json" in wanted:
             folder.write_text(cfg.output_file("json"), W.to_json(res.to_dict()))
         if "report" in wanted:
-            pic_files = {_CAPTIONS[k]: cfg.output_file(k) for k in PICTURES if k in pics}
+            pic_files = {_CAPTIONS[k]: cfg.output_file(k) for k in PICTURES if k in pics.images}
+            timings = dict(progress.timings, writing=time.perf_counter() - t0)  # writing: up to this report
             data = ReportData(
-                title=cfg.title, job=cfg.job, inputs=_inputs(res), settings=cfg.to_dict(), timings=res.timings,
+                title=cfg.title, job=cfg.job, inputs=_inputs(res), settings=cfg.to_dict(), timings=timings,
                 results=_results_rows(res), networks=W.networks_of(r),
                 opt=getattr(r, "opt", getattr(r, "score", None)), edges=_top_edges(res),
                 files=[f for f in folder.files] + [cfg.output_file("report")], warnings=cfg.warnings,
-                version=__version__)
+                version=__version__, result=r if cfg.job != "score" else None,
+                picture_notes={_CAPTIONS[k]: why for k, why in pics.skipped.items()}, wall=progress.elapsed)
             if cfg.values["output"]["report_format"] == "html":
-                text = render_html(data, {_CAPTIONS[k]: pics[k] for k in PICTURES if k in pics})
+                text = render_html(data, {_CAPTIONS[k]: pics.images[k] for k in PICTURES if k in pics.images},
+                                   pic_files)
             else:
                 text = render_markdown(data, pic_files)
             folder.write_text(cfg.output_file("report"), text)

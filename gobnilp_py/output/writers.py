@@ -216,15 +216,10 @@ def modelstrings(result: Any) -> str:
 
 
 def dot_text(result: Any) -> str:
-    """DOT of the best network and, after it, of its equivalence class (CPDAG)."""
-    from ..equivalence import cpdag
+    """DOT of the best network: one graph (its CPDAG is ``dot_files(result)["best_cpdag.dot"]``)."""
+    from .pictures import dot_files
 
-    nets = networks_of(result)
-    head = _comment(result, "//")
-    if not nets:
-        return head + "digraph empty {\n}\n"
-    best = nets[0]
-    return head + best.to_dot("best") + cpdag(best.names, best.parents).to_dot("best_cpdag")
+    return dot_files(result)["best.dot"]
 
 
 def table_summary(table: Any) -> dict[str, Any]:

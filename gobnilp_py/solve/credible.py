@@ -277,7 +277,29 @@ class CredibleSet:
         if networks:
             d["networks"] = [{"score": n.score, "parents": {k: list(v) for k, v in n.parents.items()}}
                              for n in self.networks]
+            from .classes import classes_to_json
+
+            d["classes"] = classes_to_json(self.classes)
         return _json_safe(d)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "CredibleSet":
+        """Inverse of :meth:`to_dict` (see :func:`gobnilp_py.output.load.credible_set_from_dict`)."""
+        from ..output.load import credible_set_from_dict
+
+        return credible_set_from_dict(d)
+
+    @classmethod
+    def from_json(cls, path: Any) -> "CredibleSet":
+        """A saved set: a run's ``result.json`` (or its folder), a ``summary.json``, or a ``to_dict()`` file."""
+        from ..errors import DataError
+        from ..output.load import load_result
+
+        out = load_result(path)
+        if not isinstance(out, cls):
+            raise DataError(f"{path} holds a single network (a learn job's result), not a credible set; "
+                            "use gobnilp_py.load_result")
+        return out
 
     def __repr__(self) -> str:
         if self.infeasible:
