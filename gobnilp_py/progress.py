@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import shutil
 import sys
 import threading
@@ -167,7 +168,9 @@ class Progress:
         The phases this job will go through (for the ``[i/n]`` counter).
     enabled : bool or "auto"
         Print anything at all (``False`` for ``--quiet``); ``"auto"`` prints
-        only when ``stream`` is a terminal.
+        only when ``stream`` is a terminal, or when the environment variable
+        ``GOBNILP_PY_PROGRESS`` is set to a value other than ``0`` (progress
+        lines in a log or a pipe).
     stream : text stream
         Where to print (default stderr).
     heartbeat : float
@@ -195,7 +198,8 @@ class Progress:
         self.stream = stream if stream is not None else sys.stderr
         tty = _isatty(self.stream)
         if enabled == "auto":
-            enabled = tty
+            # GOBNILP_PY_PROGRESS=1 asks for phase lines and heartbeats in logs and pipes too
+            enabled = tty or os.environ.get("GOBNILP_PY_PROGRESS", "") not in ("", "0")
         elif not isinstance(enabled, bool):
             from .errors import ConfigError
 

@@ -39,6 +39,7 @@ SHARED = next((p for p in (ROOT.parent / "shared" / "data", ROOT.parents[1] / "s
 def _env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env["GOBNILP_PY_PROGRESS"] = "1"  # phase lines on the pipe: the tests wait for them before signalling
     return env
 
 

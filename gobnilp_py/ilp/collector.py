@@ -143,6 +143,17 @@ class NetworkCollector(pyscipopt.Conshdlr):
             return None
         return tuple(chosen.tolist())
 
+    def request_stop(self, reason: str = "interrupted") -> None:
+        """Record nothing more from now on (a signal asked the search to stop); the result says ``reason``."""
+        if self.stop_reason is None:
+            self.stop_reason = reason
+
+    def report_now(self) -> None:
+        """Report progress now (the heartbeat calls this about once a second)."""
+        if self.progress is not None:
+            self._last_report = -math.inf
+            self._report()
+
     def _report(self) -> None:
         """Tell the progress hook (at most once a second): networks found, current bound, elapsed."""
         now = time.perf_counter()

@@ -71,12 +71,21 @@ def tolerances(opt: float) -> tuple[float, float]:
     return REL_TOL * scale, REL_MARGIN * scale
 
 
-def _optimize(model: Any, what: str) -> None:
-    """Run SCIP; Ctrl-C / SIGTERM stop it at its next safe point (status ``userinterrupt``)."""
+def _optimize(model: Any, what: str, on_stop: Any = None) -> None:
+    """Run SCIP; Ctrl-C / SIGTERM stop it at its next safe point (status ``userinterrupt``).
+
+    ``on_stop`` is called too (the collector stops recording at once: SCIP may
+    keep re-solving one node's LP for a long time before it checks its flag).
+    """
     from .._interrupt import interruptible
 
+    def stop() -> None:
+        if on_stop is not None:
+            on_stop()
+        model.interruptSolve()
+
     try:
-        with interruptible(model.interruptSolve):
+        with interruptible(stop):
             model.optimize()
     except Exception as exc:  # SCIP errors surface as generic exceptions
         raise SolverError(f"SCIP failed in {what}: {exc}") from exc
@@ -202,10 +211,12 @@ def _collect(table: ScoreTable, constraints: Any, *, objlimit: float | None, max
         fm.model.setParam(key, value)
     col = include_collector(fm.model, fm.index, fm.xflat, max_networks=max_networks, kbest=kbest,
                             tie_tolerance=tie_tolerance, progress=progress, by_class=by_class)
+    if progress is not None:  # report also while no network is found (the collector reports when it records)
+        fm.extra["heartbeat"].tick = col.report_now
     if objlimit is not None:
         fm.model.setObjlimit(objlimit)
     t0 = time.perf_counter()
-    _optimize(fm.model, "the collecting search")
+    _optimize(fm.model, "the collecting search", on_stop=col.request_stop)
     status = fm.model.getStatus()
     stats: dict[str, Any] = {
         "time_collect": time.perf_counter() - t0,

@@ -113,8 +113,8 @@ def expand_classes(table: ScoreTable, reps: Sequence[Entry], *, limit: float, ma
         Every member of a credible class is known to be in the table (see the
         module docstring): counts then come from the CPDAG alone.
     deadline : float, optional
-        ``time.perf_counter()`` value after which counting stops (counts of
-        the classes not finished become unknown).
+        ``time.perf_counter()`` value after which listing and counting stop
+        (counts that needed the listing become unknown).
     """
     from ..equivalence import cpdag
 
@@ -135,7 +135,9 @@ def expand_classes(table: ScoreTable, reps: Sequence[Entry], *, limit: float, ma
         if all_representable:
             summary.n_members = cp.count_dags()
             if room is None or room > 0:
-                for member in cp.dags(limit=room):
+                for i, member in enumerate(cp.dags(limit=room)):
+                    if deadline is not None and i % 256 == 0 and time.perf_counter() > deadline:
+                        break  # the counts stay exact; only the listing is cut
                     entry = _entry(table, where, member, names, index)
                     if entry is None:  # cannot happen when all_representable holds; keep it honest anyway
                         raise AssertionError("a member of a credible class is missing from an epsilon-safe table")

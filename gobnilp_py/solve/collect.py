@@ -34,7 +34,10 @@ from .learn import _check_answer, _remaining
 from .methods import engine_module, method_options, resolve_method
 from .results import credible_set, network_from_solution, tolerance_of
 
-__all__ = ["enumerate_networks"]
+__all__ = ["enumerate_networks", "INTERRUPT_GRACE"]
+
+#: Seconds the members of the classes found may still be listed after Ctrl-C / SIGTERM stopped the search.
+INTERRUPT_GRACE = 2.0
 
 _log = logging.getLogger(__name__)
 
@@ -150,6 +153,8 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     expansion = None
     if col.by_class:
         deadline = None if time_limit is None else t_start + time_limit
+        if col.reason == "interrupted":  # the user wants the partial result now: a short grace for listing
+            deadline = min(deadline or math.inf, time.perf_counter() + INTERRUPT_GRACE)
         expansion = expand_classes(searched, col.entries, limit=opt - eps - tolerance_of(opt),
                                    max_networks=max_networks, deadline=deadline,
                                    all_representable=_all_members_representable(searched, info, cons, eps))
