@@ -517,7 +517,9 @@ def test_class_key_on_random_large_dags_matches_cpdag_and_validation_switch():
 
 # --------------------------------------------------------------------------- real data
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+# shared/data beside the repository (also found from a worktree one level further down)
+DATA = next((p / "shared" / "data" for p in Path(__file__).resolve().parents[2:4] if (p / "shared" / "data").is_dir()),
+            Path(__file__).resolve().parents[2] / "shared" / "data")
 
 
 def _best_subset_scores(table):
