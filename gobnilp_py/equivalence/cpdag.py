@@ -45,7 +45,9 @@ __all__ = [
     "EquivalenceClass",
     "ClassKey",
     "cpdag",
+    "cpdag_from_masks",
     "class_key",
+    "class_key_from_masks",
     "group_by_class",
     "network_parts",
 ]
@@ -227,6 +229,47 @@ def class_key(names: Sequence[str], parents: Mapping[str, Iterable[str]], *, val
     (True, False)
     """
     return _key_of(tuple(names), parents, validate)
+
+
+def class_key_from_masks(parent_masks: Sequence[int], *, validate: bool = True) -> ClassKey:
+    """:func:`class_key` of a DAG given as parent bitmasks (entry ``v``: bit ``j`` = parent ``j``).
+
+    The form the search engines and :meth:`Extensions.members` use; no names
+    are parsed.  ``validate`` checks the masks (range, self-loops) and
+    acyclicity (:class:`~gobnilp_py.errors.DataError`).
+    """
+    pa = [int(m) for m in parent_masks]
+    n = len(pa)
+    if validate:
+        full = (1 << n) - 1
+        for v, m in enumerate(pa):
+            if m < 0 or m & ~full:
+                raise DataError(f"parent mask of node {v} names a node outside 0..{n - 1}")
+            if m >> v & 1:
+                raise DataError(f"node {v} is its own parent")
+        left = full
+        while left:
+            free = 0
+            m = left
+            while m:
+                low = m & -m
+                m ^= low
+                if not pa[low.bit_length() - 1] & left:
+                    free |= low
+            if not free:
+                raise DataError(f"graph is not acyclic: {left.bit_count()} nodes lie on or below a directed cycle")
+            left &= ~free
+    ch = _children_masks(pa)
+    adj = [p | c for p, c in zip(pa, ch)]
+    vp = [0] * n
+    for z, m in enumerate(pa):
+        if m & (m - 1):
+            v = 0
+            for x in _bits(m):
+                if m & ~adj[x] & ~(1 << x):
+                    v |= 1 << x
+            vp[z] = v
+    return tuple(adj), tuple(vp)
 
 
 # --------------------------------------------------------------------------- #
@@ -477,6 +520,22 @@ def cpdag(names: Sequence[str], parents: Mapping[str, Iterable[str]] | None = No
         names, parents, _ = network_parts(names)
     names_t = tuple(names)
     return _cpdag_from_key(names_t, _key_of(names_t, parents, True))[0]
+
+
+def cpdag_from_masks(names: Sequence[str], parent_masks: Sequence[int], *, validate: bool = True) -> CPDAG:
+    """The CPDAG of a DAG given as parent bitmasks over ``names`` (see :func:`class_key_from_masks`).
+
+    Examples
+    --------
+    >>> cp = cpdag_from_masks("abc", [0, 0b001, 0b010])     # a -> b -> c
+    >>> cp == cpdag("abc", {"b": ("a",), "c": ("b",)}), cp.count_dags()
+    (True, 3)
+    """
+    names_t = tuple(names)
+    if len(names_t) != len(parent_masks):
+        raise DataError(f"{len(parent_masks)} parent masks for {len(names_t)} variables")
+    _index(names_t)
+    return _cpdag_from_key(names_t, class_key_from_masks(parent_masks, validate=validate))[0]
 
 
 class EquivalenceClass:
