@@ -588,3 +588,35 @@ def test_constraint_errors():
         Extensions(cp, MemberConstraints(max_parents=(1, 1)))
     with pytest.raises(ValueError):  # ConstraintError is a ValueError
         MemberConstraints(required=[(1, 1)])
+
+
+@settings(max_examples=80, derandomize=True, deadline=None)
+@given(st.integers(3, 30), st.integers(0, 2**32 - 1), st.floats(0.0, 1.0))
+def test_memoised_subproblems_are_few_and_rule_1_suffices(n, seed, p_big):
+    """At most 2|cliques| - 1 distinct subproblems (one per directed clique-tree edge, plus the
+    component: the memo of the authors' implementation is indexed that way), and the closure after
+    a clique never needed Meek's rules 2-4 (its chain-graph check never failed)."""
+    from gobnilp_py.equivalence import chordal
+
+    before = chordal.FALLBACKS
+    cp = _cp_of(_random_chordal_dag(random.Random(seed), n, p_big))
+    e = Extensions(cp)
+    e.count()
+    e.arrow_counts()
+    n_cliques = len(clique_tree(list(cp._und), (1 << n) - 1)[0])
+    assert len(e._plans) <= 2 * n_cliques - 1
+    assert chordal.FALLBACKS == before
+
+
+def test_a_single_arrow_does_not_reduce_to_chain_components():
+    """Orienting a -> b in the triangle a, b, c and closing with Meek's rules orients nothing else,
+    so the result is not a chain graph; counting members with a -> b must not multiply over
+    undirected components (there is one, holding the arrow).  Exact answer: 3 of 6."""
+    cp = cpdag("abc", {"b": ("a",), "c": ("a", "b")})
+    und = [1 << 1 | 1 << 2, 1 << 0 | 1 << 2, 1 << 0 | 1 << 1]
+    pdag = _PDAG(list(und), [0] * 3, [0] * 3, list(und))
+    pdag.orient(0, 1)
+    pdag.close(0b111)
+    assert pdag.und[2] == 0b011 and pdag.pa[1] == 0b001  # nothing more oriented
+    assert count_members(cp, MemberConstraints(required=frozenset({(0, 1)}))) == 3
+    assert arrow_counts(cp)[(0, 1)] == 3
