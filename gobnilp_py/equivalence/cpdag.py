@@ -37,7 +37,6 @@ from typing import Any, NamedTuple
 
 from ..errors import DataError
 from .chordal import bits as _bits
-from .chordal import components as _components
 from .extensions import Extensions, MemberConstraints
 
 __all__ = [

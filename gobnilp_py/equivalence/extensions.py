@@ -918,6 +918,13 @@ def iter_members(cpdag: CPDAG, constraints: MemberConstraints | None = None, *,
     return Extensions(cpdag, constraints).members(limit)
 
 
-def arrow_counts(cpdag: CPDAG, constraints: MemberConstraints | None = None) -> dict[tuple[int, int], int]:
-    """Members with ``u -> v`` for every adjacent pair, both directions; see :meth:`Extensions.arrow_counts`."""
-    return Extensions(cpdag, constraints).arrow_counts()
+def arrow_counts(cpdag: CPDAG, constraints: MemberConstraints | None = None) -> dict[tuple[str, str], int]:
+    """Members with ``u -> v``, keyed by *names*, for both directions of every adjacent pair.
+
+    The name-keyed form of :meth:`Extensions.arrow_counts` (which uses node
+    indices), as :meth:`CPDAG.arrow_counts` gives it; includes zero counts
+    (the reverse of a compelled arrow, or directions no member satisfying the
+    constraints has).
+    """
+    names = cpdag.names
+    return {(names[u], names[v]): c for (u, v), c in Extensions(cpdag, constraints).arrow_counts().items()}
