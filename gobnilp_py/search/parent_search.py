@@ -345,7 +345,7 @@ class ParentSearch:
                palim: int | None = None, bound: str = "full", start: str = "k3",
                tree_order: str = "entropy", time_limit: float | None = None,
                deadline: float | None = None, max_sets: int | None = None,
-               trace: Callable[[str, tuple[int, ...], float], None] | None = None) -> ParentSearchResult:
+               trace: Callable[[str, tuple[int, ...], Any], None] | None = None) -> ParentSearchResult:
         """The best parent set of ``child`` within ``candidates`` (or every set within ε of it).
 
         Parameters
@@ -374,11 +374,10 @@ class ParentSearch:
         max_sets : int or None
             ε form: stop (incomplete) once more sets than this are within ε.
         trace : callable, optional
-            Diagnostics/tests: called ``trace(kind, state, value)`` with kind
-            ``"score"`` (a state scored, its score) or ``"bound"`` (a bound on
-            every ``S`` with ``state ⊆ S ⊆`` the state's ceiling set; the state
-            passed is ``T ∪ {q}`` and the ceiling set is reported through
-            ``"ceiling_set"`` just before, as a tuple of variables).
+            Diagnostics and tests: called ``trace("score", S, score)`` for every
+            state scored, and ``trace("bound", T ∪ {q}, (ub, ceiling_set))`` for
+            every subtree bound used: ``ub`` bounds the score of every ``S`` with
+            ``T ∪ {q} ⊆ S ⊆ ceiling_set`` (sorted variable tuples).
 
         Returns
         -------
@@ -422,7 +421,7 @@ class _Run:
 
     def __init__(self, ps: ParentSearch, child: int, cands: list[int], *, epsilon: float | None,
                  palim: int | None, bound: str, start: str, tree_order: str, deadline: float | None,
-                 max_sets: int | None, trace: Callable[[str, tuple[int, ...], float], None] | None) -> None:
+                 max_sets: int | None, trace: Callable[[str, tuple[int, ...], Any], None] | None) -> None:
         self.ps = ps
         self.child = child
         self.cands_given = tuple(cands)
@@ -648,13 +647,12 @@ class _Run:
         trace = self.trace
         if self.bound == "full" and own is None:
             # The parent's ceiling first: if it already rules every child out, do not count our own.
-            if trace is not None:
-                trace("ceiling_set", self._ceiling_set(state, self.parent_first(state)), inherited)
+            cset = self._ceiling_set(state, self._parent_first(state)) if trace is not None else ()
             alive = []
             for p in kids:
                 b = self._subtree_bound(inherited, q_t, p, cells_t)
                 if trace is not None:
-                    trace("bound", self._vars((*state, p)), b)
+                    trace("bound", self._vars((*state, p)), (b, cset))
                 if self._prunes(b):
                     self.stats["pruned"] += 1
                 else:
@@ -665,12 +663,11 @@ class _Run:
             own = self._ceiling_ll(ids, m, first)
         elif own is None:
             own = inherited
-        if trace is not None:
-            trace("ceiling_set", self._ceiling_set(state, first), own)
+        cset = self._ceiling_set(state, first) if trace is not None else ()
         for p in kids:
             b = self._subtree_bound(own, q_t, p, cells_t)
             if trace is not None:
-                trace("bound", self._vars((*state, p)), b)
+                trace("bound", self._vars((*state, p)), (b, cset))
             if self._prunes(b):
                 self.stats["pruned"] += 1
                 continue
@@ -687,7 +684,7 @@ class _Run:
             kid_own = ll if p + 1 >= m_c else None
             self._expand(kid, kid_ids, kid_m, q, nonunit + (self.ar[p] >= 2), p, cells, own, kid_own)
 
-    def parent_first(self, state: tuple[int, ...]) -> int:
+    def _parent_first(self, state: tuple[int, ...]) -> int:
         """First tree position of the parent state's ceiling set (for tracing the inherited ceiling)."""
         if not state:
             return 0
