@@ -571,6 +571,9 @@ class _Run:
             sets = ((self.best_set, self.best_score),)
         else:
             self._trim()
+            if not any(vs == self.best_set for vs, _ in self.listed):
+                # Stopped before the search reached the incumbent (K3's set): list it too.
+                self.listed.append((self.best_set, self.best_score))
             sets = tuple(sorted(self.listed, key=lambda r: (-r[1], len(r[0]), r[0])))
         return ParentSearchResult(child=self.child, candidates=self.cands_given, parents=self.best_set,
                                   score=self.best_score, sets=sets, epsilon=self.epsilon, complete=complete,
