@@ -324,7 +324,7 @@ def _totals(res: list[ParentSearchResult], names: tuple[str, ...], t0: float, n_
     return {
         "states": int(sum(r.stats["states"] for r in res)),
         "ll_evaluations": int(sum(r.stats["ll_evaluations"] for r in res)),
-        "k3_traps": int(sum(1 for r in res if r.complete and not r.stats.get("k3_optimal", True))),
+        "k3_traps": int(sum(1 for r in res if r.stats.get("k3_optimal") is False)),
         "seconds": time.monotonic() - t0,
         "n_jobs": n_jobs,
         "optimal_under": "order",

@@ -555,7 +555,9 @@ class _Run:
             reason = stop.reason
         self.stats.setdefault("k3_score", k3)
         complete = reason is None
-        self.stats["k3_optimal"] = bool(complete and k3 >= self.best_score - RTOL * max(1.0, abs(self.best_score)))
+        # Did K3 find the optimum?  (None: K3 not run, or the search did not finish.)
+        self.stats["k3_optimal"] = (bool(k3 >= self.best_score - RTOL * max(1.0, abs(self.best_score)))
+                                    if complete and self.start == "k3" else None)
         self.stats["max_depth"] = self.stats.get("max_depth", 0)
         if complete:
             ub = self.best_score
