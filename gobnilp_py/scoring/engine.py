@@ -401,7 +401,9 @@ def _apply_global_gap(kept: list[list[tuple[tuple[int, ...], float]]], counters:
         counters[v].setdefault("global_gap", 0)
         if v in keep_all:
             continue
-        keep = [(ps, s) for ps, s in fams if not P.global_gap(best[v], s, eps, gap, ub, lb)]
+        # The empty set stays (as with every other rule), so each variable keeps a family
+        # that can never close a cycle: engines and heuristics rely on it.
+        keep = [(ps, s) for ps, s in fams if not ps or not P.global_gap(best[v], s, eps, gap, ub, lb)]
         counters[v]["global_gap"] += len(fams) - len(keep)
         kept[v] = keep
 
