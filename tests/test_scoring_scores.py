@@ -180,8 +180,15 @@ def test_memory_budget_error_names_variable_level_and_memory():
     rng = np.random.default_rng(4)
     codes = rng.integers(0, 2, size=(40, 12))
     ds = Dataset([f"v{j}" for j in range(12)], [2] * 12, codes)
+    full = score(ds, score="BDeu", n_jobs=1)
+    assert full.meta["child_batches"] == 1
+    # a budget too small for all children together: they are walked in batches, same table
+    batched = score(ds, score="BDeu", memory_limit=1_000_000, n_jobs=1)
+    assert batched.meta["child_batches"] > 1
+    assert batched.families == full.families
+    assert batched.meta["families_scored_per_level"] == full.meta["families_scored_per_level"]
     with pytest.raises(ScoreError) as exc:
-        score(ds, score="BDeu", memory_limit=2_000_000, n_jobs=1)
+        score(ds, score="BDeu", memory_limit=100_000, n_jobs=1)
     msg = str(exc.value)
     assert "\n" not in msg and "variable 'v" in msg and "parent-set size" in msg and "memory_limit" in msg
     assert "MB" in msg or "GB" in msg

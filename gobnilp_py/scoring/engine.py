@@ -260,12 +260,14 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
     pc = ParentConfigs(ds)
     llc = np.zeros(n)
     atom_w: np.ndarray | None = None
+    atom_mixed: np.ndarray | None = None
     if want_llc:
-        llc, atom_w = _atom_likelihoods(pc, ar)
+        llc, atom_w, atom_mixed = _atom_likelihoods(pc, ar)
     payload = Payload(data=ds, score=sc, want_ll=penalised, want_cells="cell_bound" in active or "ml_ceiling" in active,
                       want_ub="ml_ceiling" in active, atom_weights=atom_w if "ml_ceiling" in active else None,
                       # Where every atom is pure (LL(v | all others) = 0) the ceiling equals cell_bound.
-                      ub_children=llc < -P.tolerance(0.0))
+                      ub_children=llc < -P.tolerance(0.0),
+                      atom_mixed=atom_mixed if "ml_ceiling" in active else None)
     if payload.want_ub and not payload.ub_children.any():
         payload.want_ub = False
     scorer = LevelScorer(payload, n_jobs=n_jobs, backend=backend, scheduler=scheduler)
@@ -294,7 +296,7 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
                    kept=kept, max_candidates=max_candidates, memory_limit=float(mem), t0=t0,
                    progress=progress)
         walk = _walk_numpy if (VECTORISE_MAX_N is not None and n <= VECTORISE_MAX_N) else _walk_python
-        n_scored, per_level = walk(run, res0, limit)
+        n_scored, per_level, n_batches = _walk_in_batches(walk, run, res0, limit, n)
     finally:
         scorer.close()
 
@@ -312,6 +314,7 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
         "families_scored": n_scored,
         "families_scored_per_level": per_level,
         "n_jobs": scorer.n_jobs if backend == "processes" else None,
+        "child_batches": n_batches,
         "backend": backend,
         "source": ds.source,
     }
@@ -331,7 +334,7 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
 
 
 def _gb(b: float) -> str:
-    return f"{b / 1024**3:.2f} GB" if b >= 1024**3 / 100 else f"{b / 1024**2:.1f} MB"
+    return f"{b / 1024**3:.2f} GB" if b >= 1024**3 / 100 else f"{b / 1024**2:.2f} MB"
 
 
 def _bytes_per_pair(k: int) -> int:
@@ -339,14 +342,15 @@ def _bytes_per_pair(k: int) -> int:
     return 16 * (k + 1) + 200
 
 
-def _atom_likelihoods(pc: ParentConfigs, ar: list[int]) -> tuple[np.ndarray, np.ndarray]:
+def _atom_likelihoods(pc: ParentConfigs, ar: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``LL(v | all other variables)`` per ``v``, and each row's share of its atom's LL.
 
     An *atom* of child ``v`` is a configuration of all the other variables; every
     parent set's configurations are unions of atoms.  ``w[v, row] = mult(row) *
     LL_a / n_a`` for the atom ``a`` of ``row``, so summing ``w[v]`` over the rows of
     a configuration gives the summed atom log-likelihoods inside it (the
-    ``ml_ceiling`` rule).  Rows are the (possibly merged) rows of ``pc``.
+    ``ml_ceiling`` rule).  ``mixed[v, row]`` is 1 when the row's atom holds two or
+    more states of ``v``.  Rows are the (possibly merged) rows of ``pc``.
     """
     from .counts import xlogx_table
 
@@ -355,6 +359,7 @@ def _atom_likelihoods(pc: ParentConfigs, ar: list[int]) -> tuple[np.ndarray, np.
     mult = pc.weights if pc.weights is not None else np.ones(pc.rows)
     llc = np.zeros(n)
     w = np.zeros((n, pc.rows))
+    mixed = np.zeros((n, pc.rows))
     for v in range(n):
         others = tuple(j for j in range(n) if j != v)
         z, m = pc.ids(others) if others else (np.zeros(pc.rows, dtype=np.int64), 1)
@@ -369,7 +374,8 @@ def _atom_likelihoods(pc: ParentConfigs, ar: list[int]) -> tuple[np.ndarray, np.
         with np.errstate(invalid="ignore", divide="ignore"):
             share = np.where(na > 0, lla / np.maximum(na, 1), 0.0)
         w[v] = share[z] * mult
-    return llc, w
+        mixed[v] = ((cell.reshape(m, r) > 0).sum(axis=1) >= 2)[z]
+    return llc, w, mixed
 
 
 def _apply_global_gap(kept: list[list[tuple[tuple[int, ...], float]]], counters: list[dict[str, int]],
@@ -408,6 +414,53 @@ def _apply_global_gap(kept: list[list[tuple[tuple[int, ...], float]]], counters:
         kept[v] = keep
 
 
+class _OverBudget(Exception):
+    """The walk of the current batch of children would exceed ``memory_limit`` (message ready)."""
+
+
+def _walk_in_batches(walk: Callable[..., tuple[int, list[int]]], run: "_Run", res0: Any, limit: int,
+                     n: int) -> tuple[int, list[int], int]:
+    """Walk all children together; when that would exceed the memory budget, halve the batch.
+
+    All children in one walk share the counting of each parent set; separate
+    batches hold only their own candidates, so the peak memory falls with the
+    batch size.  The table's families do not depend on the batching (a set a
+    bound rule removes is dominated anyway, see ``docs/pruning.md``); only the
+    rule counters and the work done can.  One child alone over the budget is a
+    one-line :class:`ScoreError`.
+    """
+    pending = [list(range(n))]
+    n_scored = 0
+    per_level: list[int] = [n]
+    batches = 0
+    while pending:
+        batch = pending.pop(0)
+        snap_kept = {v: list(run.kept[v]) for v in batch}
+        snap_cnt = {v: dict(run.counters[v]) for v in batch}
+        run.active = frozenset(batch)
+        try:
+            ns, pl = walk(run, res0, limit)
+        except _OverBudget as exc:
+            if len(batch) == 1:
+                raise ScoreError(str(exc)) from None
+            for v in batch:
+                run.kept[v] = snap_kept[v]
+                run.counters[v] = snap_cnt[v]
+            half = (len(batch) + 1) // 2
+            log.info("memory budget: scoring %d children in two batches", len(batch))
+            pending[:0] = [batch[:half], batch[half:]]
+            continue
+        batches += 1
+        # pl[0] is level 0 (the empty set, scored once for every child before the walk)
+        n_scored += ns - pl[0]
+        per_level += [0] * (len(pl) - len(per_level))
+        for k in range(1, len(pl)):
+            per_level[k] += pl[k]
+    per_level[0] = n
+    n_scored += n
+    return n_scored, per_level, batches
+
+
 @dataclass
 class _Run:
     """What both lattice walks share."""
@@ -431,6 +484,7 @@ class _Run:
     t0: float
     progress: Callable[..., Any] | None = None
     held_bytes: float = field(default=0.0)
+    active: frozenset[int] = field(default_factory=frozenset)   # children walked in this batch
 
     def check_budget(self, n_scored: int, per_child: np.ndarray, k: int) -> None:
         """One-line ScoreError when the candidate cap or the memory budget would be exceeded."""
@@ -443,7 +497,7 @@ class _Run:
                 f"set palim or raise max_candidates")
         need = n_pairs * _bytes_per_pair(k) + self.held_bytes
         if need > self.memory_limit:
-            raise ScoreError(
+            raise _OverBudget(
                 f"scoring needs about {_gb(need)} at parent-set size {k} (variable {self.names[worst]!r} "
                 f"alone has {int(per_child[worst]):,} candidate sets of that size), over memory_limit "
                 f"{_gb(self.memory_limit)}; set palim or raise memory_limit")
@@ -512,9 +566,12 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
     cols = np.arange(n, dtype=np.int64)
     llc = run.llc
     s0 = res0.scores
-    levels = [_Level(np.zeros(1, dtype=np.int64), np.zeros((1, 0), dtype=np.int64), s0[v:v + 1].copy(),
-                     res0.ll[v:v + 1].copy(), s0[v:v + 1].copy(), np.ones(1), np.zeros(1, dtype=np.int64),
-                     res0.cells[v:v + 1].copy(), res0.ub[v:v + 1].copy())
+    sl0 = [slice(v, v + 1) if v in run.active else slice(0, 0) for v in range(n)]
+    levels = [_Level(np.zeros(sl0[v].stop - sl0[v].start, dtype=np.int64),
+                     np.zeros((sl0[v].stop - sl0[v].start, 0), dtype=np.int64), s0[sl0[v]].copy(),
+                     res0.ll[sl0[v]].copy(), s0[sl0[v]].copy(), np.ones(sl0[v].stop - sl0[v].start),
+                     np.zeros(sl0[v].stop - sl0[v].start, dtype=np.int64),
+                     res0.cells[sl0[v]].copy(), res0.ub[sl0[v]].copy())
               for v in range(n)]
     n_scored, per_level = n, [n]
 
@@ -706,7 +763,7 @@ def _walk_python(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
     # cur[v][X] = (score, LL, best score of X or any subset of X, nonzero cells, ml ceiling)
     cur: list[dict[tuple[int, ...], tuple[float, float, float, int, float]]] = [
         {(): (float(s0[v]), float(res0.ll[v]), float(s0[v]), int(res0.cells[v]), float(res0.ub[v]))}
-        for v in range(n)]
+        if v in run.active else {} for v in range(n)]
     n_scored, per_level = n, [n]
     for k in range(1, limit + 1):
         batches: dict[tuple[int, ...], list[tuple[int, float]]] = {}

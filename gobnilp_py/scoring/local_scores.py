@@ -275,7 +275,12 @@ class DirichletScore(LocalScore):
     name: ClassVar[str] = "dirichlet"
 
     def alpha_j(self, fc: FamilyCounts) -> np.ndarray:
-        """Prior mass ``a_j`` of each observed configuration, one value per child of ``fc``."""
+        """Prior mass ``a_j`` of each observed configuration, one value per child of ``fc``.
+
+        The ``ml_ceiling`` rule relies on ``a_j`` never growing when parents are
+        added (BDeu ``ess/q``, BDs ``ess/q~``, K2 ``r``): a subclass that breaks
+        this must not declare ``ml_ceiling``.
+        """
         raise NotImplementedError
 
     def _alpha_j_single(self, child: int, q: int, n_observed: int) -> float:

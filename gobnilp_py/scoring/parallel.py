@@ -66,6 +66,7 @@ class Payload:
     want_ub: bool
     atom_weights: np.ndarray | None     # (n, rows): LL share of each row's atom, per child
     ub_children: np.ndarray | None = None  # bool (n,): children whose ml_ceiling can beat cell_bound
+    atom_mixed: np.ndarray | None = None   # (n, rows) float 0/1: the row's atom holds >= 2 child states
     token: str = ""
 
 
@@ -126,10 +127,13 @@ def _cells_and_ceiling(ctx: _Context, x: tuple[int, ...], fc: Any,
                        want_ub: bool) -> tuple[np.ndarray, np.ndarray | None]:
     """Non-empty cells per child and, if wanted, the ``ml_ceiling`` bound per child.
 
-    ``U(X) = Σ_j min(ML_j, -d_j ln r)`` over the configurations ``j`` of ``X``,
-    with ``ML_j`` the summed maximised log-likelihood of the atoms (the
-    configurations of all other variables) inside ``j`` and ``d_j`` the
-    number of child states seen in ``j`` (``docs/pruning.md``, ``ml_ceiling``).
+    ``U(X) = Σ_j min(ML_j, -d_j ln r + L_j min(0, ln a_X))`` over the
+    configurations ``j`` of ``X``, with ``ML_j`` the summed maximised
+    log-likelihood of the atoms (the configurations of all other variables)
+    inside ``j``, ``d_j`` the number of child states seen in ``j``, ``L_j`` = 1
+    when an atom inside ``j`` holds two or more child states, and ``a_X`` the
+    score's prior mass per configuration, which only shrinks for supersets
+    (``docs/pruning.md``, ``ml_ceiling``).
     """
     if want_ub and ctx.p.ub_children is not None:
         want_ub = bool(ctx.p.ub_children[fc.children].any())
@@ -152,6 +156,12 @@ def _cells_and_ceiling(ctx: _Context, x: tuple[int, ...], fc: Any,
     idx = (np.arange(k, dtype=np.int64)[:, None] * m + z[None, :]).ravel()
     ml = np.bincount(idx, weights=w[fc.children].ravel(), minlength=k * m).reshape(k, m)
     cell_ub = -d * ctx.lnr[fc.children][:, None]
+    mixed = ctx.p.atom_mixed
+    if mixed is not None:
+        lam = np.minimum(0.0, np.log(np.asarray(ctx.p.score.alpha_j(fc), dtype=np.float64)))  # type: ignore[attr-defined]
+        if (lam < 0).any():
+            has_mixed = np.bincount(idx, weights=mixed[fc.children].ravel(), minlength=k * m).reshape(k, m) > 0
+            cell_ub = cell_ub + has_mixed * lam[:, None]
     ub = np.minimum(ml, cell_ub).sum(axis=1)
     if ctx.p.ub_children is not None:
         ub[~ctx.p.ub_children[fc.children]] = np.inf
