@@ -291,48 +291,45 @@ class DirichletScore(LocalScore):
         return self.batch_many([fc])[0]
 
     def batch_many(self, fcs: list[FamilyCounts]) -> list[BatchScores]:
-        """Scores of several parent sets with one ``gammaln`` call over all their cells.
+        """Scores of several parent sets in a few numpy calls over all their cells.
 
         Why: on wide data each parent set has few cells, and a numpy call per
-        set costs more than the arithmetic (``docs/pruning.md``, BDeu speed).
+        set costs more than the arithmetic.  The terms ``lnG(a + n) - lnG(a)``
+        are read from tables ``Σ_{i<n} ln(a + i)`` built once per distinct
+        ``a`` for small counts ``n`` (most cells of deep parent sets), and come
+        from ``gammaln`` otherwise; both agree to ~1e-13.  A cell's value
+        depends only on its own ``a`` and ``n``, so the result does not depend
+        on how parent sets are grouped into calls.
         """
         if not fcs:
             return []
-        a_list = [np.asarray(self.alpha_j(fc), dtype=np.float64) for fc in fcs]
-        # Per (parent set, child) block: a_j per configuration term, a_j / r per cell term.
-        nj_parts, nj_a, cell_parts, cell_a, cell_owner = [], [], [], [], []
+        tables = _LgammaTables()
+        nj_parts, nj_rows, cell_parts, cell_rows, cell_owner = [], [], [], [], []
         nblock = 0
         block_of_fc = []
-        for fc, a in zip(fcs, a_list):
+        for fc in fcs:
+            a = np.asarray(self.alpha_j(fc), dtype=np.float64)
             k = fc.children.size
             block_of_fc.append(nblock)
             nj = fc.config_counts.astype(np.float64)
-            # configuration terms: one copy of N_j per child (a_j may differ by child)
+            rows_j = tables.rows(a)
             nj_parts.append(np.tile(nj, k))
-            nj_a.append(np.repeat(a, nj.size))
+            nj_rows.append(np.repeat(rows_j, nj.size))
             nz = fc.flat > 0
             seg = np.repeat(np.arange(k), np.diff(fc.offsets))
             owner = seg[nz]
             cell_parts.append(fc.flat[nz].astype(np.float64))
-            cell_a.append((a / fc.child_arities.astype(np.float64))[owner])
+            cell_rows.append(tables.rows(a / fc.child_arities.astype(np.float64))[owner])
             cell_owner.append(owner + nblock)
             nblock += k
-        nj_all = np.concatenate(nj_parts)
-        a_all = np.concatenate(nj_a)
-        cfg = gammaln(a_all) - gammaln(a_all + nj_all)
-        cells = np.concatenate(cell_parts)
-        ca = np.concatenate(cell_a)
-        cell_terms = gammaln(ca + cells) - gammaln(ca)
+        tables.build()
+        cfg = -tables.lgamma_ratio(np.concatenate(nj_rows), np.concatenate(nj_parts))
+        cell_terms = tables.lgamma_ratio(np.concatenate(cell_rows), np.concatenate(cell_parts))
         per_block = np.bincount(np.concatenate(cell_owner), weights=cell_terms, minlength=nblock)
-        # configuration sums per block: blocks are contiguous runs of length n_configs
         cfg_sizes = np.concatenate([np.full(fc.children.size, fc.config_counts.size, dtype=np.int64)
                                     for fc in fcs])
-        cfg_owner = np.repeat(np.arange(nblock), cfg_sizes)
-        per_block += np.bincount(cfg_owner, weights=cfg, minlength=nblock)
-        out = []
-        for fc, b in zip(fcs, block_of_fc):
-            out.append(BatchScores(per_block[b:b + fc.children.size].copy()))
-        return out
+        per_block += np.bincount(np.repeat(np.arange(nblock), cfg_sizes), weights=cfg, minlength=nblock)
+        return [BatchScores(per_block[b:b + fc.children.size].copy()) for fc, b in zip(fcs, block_of_fc)]
 
     def local_score(self, child: int, parents: tuple[int, ...], counts: np.ndarray) -> float:
         counts = np.asarray(counts, dtype=np.float64)
@@ -524,6 +521,47 @@ def make_score(spec: str | LocalScore | type[LocalScore] | Callable[..., float],
     if callable(spec):
         return CallableScore(data, spec)
     raise ScoreError(f"score must be a name ({', '.join(SCORES)}), a LocalScore or a function, got {spec!r}")
+
+
+class _LgammaTables:
+    """``lnG(a + n) - lnG(a)`` for many (a, n): tables of cumulated logs for small n, gammaln otherwise."""
+
+    #: Counts below this come from the tables.
+    K = 48
+
+    def __init__(self) -> None:
+        self._index: dict[float, int] = {}
+        self._alphas: list[float] = []
+        self._tab: np.ndarray | None = None
+        self._a: np.ndarray | None = None
+
+    def rows(self, a: np.ndarray) -> np.ndarray:
+        """Table row of each value of ``a`` (registering new values)."""
+        out = np.empty(a.size, dtype=np.int64)
+        for i, x in enumerate(a.tolist()):
+            r = self._index.get(x)
+            if r is None:
+                r = self._index[x] = len(self._alphas)
+                self._alphas.append(x)
+            out[i] = r
+        return out
+
+    def build(self) -> None:
+        self._a = np.asarray(self._alphas, dtype=np.float64)
+        tab = np.zeros((self._a.size, self.K + 1))
+        np.cumsum(np.log(self._a[:, None] + np.arange(self.K)), axis=1, out=tab[:, 1:])
+        self._tab = tab
+
+    def lgamma_ratio(self, rows: np.ndarray, n: np.ndarray) -> np.ndarray:
+        assert self._tab is not None and self._a is not None
+        small = n <= self.K
+        out = np.empty(n.size)
+        out[small] = self._tab[rows[small], n[small].astype(np.int64)]
+        big = ~small
+        if big.any():
+            a = self._a[rows[big]]
+            out[big] = gammaln(a + n[big]) - gammaln(a)
+        return out
 
 
 def _cum(sizes: list[int]) -> list[int]:

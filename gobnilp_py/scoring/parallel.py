@@ -142,12 +142,15 @@ def _cells_and_ceiling(ctx: _Context, x: tuple[int, ...], fc: Any,
     k = fc.children.size
     r = fc.child_arities
     m = fc.m
-    sizes = m * r
-    nz = fc.flat > 0
-    # configuration row (child i, config j) of every cell of flat
-    local = np.arange(fc.flat.size, dtype=np.int64) - np.repeat(fc.offsets[:-1], sizes)
-    row = np.repeat(np.arange(k, dtype=np.int64) * m, sizes) + local // np.repeat(r, sizes)
-    d = np.bincount(row[nz], minlength=k * m).reshape(k, m)
+    nz = (fc.flat > 0).astype(np.int32)
+    # child states seen per (child i, configuration j): rows of r_i consecutive cells of flat
+    if (r == r[0]).all():
+        d = nz.reshape(k * m, int(r[0])).sum(axis=1).reshape(k, m)
+    else:
+        rr = np.repeat(r, m)
+        starts = np.zeros(rr.size, dtype=np.int64)
+        np.cumsum(rr[:-1], out=starts[1:])
+        d = np.add.reduceat(nz, starts).reshape(k, m)
     n_cells = d.sum(axis=1)
     z, m2 = ctx.pc.ids(x)
     assert m2 == m
