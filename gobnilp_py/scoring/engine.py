@@ -602,6 +602,7 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
         cb = np.concatenate([p[3] for p in parts])
         cq = np.concatenate([p[4] for p in parts])
         cn = np.concatenate([p[5] for p in parts])
+        cui = np.concatenate([p[6] for p in parts])
         del parts
         # Group by parent set; visit sets in lexicographic order (prefix reuse in counting).
         umask, first, inv = np.unique(cm, return_index=True, return_inverse=True)
@@ -609,13 +610,14 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
         lex = np.empty(umask.size, dtype=np.int64)
         lex[np.array(sorted(range(umask.size), key=utup.__getitem__), dtype=np.int64)] = np.arange(umask.size)
         order = np.lexsort((cc, lex[inv]))
-        cm, cc, ce, cb, cq, cn, inv = (a[order] for a in (cm, cc, ce, cb, cq, cn, inv))
+        cm, cc, ce, cb, cq, cn, cui, inv = (a[order] for a in (cm, cc, ce, cb, cq, cn, cui, inv))
         gl = lex[inv]
         starts = np.flatnonzero(np.r_[True, gl[1:] != gl[:-1]])
         ends = np.r_[starts[1:], gl.size]
         groups = [(utup[int(inv[s_])], cc[s_:e_]) for s_, e_ in zip(starts.tolist(), ends.tolist())]
         res = run.scorer.run(groups)
-        scores, lls, ccells, cub = res.scores, res.ll, res.cells, res.ub
+        scores, lls, ccells = res.scores, res.ll, res.cells
+        cub = np.minimum(res.ub, cui)    # a set's bound is also bounded by its subsets' bounds
         bad = np.isnan(scores) | (scores == np.inf)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
@@ -681,6 +683,7 @@ def _generate(run: _Run, levels: list[_Level], v: int, k: int, a0: int, b0: int,
         sub_i = yi[:, None]
         drop = jj[:, None]
     best = lv.best[sub_i].max(axis=1)
+    ubi = lv.ub[sub_i].min(axis=1)
     qx = lv.q[yi] * arf[jj]
     nnu = lv.nnu[yi] + nonunit[jj]
     alive = np.ones(yi.size, dtype=bool)
@@ -733,8 +736,7 @@ def _generate(run: _Run, levels: list[_Level], v: int, k: int, a0: int, b0: int,
             fired["cell_bound"] = int(f.sum())
             alive &= ~f
         if "ml_ceiling" in R and alive.any():
-            u = lv.ub[sub_i].min(axis=1)
-            f = alive & P.fires_array(best - u, eps, best, u)
+            f = alive & P.fires_array(best - ubi, eps, best, ubi)
             fired["ml_ceiling"] = int(f.sum())
             alive &= ~f
         if "user_bound" in R and alive.any():
@@ -751,7 +753,7 @@ def _generate(run: _Run, levels: list[_Level], v: int, k: int, a0: int, b0: int,
     if not alive.any():
         return None
     xe = np.concatenate([ye[alive], jj[alive][:, None]], axis=1)
-    return (v, xm[alive], xe, best[alive], qx[alive], nnu[alive])
+    return (v, xm[alive], xe, best[alive], qx[alive], nnu[alive], ubi[alive])
 
 
 def _walk_python(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
@@ -766,7 +768,7 @@ def _walk_python(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
         if v in run.active else {} for v in range(n)]
     n_scored, per_level = n, [n]
     for k in range(1, limit + 1):
-        batches: dict[tuple[int, ...], list[tuple[int, float]]] = {}
+        batches: dict[tuple[int, ...], list[tuple[int, float, float]]] = {}
         per_child = np.zeros(n, dtype=np.int64)
         for v in range(n):
             prev = cur[v]
@@ -784,14 +786,14 @@ def _walk_python(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
                     if rule is not None:
                         counters[v][rule] += 1
                         continue
-                batches.setdefault(x, []).append((v, best))
+                batches.setdefault(x, []).append((v, best, min(prev[y][4] for y, _ in subs)))
                 per_child[v] += 1
             run.check_budget(n_scored, per_child, k)
         n_pairs = int(per_child.sum())
         if not n_pairs:
             break
         order = sorted(batches)
-        groups = [(x, np.fromiter((v for v, _ in batches[x]), dtype=np.int64, count=len(batches[x])))
+        groups = [(x, np.fromiter((it[0] for it in batches[x]), dtype=np.int64, count=len(batches[x])))
                   for x in order]
         res = run.scorer.run(groups)
         nxt: list[dict[tuple[int, ...], tuple[float, float, float, int, float]]] = [{} for _ in range(n)]
@@ -801,14 +803,14 @@ def _walk_python(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
             sl = slice(pos, pos + len(items))
             scores = res.scores[sl]
             _check_finite(scores, run.names, [x] * len(items), children)
-            for i, (v, best) in enumerate(items):
+            for i, (v, best, ubi) in enumerate(items):
                 s = float(scores[i])
                 if prune and v not in run.keep_all and P.dominated(s, best, eps):
                     counters[v]["dominated"] += 1
                 else:
                     kept[v].append((x, s))
                 nxt[v][x] = (s, float(res.ll[pos + i]), max(s, best), int(res.cells[pos + i]),
-                             float(res.ub[pos + i]))
+                             min(float(res.ub[pos + i]), ubi))
             pos += len(items)
         n_scored += n_pairs
         per_level.append(n_pairs)
