@@ -378,6 +378,33 @@ def _atom_likelihoods(pc: ParentConfigs, ar: list[int]) -> tuple[np.ndarray, np.
     return llc, w, mixed
 
 
+def _heuristic_lower_bound(names: tuple[str, ...],
+                           kept: list[list[tuple[tuple[int, ...], float]]]) -> tuple[float, str]:
+    """Score of a DAG found quickly from the table: the better of two sink heuristics.
+
+    :func:`gobnilp_py.scoring.heuristic.greedy_dag` always; when the search
+    package is present, also its ``sink_order`` polished by ``best_for_order``
+    (imported lazily: scoring does not depend on search).
+    """
+    from .heuristic import greedy_dag
+
+    lb, _ = greedy_dag(kept)
+    source = "sink heuristic (scoring)"
+    try:
+        from ..search.family_index import FamilyIndex
+        from ..search.orders import best_for_order, sink_order
+    except ImportError:
+        return lb, source
+    index = FamilyIndex.from_table(ScoreTable(names, [list(f) for f in kept]))
+    choice = sink_order(index, np.zeros(index.F))
+    if choice is not None:
+        choice = best_for_order(index, choice)
+        other = math.fsum(float(index.score[f]) for f in choice.tolist())
+        if other > lb:
+            lb, source = other, "sink_order + best_for_order (search)"
+    return lb, source
+
+
 def _apply_global_gap(kept: list[list[tuple[tuple[int, ...], float]]], counters: list[dict[str, int]],
                       names: tuple[str, ...], eps: float, lower_bound: float | str,
                       lb_given: float | None, keep_all: frozenset[int], meta: dict[str, Any]) -> None:
@@ -389,10 +416,8 @@ def _apply_global_gap(kept: list[list[tuple[tuple[int, ...], float]]], counters:
             log.warning("global gap rule skipped: lower_bound='auto' is not valid under structural constraints")
             meta["global_gap"] = "skipped (unpruned variables: constraints)"
             return
-        from .heuristic import greedy_dag
-
-        lb, _ = greedy_dag(kept)
-        meta["lower_bound_source"] = "sink heuristic"
+        lb, source = _heuristic_lower_bound(names, kept)
+        meta["lower_bound_source"] = source
     else:
         lb = lb_given
         meta["lower_bound_source"] = "given"
