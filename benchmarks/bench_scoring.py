@@ -148,10 +148,18 @@ def run_one(path: Path, score_name: str, bf: float, palim: int | None, sample: i
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     t0 = time.perf_counter()
+    # Own session, killed as a group on timeout: the run's worker processes go with it.
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            start_new_session=True)
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=budget, env=env)
+        out, err = proc.communicate(timeout=budget)
     except subprocess.TimeoutExpired:
+        import signal
+
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
         return {"status": f"timeout (>{budget:g} s)"}
+    proc = subprocess.CompletedProcess(cmd, proc.returncode, out, err)
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["?"])[-1]
         last = last.replace("gobnilp_py.errors.", "")

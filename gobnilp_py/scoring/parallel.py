@@ -175,7 +175,24 @@ def _cells_and_ceiling(ctx: _Context, x: tuple[int, ...], fc: Any,
 _WORKER: dict[str, _Context] = {}
 
 
+def _die_with_parent() -> None:
+    """Linux: have the kernel send SIGTERM to this worker when its parent dies.
+
+    A pool worker busy with a long chunk would otherwise outlive a parent that
+    was killed (a timeout, Ctrl-C twice) and keep a core busy.
+    """
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, int(signal.SIGTERM), 0, 0, 0)   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # pragma: no cover - not Linux/glibc
+        pass
+
+
 def _init_worker(payload: Payload) -> None:
+    _die_with_parent()
     _WORKER.clear()
     _WORKER[payload.token] = _Context(payload)
 
