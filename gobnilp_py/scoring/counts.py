@@ -152,6 +152,7 @@ class ParentConfigs:
         self._cache: dict[tuple[int, ...], tuple[np.ndarray, int]] = {
             (): (np.zeros(self.rows, dtype=np.int64), 1)
         }
+        self._tiles: dict[int, np.ndarray] = {}
 
     def ids(self, parents: tuple[int, ...]) -> tuple[np.ndarray, int]:
         """Configuration ids of ``parents`` (sorted tuple) and their range ``m``."""
@@ -192,6 +193,17 @@ class ParentConfigs:
         # Weighted sums of integers below 2**53 are exact in float64.
         return np.bincount(codes, weights=w, minlength=size).astype(np.int64)
 
+    def _tiled(self, k: int) -> np.ndarray | None:
+        """Row multiplicities repeated for ``k`` children (cached: the same k recurs)."""
+        if self.weights is None:
+            return None
+        hit = self._tiles.get(k)
+        if hit is None:
+            if len(self._tiles) > 64:
+                self._tiles.clear()
+            hit = self._tiles[k] = np.tile(self.weights, k)
+        return hit
+
     def declared_q(self, parents: tuple[int, ...]) -> int:
         """Product of the declared arities of ``parents`` (exact Python int)."""
         q = 1
@@ -216,8 +228,7 @@ class ParentConfigs:
         joint = z[None, :] * r[:, None]
         joint += self.X[children]
         joint += offsets[:-1, None]
-        flat = self._count(joint.ravel(), int(offsets[-1]), np.tile(self.weights, children.size)
-                           if self.weights is not None else None)
+        flat = self._count(joint.ravel(), int(offsets[-1]), self._tiled(children.size))
         return FamilyCounts(parents=parents, children=children, child_arities=r,
                             q=self.declared_q(parents), config_counts=config_counts,
                             flat=flat, offsets=offsets, m=m)
