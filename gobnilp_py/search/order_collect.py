@@ -352,6 +352,13 @@ class _BestFirst:
                 "dead_states": self.dead, "networks_found": len(self.found)}
 
     def run(self, *, fixed_threshold: float, k: int | None, cap: int | None, tie_tol: float = 0.0) -> str:
+        status = self._run(fixed_threshold, k, cap, tie_tol)
+        if self.progress is not None:
+            self.progress("collecting", len(self.found), self.report_total, bound=self.certified(),
+                          elapsed=time.perf_counter() - self.t0)
+        return status
+
+    def _run(self, fixed_threshold: float, k: int | None, cap: int | None, tie_tol: float) -> str:
         n = self.n
         g = self.g
         scores, pmask = self.scores, self.pmask
