@@ -99,6 +99,9 @@ REL_TOL = 1e-9
 #: Relative slack of the pruning test (absorbs the rounding of the bounds' float sums).
 REL_SLACK = 1e-9
 
+# Entries of the memo of fitting-family bitsets (about 100-200 bytes each).
+_INSIDE_CACHE = 1 << 20
+
 #: Bytes one open state costs (heap entry, its floats and ints, the parent-pointer record): measured ~250.
 STATE_BYTES = 320
 
@@ -372,6 +375,7 @@ class _BestFirst:
         heap.append((-float(g[full]), 0, full, 0, 0.0, None))
         found = self.found
         check_every = 256
+        inside: dict[int, int] = {}  # (S - w, w) -> bitset of w's families inside S - w
         while heap:
             negpri, _, S, R, P, rec = heap[0]
             if -negpri < threshold:
@@ -424,7 +428,12 @@ class _BestFirst:
                 need = threshold - base  # a family of w must score at least this
                 higher = Sw >> (w + 1) << (w + 1)
                 baseR = (R | higher) & Sw
-                bits = bp.inside(w, Sw)
+                key = Sw << 6 | w
+                bits = inside.get(key)
+                if bits is None:
+                    bits = bp.inside(w, Sw)
+                    if len(inside) < _INSIDE_CACHE:
+                        inside[key] = bits
                 sw, mw = scores[w], pmask[w]
                 while bits:
                     lowj = bits & -bits
