@@ -75,7 +75,6 @@ except ImportError:  # pragma: no cover
 
 from ..errors import ScoreError
 from ..scoring.table import ScoreTable
-from ._colex import Colex
 from .best_parents import DENSE_MAX_VARIABLES, BestParents
 
 __all__ = ["order_graph_epsilon_set", "order_graph_kbest", "CollectResult", "subset_dp", "estimate_memory",
@@ -157,7 +156,7 @@ def estimate_memory(table: ScoreTable, memory_budget: int = DEFAULT_MEMORY_BUDGE
     dense = BestParents.estimate_memory(table, "dense")
     sparse = BestParents.estimate_memory(table, "sparse")
     bp = dense if n <= DENSE_MAX_VARIABLES and dense <= memory_budget // 2 else sparse
-    dp = (1 << n) * 8 + (1 << max(n - 1, 0)) * 24  # gstar, plus one layer's work arrays
+    dp = (1 << n) * 9 + (1 << max(n - 1, 0)) * 24  # gstar and popcounts, plus one layer's work arrays
     return {"best_parents": bp, "subset_dp": dp, "fixed": bp + dp}
 
 
@@ -173,9 +172,11 @@ def subset_dp(bp: BestParents, *, deadline: float | None = None) -> np.ndarray |
     n = bp.n
     g = np.full(1 << n, -np.inf)
     g[0] = 0.0
-    colex = Colex(n)
+    popcount = np.zeros(1 << n, dtype=np.uint8)
+    for b in range(n):
+        popcount.reshape(-1, 2, 1 << b)[:, 1, :] += 1
     for l in range(n):
-        masks = colex.unrank(np.arange(colex.size(l)), l)
+        masks = np.flatnonzero(popcount == l).astype(np.uint64)
         gm = g[masks.astype(np.int64)]
         live = gm > -np.inf
         masks, gm = masks[live], gm[live]

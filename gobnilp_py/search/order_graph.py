@@ -158,7 +158,7 @@ def estimate_memory(table: ScoreTable, memory_budget: int = DEFAULT_MEMORY_BUDGE
     work = _work_bytes(memory_budget)
     index = sum((start + 1) * 4096 * 8 for start in range(0, max(n, 1), 12)) + 4096 * 8
     sizes = [math.comb(n, k) for k in range(n + 1)]
-    layers = max((sizes[k] * ROW_BYTES + sizes[k + 1] * 9 for k in range(n)), default=0)
+    layers = max((sizes[k] * ROW_BYTES + sizes[k + 1] * 17 for k in range(n)), default=0)
     records = sum(sizes) * 9
     return {"best_parents": bp, "work": work, "index": index, "fixed": bp + work + index,
             "layers_worst": layers, "records_worst": records, "disk_worst": sum(sizes) * (ROW_BYTES + 9)}
@@ -390,7 +390,7 @@ class _Search:
         """Layer ``l + 1`` from layer ``l``: successors, pruning, duplicate detection."""
         n = self.n
         size_next = self.colex.size(l + 1)
-        dense_bytes = size_next * 9
+        dense_bytes = size_next * 17
         cur_ram = layer.ram_bytes
         if self.dedup == "dense":
             mode = "dense"
@@ -403,6 +403,7 @@ class _Search:
         if mode == "dense":
             bf = np.full(size_next, -np.inf)
             bl = np.full(size_next, -1, dtype=np.int8)
+            bm = np.zeros(size_next, dtype=np.uint64)  # the masks themselves (cheaper than unranking)
         runs: list[Columns] = []
         runs_ram = 0
         for masks, f in layer.chunks(self.chunk_nodes, ("masks", "f")):
@@ -429,6 +430,7 @@ class _Search:
                     r = r[upd]
                     bf[r] = cf[upd]
                     bl[r] = x
+                    bm[r] = succ[upd]
                 else:
                     parts.append((succ, cf, np.full(succ.size, x, dtype=np.int8)))
             if mode == "sort" and parts:
@@ -443,8 +445,8 @@ class _Search:
                 runs.append(run)
         if mode == "dense":
             idx = np.flatnonzero(bl >= 0)
-            nxt = Columns.in_ram(self.colex.unrank(idx, l + 1), bf[idx], bl[idx])
-            del bf, bl
+            nxt = Columns.in_ram(bm[idx], bf[idx], bl[idx])
+            del bf, bl, bm
             if nxt.ram_bytes + cur_ram > self.ram_layers:
                 nxt = nxt.to_disk(self.spill, f"layer{l + 1}")
         elif len(runs) == 1 and not runs[0].on_disk and runs[0].ram_bytes + cur_ram <= self.ram_layers:
