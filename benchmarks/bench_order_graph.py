@@ -4,7 +4,7 @@ Usage::
 
     PYTHONPATH=. python benchmarks/bench_order_graph.py adult nltcs letter            # BF 3 20 150
     PYTHONPATH=. python benchmarks/bench_order_graph.py wine --bf 3 20 --budget 600 --out rows.json
-    PYTHONPATH=. python benchmarks/bench_order_graph.py sensors --bf 3 --no-max-candidates --tables /tmp/tables
+    PYTHONPATH=. python benchmarks/bench_order_graph.py sensors --bf 3 --palim 3 --tables /tmp/tables
 
 For every dataset in ``../shared/data`` (or those named) and every Bayes factor,
 one run in its own process (so the peak resident memory is that run's):
@@ -46,20 +46,23 @@ CAP = 150_000
 
 
 def run_one(name: str, bf: float, budget: float, tables: str | None, max_candidates: bool,
-            memory_budget: int) -> dict:
+            memory_budget: int, palim: int | None = None) -> dict:
     """Score (or load), optimum, ε-set for one (dataset, BF); runs in a worker process."""
     from gobnilp_py import ScoreTable, read_data, score
     from gobnilp_py.search.order_collect import order_graph_epsilon_set
     from gobnilp_py.search.order_graph import order_graph_optimum
 
     eps = math.log(bf)
-    cached = Path(tables) / f"{name}_bf{bf:g}.jkl" if tables else None
+    tag = "" if palim is None else f"_palim{palim}"
+    cached = Path(tables) / f"{name}_bf{bf:g}{tag}.jkl" if tables else None
     t0 = time.perf_counter()
     if cached is not None and cached.exists():
         table = ScoreTable.from_jkl(cached)
         source = "jkl"
     else:
-        opts = {} if max_candidates else {"max_candidates": None}
+        opts: dict = {} if max_candidates else {"max_candidates": None}
+        if palim is not None:
+            opts["palim"] = palim
         table = score(read_data(DATA / f"{name}.csv", header=False), epsilon=eps, **opts)
         source = "scored"
         if cached is not None:
@@ -71,7 +74,7 @@ def run_one(name: str, bf: float, budget: float, tables: str | None, max_candida
     col = order_graph_epsilon_set(table, eps, max_networks=CAP, time_limit=budget, memory_budget=memory_budget)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
     return {
-        "data": name, "bf": bf, "n": table.n, "families": len(table), "table": source, "t_scoring": t_score,
+        "data": name if palim is None else f"{name} (palim {palim})", "bf": bf, "n": table.n, "families": len(table), "table": source, "t_scoring": t_score,
         "t_opt": opt.stats["time_total"], "opt_status": opt.status, "opt": opt.score,
         "opt_backend": opt.stats.get("backend"), "heuristic": opt.stats.get("heuristic_score"),
         "og_nodes": sum(d["unique"] for d in layers), "og_generated": sum(d["generated"] for d in layers),
@@ -85,7 +88,8 @@ def run_one(name: str, bf: float, budget: float, tables: str | None, max_candida
 
 def run_isolated(name: str, bf: float, args: argparse.Namespace) -> dict:
     job = json.dumps({"name": name, "bf": bf, "budget": args.budget, "tables": args.tables,
-                      "max_candidates": not args.no_max_candidates, "memory_budget": args.memory_budget})
+                      "max_candidates": not args.no_max_candidates, "memory_budget": args.memory_budget,
+                      "palim": args.palim})
     timeout = args.score_budget + 2 * args.budget + 120
     try:
         proc = subprocess.run([sys.executable, __file__, "--worker", job], capture_output=True, text=True,
@@ -104,7 +108,7 @@ def table_markdown(rows: list[dict]) -> str:
     lines = [head, "|" + "---|" * 14]
     for r in rows:
         bf = int(r["bf"]) if float(r["bf"]).is_integer() else r["bf"]
-        paper = PAPER_TABLE1.get(r["data"], {})
+        paper = PAPER_TABLE1.get(r["data"], {}) if "palim" not in str(r["data"]) else {}
         p = "-" if bf not in paper else "OT" if paper[bf] is None else f"{paper[bf][0]} / {paper[bf][1]:,}"
         og = (f"{cell(r.get('og_nodes'))} / {cell(r.get('og_generated'))}" if r.get("og_nodes") is not None
               else "-")
@@ -128,13 +132,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tables", help="directory of cached .jkl tables (<name>_bf<BF>.jkl), read and written")
     ap.add_argument("--no-max-candidates", action="store_true",
                     help="score without the candidate cap (needed for sensors)")
+    ap.add_argument("--palim", type=int, default=None,
+                    help="parent limit for scoring (the optimum is then that of the restricted table)")
     ap.add_argument("--out", type=Path, help="also write the rows as JSON here")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
         job = json.loads(args.worker)
         print(json.dumps(run_one(job["name"], job["bf"], job["budget"], job["tables"], job["max_candidates"],
-                                 job["memory_budget"])))
+                                 job["memory_budget"], job.get("palim"))))
         return 0
     names = args.datasets or ["adult", "nltcs", "letter", "zoo", "wine", "voting", "tic-tac-toe"]
     rows = []
