@@ -324,8 +324,15 @@ def test_no_network_in_table() -> None:
 
 
 def test_heuristic_bound_is_a_network() -> None:
+    from gobnilp_py.search._greedy import greedy_dag
+
     for seed in range(20):
         table = random_table(np.random.default_rng(seed), 7, density=0.3)
+        sc, chosen, order = greedy_dag(BestParents(table))
+        assert is_acyclic(table, chosen) and sorted(order) == list(range(7))
+        rank = {v: i for i, v in enumerate(order)}
+        assert all(rank[p] < rank[v] for v, c in enumerate(chosen) for p in table.families[v][c][0])
+        assert sc == math.fsum(table.families[v][c][1] for v, c in enumerate(chosen))
         r = order_graph_optimum(table)
         h = r.stats["heuristic_score"]
         assert r.stats["lower_bound_source"] == "heuristic" and h <= r.score + tolerance(r.score)
