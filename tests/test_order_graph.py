@@ -430,3 +430,24 @@ def test_merge_runs_equals_one_sort(seed, runs, block, ram, tmp_path_factory) ->
             assert out.on_disk
         for a, b in zip(got, want):
             assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("n", [1, 5, 12, 13, 20, 40, 63])
+def test_colex_rank_is_the_sorted_position(n: int) -> None:
+    """Colex rank = position among the masks of the same popcount in numeric order; unrank inverts it."""
+    from itertools import combinations
+
+    from gobnilp_py.search._colex import Colex
+
+    cx = Colex(n)
+    rng = np.random.default_rng(n)
+    for k in range(n + 1):
+        if math.comb(n, k) <= 5000:
+            masks = np.array(sorted(sum(1 << b for b in c) for c in combinations(range(n), k)), dtype=np.uint64)
+            assert np.array_equal(cx.rank(masks), np.arange(len(masks)))
+            assert np.array_equal(cx.unrank(np.arange(len(masks)), k), masks)
+        else:
+            r = np.unique(rng.integers(0, math.comb(n, k), 500))
+            m = cx.unrank(r, k)
+            assert np.array_equal(cx.rank(m), r)
+            assert all(bin(int(x)).count("1") == k for x in m) and all(int(a) < int(b) for a, b in zip(m, m[1:]))

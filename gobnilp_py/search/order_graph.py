@@ -346,7 +346,7 @@ class _Search:
         n = self.n
         lb = self.lb
         if not self.root_f >= self.threshold:
-            return self._no_solution(self.root_f)
+            return self._no_solution()
         layer = Columns.in_ram(np.zeros(1, np.uint64), np.array([self.root_f]), np.array([-1], np.int8))
         layer_max = self.root_f
         try:
@@ -362,7 +362,7 @@ class _Search:
                     self.progress("order graph", l + 1, n, nodes=layer.size)
                 _log.debug("order graph: layer %d/%d: %s", l + 1, n, info)
                 if layer.size == 0:
-                    return self._no_solution(layer_max)
+                    return self._no_solution()
         except _Timeout:
             ub = max(layer_max + self.slack, lb) if math.isfinite(lb) else layer_max + self.slack
             layer.delete()
@@ -376,7 +376,7 @@ class _Search:
         sc = math.fsum(self.table.families[v][chosen[v]][1] for v in range(n))
         return OrderGraphResult("optimal", sc, chosen, sc, lb)
 
-    def _no_solution(self, ub: float) -> OrderGraphResult:
+    def _no_solution(self) -> OrderGraphResult:
         lb = self.lb
         if math.isfinite(lb):
             why = (f"no network scores at least the lower bound {lb!r}: the bound exceeds the optimum "
