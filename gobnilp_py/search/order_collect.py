@@ -228,9 +228,9 @@ def order_graph_epsilon_set(table: ScoreTable, epsilon: float, *, max_networks: 
     Examples
     --------
     >>> t = ScoreTable(["A", "B"], [[((), -3.0), ((1,), -2.0)], [((), -1.0), ((0,), -1.5)]])
-    >>> r = order_graph_epsilon_set(t, 0.6)
-    >>> [(s, c) for s, c in r.entries], r.status
-    ([(-3.0, (0, 0)), (-3.5, (1, 1))], 'complete')
+    >>> r = order_graph_epsilon_set(t, 1.2)   # A <- B (-3.0) and the empty network (-4.0); B <- A is -4.5
+    >>> r.entries, r.status
+    ([(-3.0, (0, 0)), (-4.0, (1, 0))], 'complete')
     """
     eps = _check_epsilon(epsilon)
     if max_networks is not None and (isinstance(max_networks, bool) or not isinstance(max_networks, int)
@@ -252,8 +252,8 @@ def order_graph_kbest(table: ScoreTable, k: int, *, max_networks: int | None = N
     Examples
     --------
     >>> t = ScoreTable(["A", "B"], [[((), -3.0), ((1,), -2.0)], [((), -1.0), ((0,), -1.5)]])
-    >>> [s for s, _ in order_graph_kbest(t, 2).entries]
-    [-3.0, -3.5]
+    >>> [s for s, _ in order_graph_kbest(t, 3).entries]
+    [-3.0, -4.0, -4.5]
     """
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ScoreError(f"k must be a positive integer, got {k!r}")
