@@ -321,6 +321,10 @@ def test_no_network_in_table() -> None:
     r = order_graph_optimum(unusable)
     assert r.status == "no_solution" and "'A'" in r.reason
     assert order_graph_optimum(ScoreTable([], [])).score == 0.0
+    fine = ScoreTable(["A", "B"], [[((), -1.0)], [((), -1.0)]])
+    r = order_graph_optimum(fine, lower_bound=math.inf)
+    assert r.status == "no_solution" and r.upper_bound == math.inf and "lower bound" in r.reason
+    assert order_graph_optimum(fine, lower_bound=-math.inf).score == -2.0
 
 
 def test_heuristic_bound_is_a_network() -> None:

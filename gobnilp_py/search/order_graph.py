@@ -302,7 +302,7 @@ class _Search:
         self.root_f = math.fsum(best.tolist())
         scale = max(1.0, abs(lb) if math.isfinite(lb) else 0.0, math.fsum(np.abs(best).tolist()))
         self.slack = REL_SLACK * scale
-        self.threshold = lb - self.slack if math.isfinite(lb) else -math.inf
+        self.threshold = lb - self.slack if math.isfinite(lb) else lb  # +inf prunes all, -inf nothing
         self.time_limit = time_limit
         self.t_start = t_start
         self.progress = progress
@@ -378,7 +378,7 @@ class _Search:
 
     def _no_solution(self) -> OrderGraphResult:
         lb = self.lb
-        if math.isfinite(lb):
+        if lb > -math.inf:
             why = (f"no network scores at least the lower bound {lb!r}: the bound exceeds the optimum "
                    "or the table admits no network")
             return OrderGraphResult("no_solution", -math.inf, None, lb, lb, why)
