@@ -104,7 +104,8 @@ def _checked_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
 # --------------------------------------------------------------------------- optimum
 def optimum(table: ScoreTable, *, constraints: Any = None, time_limit: float | None = None, gap: float = 0.0,
             params: Mapping[str, Any] | None = None, verbose: bool = False,
-            model_options: Mapping[str, Any] | None = None, lower_bound: float | None = None) -> Solution:
+            model_options: Mapping[str, Any] | None = None, lower_bound: float | None = None,
+            progress: Any = None) -> Solution:
     """A network of maximum score in ``table`` under ``constraints`` (linear rows for what filtering cannot express).
 
     ``lower_bound`` is accepted for interface symmetry and ignored: SCIP's own
@@ -292,7 +293,7 @@ def epsilon_set(table: ScoreTable, *, opt: float, epsilon: float, constraints: A
 def kbest(table: ScoreTable, *, k: int, opt: float | None = None, constraints: Any = None,
           time_limit: float | None = None, epsilon_hint: float | None = None,
           params: Mapping[str, Any] | None = None, verbose: bool = False, progress: Any = None,
-          by_class: bool = False) -> Collection:
+          by_class: bool = False, widen: bool = True) -> Collection:
     """The ``k`` best networks of ``table`` (and every network tied with the k-th), in one or two searches.
 
     ``opt`` is the proven optimum (found first when not given).  With
@@ -300,7 +301,9 @@ def kbest(table: ScoreTable, *, k: int, opt: float | None = None, constraints: A
     ``opt - epsilon_hint`` as well as the rising k-th best threshold; if fewer
     than ``k`` networks lie within it, a second search runs without the limit.
     With ``by_class`` the entries are one representative per equivalence class:
-    the k best classes (and every class tied with the k-th).
+    the k best classes (and every class tied with the k-th).  With
+    ``widen=False`` no second search runs: the caller rescores the data for a
+    wider gap instead (cheaper than searching an ε-safe table without a limit).
     """
     t0 = time.perf_counter()
     if opt is None:
@@ -325,7 +328,7 @@ def kbest(table: ScoreTable, *, k: int, opt: float | None = None, constraints: A
                                   tie_tolerance=tol + margin, time_limit=remaining, params=params, verbose=verbose,
                                   progress=progress, by_class=by_class)
         reason = _incomplete_reason(stats["scip_status"], col)
-        if reason is not None or len(col.found) >= k or not use_limit:
+        if reason is not None or len(col.found) >= k or not use_limit or not widen:
             break
         use_limit = False  # fewer than k networks within the hint: search the whole table
     ranked = sorted(col.found.values(), reverse=True)

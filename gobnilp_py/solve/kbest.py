@@ -128,7 +128,7 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
         t0 = time.perf_counter()
         col = _search(m, searched, k, ties=ties, by_class=by == "class",
                       constraints=cons if m.constraint_kinds is None else None, time_limit=remaining,
-                      epsilon_hint=eps, opts=opts)
+                      epsilon_hint=eps, opts=opts, widen=given or unpruned_table(table))
         stats.update(col.stats)
         stats.update({"time_search": time.perf_counter() - t0, "ties": ties, "by": by})
         if not col.entries:
@@ -142,8 +142,7 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
         else:
             cs = credible_set(searched, col, opt=opt, epsilon=0.0, kind="kbest", method=m.name, info=info,
                               stats=stats, keep=_keep(col.entries, k, ties, opt))
-        unpruned = not any(int(c) for rules in table.pruning.values() for r, c in rules.items()
-                           if r != "structural_constraints")
+        unpruned = unpruned_table(table)
         enough = cs.stats.get("k_found", len(cs)) >= k
         done = (given or not cs.complete or unpruned or not scoring_options.get("prune", True)
                 or (enough and cs.epsilon <= eps))
@@ -178,11 +177,19 @@ def _keep(entries: list[Any], k: int, ties: bool, opt: float) -> int:
     return keep
 
 
+def unpruned_table(table: Any) -> bool:
+    """True when no rule removed a parent set (the table is exact for every gap)."""
+    return not any(int(c) for rules in table.pruning.values() for r, c in rules.items()
+                   if r != "structural_constraints")
+
+
 def _search(m: Any, table: Any, k: int, *, ties: bool, by_class: bool, constraints: Any,
-            time_limit: float | None, epsilon_hint: float, opts: dict[str, Any]) -> Any:
+            time_limit: float | None, epsilon_hint: float, opts: dict[str, Any], widen: bool = True) -> Any:
     """Run the method's k-best; when it does not list ties itself, ask for more until the k-th is not tied."""
     engine = engine_module(m)
-    extra = {"by_class": True} if by_class else {}
+    extra: dict[str, Any] = {"by_class": True} if by_class else {}
+    if not widen:
+        extra["widen"] = False
     # A method that cuts ties is asked for one more than k: the (k+1)-th tells whether the k-th is tied.
     want = k if (not ties or m.kbest_ties) else k + 1
     t0 = time.perf_counter()
