@@ -249,7 +249,7 @@ CASES: list[tuple[str, list[str], int, str]] = [
     ("flag max-networks 0", ["enumerate", "good.csv", "--bf", "3", "--max-networks", "0"], E,
      r"--max-networks must be an integer >= 1, got 0"),
     ("flag k 0", ["kbest", "good.csv", "-k", "0"], E, r"-k must be an integer >= 1, got 0"),
-    ("flag score unknown", ["learn", "good.csv", "--score", "XYZ"], E, r"--score must be one of \"BIC\", \"AIC\", \"BDeu\", got \"XYZ\""),
+    ("flag score unknown", ["learn", "good.csv", "--score", "XYZ"], E, r"--score must be one of \"BIC\", \"AIC\", \"BDeu\", \"K2\", \"BDs\", got \"XYZ\""),
     ("flag score typo", ["learn", "good.csv", "--score", "BDue"], E, r"\(did you mean \"BDeu\"\?\)"),
     ("flag ess zero", ["learn", "good.csv", "--score", "BDeu", "--ess", "0"], E, r"--ess must be a number > 0, got 0"),
     ("flag ess nan", ["learn", "good.csv", "--score", "BDeu", "--ess", "nan"], E, r"--ess must be a number > 0, got nan"),

@@ -27,10 +27,11 @@ def random_table(rng: np.random.Generator, n: int, *, density: float, ties: bool
                 ps = tuple(others[b] for b in range(n - 1) if mask >> b & 1)
                 rows.append((ps, float(rng.integers(-8, 1)) if ties else float(rng.normal(-10, 3))))
         if not rows:
-            rows.append(((), -20.0))  # a table needs one row per node; after the next step it may be -inf
-        if neg_inf and rng.random() < 0.5:
-            ps, _ = rows[int(rng.integers(0, len(rows)))]
-            rows = [(p, -math.inf if p == ps else s) for p, s in rows]
+            rows.append(((), -20.0))  # a table needs one row per node
+        if neg_inf and len(rows) > 1 and rng.random() < 0.5:
+            # (a ScoreTable refuses -inf scores: an impossible family is simply absent)
+            drop = int(rng.integers(0, len(rows)))
+            rows = [r for j, r in enumerate(rows) if j != drop]
         fams.append(rows)
     return ScoreTable([f"V{i}" for i in range(n)], fams)
 

@@ -32,25 +32,29 @@ def _dataset(name: str):
     return read_data(dataset(name), header=False)
 
 
-def _check(name: str) -> None:
+def _check(name: str, method: str) -> None:
     from gobnilp_py.solve.learn import learn
 
-    net = learn(_dataset(name), score="BIC", time_limit=600)
+    net = learn(_dataset(name), score="BIC", time_limit=600, method=method)
     assert net.status == "optimal", f"{name}: {net.status}"
+    assert net.stats["method"] == method
     assert net.score == pytest.approx(OPTIMA[name], abs=1e-5)
     assert math.fsum(net.local_scores.values()) == pytest.approx(net.score, abs=1e-9)
-    assert net.stats["cuts_total"] > 0  # these problems are not solved without cluster cuts
+    if method == "ilp":
+        assert net.stats["cuts_total"] > 0  # these problems are not solved without cluster cuts
 
 
+@pytest.mark.parametrize("method", ["ilp", "ordergraph"])
 @pytest.mark.parametrize("name", FAST)
-def test_published_optimum(name):
-    _check(name)
+def test_published_optimum(name, method):
+    _check(name, method)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", SLOW)
-def test_published_optimum_slow(name):
-    _check(name)
+@pytest.mark.parametrize("name, method", [("zoo", "ilp"), ("zoo", "ordergraph"), ("nltcs", "ilp"),
+                                          ("nltcs", "ordergraph"), ("alarm1000", "ilp")])
+def test_published_optimum_slow(name, method):
+    _check(name, method)
 
 
 def test_reference_jkl_from_gobnilp():
@@ -70,7 +74,7 @@ def test_time_limit_reports_incumbent_and_bound():
     from gobnilp_py.solve.learn import learn
 
     table = score(_dataset("zoo"), score="BIC")
-    net = learn(table, time_limit=1.0)
+    net = learn(table, time_limit=1.0, method="ilp")
     assert net.status == "time_limit", net.status
     assert net.dual_bound is not None and net.dual_bound >= net.score - 1e-9
     assert net.score <= OPTIMA["zoo"] + 1e-6

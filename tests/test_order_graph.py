@@ -317,9 +317,6 @@ def test_no_network_in_table() -> None:
     two_cycle = ScoreTable(["A", "B"], [[((1,), -1.0)], [((0,), -1.0)]])
     r = order_graph_optimum(two_cycle)
     assert r.status == "no_solution" and r.chosen is None and "admits no network" in r.reason
-    unusable = ScoreTable(["A", "B"], [[((), -math.inf)], [((), -1.0)]])
-    r = order_graph_optimum(unusable)
-    assert r.status == "no_solution" and "'A'" in r.reason
     assert order_graph_optimum(ScoreTable([], [])).score == 0.0
     fine = ScoreTable(["A", "B"], [[((), -1.0)], [((), -1.0)]])
     r = order_graph_optimum(fine, lower_bound=math.inf)

@@ -23,14 +23,14 @@ def data():
 
 @pytest.fixture(scope="module")
 def cs(data):
-    return enumerate_networks(data, bayes_factor=8, score="BDeu")
+    return enumerate_networks(data, bayes_factor=8, score="BDeu", method="ilp")
 
 
 @pytest.fixture(scope="module")
 def capped(data):
     """A class-level collection cut at the network cap: averages still cover every credible network."""
-    full = enumerate_networks(data, bayes_factor=8, score="BDeu")
-    out = enumerate_networks(data, bayes_factor=8, score="BDeu", max_networks=max(2, len(full) // 3))
+    full = enumerate_networks(data, bayes_factor=8, score="BDeu", method="ilp")
+    out = enumerate_networks(data, bayes_factor=8, score="BDeu", max_networks=max(2, len(full) // 3), method="ilp")
     return full, out
 
 

@@ -154,13 +154,30 @@ class ParentConfigs:
         }
         self._tiles: dict[int, np.ndarray] = {}
 
+    def _extend(self, z: np.ndarray, m: int, p: int) -> tuple[np.ndarray, int]:
+        """Ids of a set extended by variable ``p`` (no caching)."""
+        r = int(self.arities[p])
+        if r > 1:
+            z = z * r + self.X[p]
+            m = m * r
+            if m > self.dense_limit:
+                z, m = self._compress(z, m)
+        return z, m
+
     def ids(self, parents: tuple[int, ...]) -> tuple[np.ndarray, int]:
         """Configuration ids of ``parents`` (sorted tuple) and their range ``m``."""
         hit = self._cache.get(parents)
         if hit is not None:
             return hit
         prefix, last = parents[:-1], parents[-1]
-        z, m = self.ids(prefix)
+        if len(prefix) > 64 and prefix not in self._cache:
+            # Long sets (the ceilings over all other variables of wide data): build the prefix
+            # iteratively instead of recursing once per variable.
+            z, m = self._cache[()]
+            for p in prefix:
+                z, m = self._extend(z, m, p)
+        else:
+            z, m = self.ids(prefix)
         r = int(self.arities[last])
         if r > 1:
             z = z * r + self.X[last]

@@ -44,6 +44,10 @@ log = logging.getLogger(__name__)
 #: memory budget decides.  Kept as a name for callers that still import it.
 DEFAULT_MAX_CANDIDATES: int | None = None
 
+#: With no ``max_candidates``, problems whose first level has more (child, parent) pairs than this are
+#: refused at once (about 3,160 variables): exact learning is out of reach there (use an approximate method).
+WIDTH_LIMIT = 10_000_000
+
 #: Default memory budget of the lattice walk, bytes (``memory_limit=``).
 DEFAULT_MEMORY_LIMIT = 8 * 1024**3
 
@@ -229,6 +233,13 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
     n = ds.n
     names = ds.names
     ar = [int(a) for a in ds.arities]
+    # Refuse at once what cannot be scored exactly: the first level alone of a very wide problem is
+    # generated and bounded pair by pair (minutes at thousands of variables), before any rule can help.
+    from .._validation import check_width
+
+    check_width(n, palim=0 if palim == 0 else None,
+                max_candidates=max_candidates if max_candidates is not None else WIDTH_LIMIT,
+                n_constant=sum(1 for a in ar if a <= 1), source=str(ds.source))
     limit = n - 1 if (palim is None or palim_auto) else min(int(palim), n - 1)
     unknown = [u for u in unpruned if str(u) not in names]
     if unknown:
