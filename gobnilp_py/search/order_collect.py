@@ -61,6 +61,7 @@ import heapq
 import logging
 import math
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -121,7 +122,8 @@ class CollectResult:
     status : str
         ``"complete"``, ``"no_solution"`` (the table admits no network; also
         complete), or why the run stopped early: ``"max_networks"``,
-        ``"time_limit"``, ``"memory_limit"``.
+        ``"time_limit"``, ``"memory_limit"``, ``"interrupted"`` (the ``stop``
+        event was set, e.g. by Ctrl-C).
     threshold : float
         Certificate: every network with score ``>= threshold`` is listed (for
         a complete ε run, ``OPT - ε - tol``; for a complete k-best run, the
@@ -160,14 +162,15 @@ def estimate_memory(table: ScoreTable, memory_budget: int = DEFAULT_MEMORY_BUDGE
     return {"best_parents": bp, "subset_dp": dp, "fixed": bp + dp}
 
 
-def subset_dp(bp: BestParents, *, deadline: float | None = None) -> np.ndarray | None:
+def subset_dp(bp: BestParents, *, deadline: float | None = None,
+              stop: threading.Event | None = None) -> np.ndarray | None:
     """``gstar[S]``: best score of a DAG on node set ``S`` (bitmask index), parents inside ``S``.
 
     The Silander–Myllymäki recurrence, layer by layer and one variable at a
     time (for a fixed variable ``X`` the map ``S -> S + X`` is injective, so
     each step is a plain vectorised gather and scatter).  ``-inf`` marks sets
     with no DAG.  Returns ``None`` if ``deadline`` (a ``perf_counter`` time)
-    passes.
+    passes or ``stop`` is set.
     """
     n = bp.n
     g = np.full(1 << n, -np.inf)
@@ -181,7 +184,7 @@ def subset_dp(bp: BestParents, *, deadline: float | None = None) -> np.ndarray |
         live = gm > -np.inf
         masks, gm = masks[live], gm[live]
         for x in range(n):
-            if deadline is not None and time.perf_counter() > deadline:
+            if (deadline is not None and time.perf_counter() > deadline) or (stop is not None and stop.is_set()):
                 return None
             bit = np.uint64(1 << x)
             sel = (masks & bit) == 0
@@ -197,7 +200,8 @@ def subset_dp(bp: BestParents, *, deadline: float | None = None) -> np.ndarray |
 
 def order_graph_epsilon_set(table: ScoreTable, epsilon: float, *, max_networks: int | None = DEFAULT_MAX_NETWORKS,
                             time_limit: float | None = None, memory_budget: int = DEFAULT_MEMORY_BUDGET,
-                            progress: Callable[..., Any] | None = None) -> CollectResult:
+                            progress: Callable[..., Any] | None = None,
+                            stop: threading.Event | None = None) -> CollectResult:
     """Every network of ``table`` with score ``>= OPT - epsilon`` (boundary kept, ``tol`` above), each once.
 
     Parameters
@@ -237,12 +241,13 @@ def order_graph_epsilon_set(table: ScoreTable, epsilon: float, *, max_networks: 
                                      or max_networks < 1):
         raise ScoreError(f"max_networks must be a positive integer or None, got {max_networks!r}")
     return _collect(table, eps=eps, k=None, max_networks=max_networks, time_limit=time_limit,
-                    memory_budget=memory_budget, progress=progress)
+                    memory_budget=memory_budget, progress=progress, stop=stop)
 
 
 def order_graph_kbest(table: ScoreTable, k: int, *, max_networks: int | None = None,
                       time_limit: float | None = None, memory_budget: int = DEFAULT_MEMORY_BUDGET,
-                      progress: Callable[..., Any] | None = None) -> CollectResult:
+                      progress: Callable[..., Any] | None = None,
+                      stop: threading.Event | None = None) -> CollectResult:
     """The ``k`` best networks of ``table`` and every network tied with the k-th (within ``tol``), each once.
 
     Fewer than ``k`` are returned (complete) when the table admits fewer
@@ -261,11 +266,12 @@ def order_graph_kbest(table: ScoreTable, k: int, *, max_networks: int | None = N
                                      or max_networks < 1):
         raise ScoreError(f"max_networks must be a positive integer or None, got {max_networks!r}")
     return _collect(table, eps=None, k=k, max_networks=max_networks, time_limit=time_limit,
-                    memory_budget=memory_budget, progress=progress)
+                    memory_budget=memory_budget, progress=progress, stop=stop)
 
 
 def _collect(table: ScoreTable, *, eps: float | None, k: int | None, max_networks: int | None,
-             time_limit: float | None, memory_budget: int, progress: Callable[..., Any] | None) -> CollectResult:
+             time_limit: float | None, memory_budget: int, progress: Callable[..., Any] | None,
+             stop: threading.Event | None = None) -> CollectResult:
     t_start = time.perf_counter()
     n = table.n
     time_limit = _check_time_limit(time_limit)
@@ -283,11 +289,12 @@ def _collect(table: ScoreTable, *, eps: float | None, k: int | None, max_network
 
     t0 = time.perf_counter()
     bp = BestParents(table, memory_budget=memory_budget)
-    g = subset_dp(bp, deadline=deadline)
+    g = subset_dp(bp, deadline=deadline, stop=stop)
     stats["backend"] = bp.backend
     stats["time_dp"] = time.perf_counter() - t0
     if g is None:
-        return _done(stats, t_start, CollectResult([], math.nan, "time_limit", math.inf, math.nan))
+        why = "interrupted" if stop is not None and stop.is_set() else "time_limit"
+        return _done(stats, t_start, CollectResult([], math.nan, why, math.inf, math.nan))
     gfull = float(g[-1])
     if not gfull > -math.inf:
         return _done(stats, t_start, CollectResult([], -math.inf, "no_solution", -math.inf, 0.0))
@@ -295,7 +302,7 @@ def _collect(table: ScoreTable, *, eps: float | None, k: int | None, max_network
     slack = REL_SLACK * max(1.0, abs(gfull), maxabs)
     tol_est = REL_TOL * max(1.0, abs(gfull))
     state_budget = max(0, memory_budget - est["fixed"] + est["best_parents"] - bp.memory_bytes)
-    searcher = _BestFirst(table, bp, g, slack, deadline, state_budget, progress, max_networks or k)
+    searcher = _BestFirst(table, bp, g, slack, deadline, state_budget, progress, max_networks or k, stop)
     t0 = time.perf_counter()
     if eps is not None:
         # prune below the membership threshold OPT - eps - tol, with OPT's float estimate and the slack
@@ -326,12 +333,14 @@ class _BestFirst:
     """The best-first search over canonical removal sequences (see the module docstring)."""
 
     def __init__(self, table: ScoreTable, bp: BestParents, g: np.ndarray, slack: float, deadline: float | None,
-                 state_budget: int, progress: Callable[..., Any] | None, report_total: int | None) -> None:
+                 state_budget: int, progress: Callable[..., Any] | None, report_total: int | None,
+                 stop: threading.Event | None = None) -> None:
         self.n = table.n
         self.bp = bp
         self.g = g
         self.slack = slack
         self.deadline = deadline
+        self.stop = stop
         self.max_states = max(1, state_budget // STATE_BYTES)
         self.progress = progress
         self.report_total = report_total
@@ -388,6 +397,10 @@ class _BestFirst:
                     heap.append((negpri, -1, S, R, P, rec))  # put it back: it is still open
                     heapq.heapify(heap)
                     return "time_limit"
+                if self.stop is not None and self.stop.is_set():
+                    heap.append((negpri, -1, S, R, P, rec))
+                    heapq.heapify(heap)
+                    return "interrupted"
                 if len(heap) > self.max_states:
                     heap.append((negpri, -1, S, R, P, rec))
                     heapq.heapify(heap)

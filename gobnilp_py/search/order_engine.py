@@ -8,19 +8,36 @@ and :func:`kbest` run the best-first collection with the exact subset-DP bound
 drivers present them exactly as they present the ILP's.  Structural
 constraints reach this method as table filters only (the registry refuses the
 kinds filtering cannot express).
+
+Ctrl-C and SIGTERM during a search set a stop event (:func:`_stoppable`) that
+the engines poll between chunks of work; they return what they have with
+status ``"interrupted"``, which the drivers label like the ILP's
+``userinterrupt``.
 """
 
 from __future__ import annotations
 
 import math
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
+from .._interrupt import interruptible
 from ..scoring.table import ScoreTable
 from .order_collect import DEFAULT_MEMORY_BUDGET, order_graph_epsilon_set, order_graph_kbest
 from .order_graph import order_graph_optimum
 from .results import Collection, Solution
 
 __all__ = ["optimum", "epsilon_set", "kbest"]
+
+
+@contextmanager
+def _stoppable() -> Iterator[threading.Event]:
+    """An event set by the first SIGINT/SIGTERM inside the block (a second one raises KeyboardInterrupt)."""
+    stop = threading.Event()
+    with interruptible(stop.set):
+        yield stop
 
 
 def _budget(memory_budget: int | None) -> int:
@@ -30,8 +47,9 @@ def _budget(memory_budget: int | None) -> int:
 def optimum(table: ScoreTable, *, time_limit: float | None = None, memory_budget: int | None = None,
             lower_bound: float | None = None, progress: Any = None, **_ignored: Any) -> Solution:
     """An optimal network of ``table`` (status ``"infeasible"`` when the table admits no DAG)."""
-    r = order_graph_optimum(table, lower_bound=lower_bound, memory_budget=_budget(memory_budget),
-                            time_limit=time_limit, progress=progress)
+    with _stoppable() as stop:
+        r = order_graph_optimum(table, lower_bound=lower_bound, memory_budget=_budget(memory_budget),
+                                time_limit=time_limit, progress=progress, stop=stop)
     stats = dict(r.stats)
     if r.status == "optimal":
         return Solution("optimal", r.score, r.chosen, dual_bound=r.score, stats=stats)
@@ -50,8 +68,9 @@ def epsilon_set(table: ScoreTable, *, opt: float, epsilon: float, max_networks: 
                 time_limit: float | None = None, memory_budget: int | None = None, progress: Any = None,
                 **_ignored: Any) -> Collection:
     """Every network of ``table`` within ``epsilon`` of the optimum (the engine finds OPT itself)."""
-    r = order_graph_epsilon_set(table, epsilon, max_networks=max_networks, time_limit=time_limit,
-                                memory_budget=_budget(memory_budget), progress=progress)
+    with _stoppable() as stop:
+        r = order_graph_epsilon_set(table, epsilon, max_networks=max_networks, time_limit=time_limit,
+                                    memory_budget=_budget(memory_budget), progress=progress, stop=stop)
     new_opt = r.optimum if math.isfinite(r.optimum) and r.optimum > opt + r.tolerance else None
     threshold = None if r.complete else (r.threshold if math.isfinite(r.threshold) else None)
     return Collection(list(r.entries), r.reason, threshold=threshold, opt=new_opt, stats=dict(r.stats))
@@ -60,7 +79,8 @@ def epsilon_set(table: ScoreTable, *, opt: float, epsilon: float, max_networks: 
 def kbest(table: ScoreTable, *, k: int, time_limit: float | None = None, memory_budget: int | None = None,
           progress: Any = None, **_ignored: Any) -> Collection:
     """The ``k`` best networks of ``table`` and every network tied with the k-th."""
-    r = order_graph_kbest(table, k, time_limit=time_limit, memory_budget=_budget(memory_budget),
-                          progress=progress)
+    with _stoppable() as stop:
+        r = order_graph_kbest(table, k, time_limit=time_limit, memory_budget=_budget(memory_budget),
+                              progress=progress, stop=stop)
     threshold = None if r.complete else (r.threshold if math.isfinite(r.threshold) else None)
     return Collection(list(r.entries), r.reason, threshold=threshold, stats=dict(r.stats))

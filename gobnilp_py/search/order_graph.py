@@ -59,6 +59,7 @@ from __future__ import annotations
 import logging
 import math
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -104,7 +105,7 @@ class OrderGraphResult:
     Attributes
     ----------
     status : str
-        ``"optimal"``; ``"time_limit"`` (``chosen`` is the best network known,
+        ``"optimal"``; ``"time_limit"`` or ``"interrupted"`` (``chosen`` is the best network known,
         if any, and ``upper_bound`` bounds the optimum); ``"no_solution"``
         (no network scores at least the lower bound: the bound exceeds the
         optimum, or the table admits no DAG; ``reason`` says which is known).
@@ -167,6 +168,7 @@ def estimate_memory(table: ScoreTable, memory_budget: int = DEFAULT_MEMORY_BUDGE
 def order_graph_optimum(table: ScoreTable, *, lower_bound: float | None = None,
                         memory_budget: int = DEFAULT_MEMORY_BUDGET, spill_dir: str | None = None,
                         time_limit: float | None = None, progress: Callable[..., Any] | None = None,
+                        stop: threading.Event | None = None,
                         backend: str = "auto", dedup: str = "auto", spill_threshold: int | None = None,
                         chunk_nodes: int | None = None) -> OrderGraphResult:
     """The optimal network of ``table`` by frontier breadth-first branch and bound (see the module docstring).
@@ -275,7 +277,7 @@ def order_graph_optimum(table: ScoreTable, *, lower_bound: float | None = None,
     stats["time_heuristic"] = time.perf_counter() - t0
 
     search = _Search(table, bp, best, lb, memory_budget, est, spill_dir, time_limit, t_start, progress,
-                     dedup, spill_threshold, chunk_nodes, stats)
+                     dedup, spill_threshold, chunk_nodes, stats, stop)
     try:
         result = search.run(incumbent)
     finally:
@@ -293,8 +295,9 @@ class _Search:
     def __init__(self, table: ScoreTable, bp: BestParents, best: np.ndarray, lb: float, memory_budget: int,
                  est: dict[str, int], spill_dir: str | None, time_limit: float | None, t_start: float,
                  progress: Callable[..., Any] | None, dedup: str, spill_threshold: int | None,
-                 chunk_nodes: int | None, stats: dict[str, Any]) -> None:
+                 chunk_nodes: int | None, stats: dict[str, Any], stop: threading.Event | None = None) -> None:
         self.table = table
+        self.stop = stop
         self.n = table.n
         self.bp = bp
         self.best = best
@@ -339,7 +342,9 @@ class _Search:
 
     def check_time(self) -> None:
         if self.time_limit is not None and time.perf_counter() - self.t_start > self.time_limit:
-            raise _Timeout
+            raise _Timeout("time_limit")
+        if self.stop is not None and self.stop.is_set():
+            raise _Timeout("interrupted")
 
     # ------------------------------------------------------------------ run
     def run(self, incumbent: tuple[float, tuple[int, ...]] | None) -> OrderGraphResult:
@@ -363,14 +368,16 @@ class _Search:
                 _log.debug("order graph: layer %d/%d: %s", l + 1, n, info)
                 if layer.size == 0:
                     return self._no_solution()
-        except _Timeout:
+        except _Timeout as stopped:
+            why = stopped.args[0] if stopped.args else "time_limit"
+            said = "time limit reached" if why == "time_limit" else "interrupted"
             ub = max(layer_max + self.slack, lb) if math.isfinite(lb) else layer_max + self.slack
             layer.delete()
             if incumbent is not None:
-                return OrderGraphResult("time_limit", incumbent[0], incumbent[1], ub, lb,
-                                        "time limit reached; the network is the heuristic's, not proven optimal")
-            return OrderGraphResult("time_limit", -math.inf, None, ub, lb,
-                                    "time limit reached before the search reached the full set")
+                return OrderGraphResult(why, incumbent[0], incumbent[1], ub, lb,
+                                        f"{said}; the network is the heuristic's, not proven optimal")
+            return OrderGraphResult(why, -math.inf, None, ub, lb,
+                                    f"{said} before the search reached the full set")
         self._store_record(layer, n)
         chosen = self._reconstruct()
         sc = math.fsum(self.table.families[v][chosen[v]][1] for v in range(n))
