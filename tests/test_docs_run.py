@@ -28,7 +28,7 @@ Everything else must run: :func:`test_every_runnable_block_ran` checks that the
 runnable blocks found equal the blocks executed.
 
 Each Markdown file runs in its own temporary folder holding copies of the
-shipped ``configs/`` and ``tests/data/`` (a fresh clone's files, never
+shipped ``configs/`` and ``tests/data/`` and a link to the package folder (a fresh clone's files, never
 ``../shared``); its blocks run in order and share one Python namespace and one
 folder, so a later block may use what an earlier one made.  Commands run as
 ``python -m gobnilp_py`` with this checkout first on ``PYTHONPATH``.
@@ -184,6 +184,7 @@ def _workdir(tmp: Path) -> Path:
     shutil.copytree(ROOT / "configs", tmp / "configs", ignore=shutil.ignore_patterns("out"))
     (tmp / "tests").mkdir()
     shutil.copytree(ROOT / "tests" / "data", tmp / "tests" / "data")
+    (tmp / "gobnilp_py").symlink_to(ROOT / "gobnilp_py", target_is_directory=True)  # configs may name it
     return tmp
 
 
