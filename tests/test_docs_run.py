@@ -174,6 +174,7 @@ def run_python(block: Block, namespace: dict) -> None:
         runner = doctest.DocTestRunner(optionflags=OPTIONS)
         out: list[str] = []
         runner.run(test, out=out.append, clear_globs=False)
+        namespace.update(test.globs)  # DocTest works on a copy; later blocks see these names
         assert runner.failures == 0, f"{block.id}: doctest failed\n" + "".join(out)
     else:
         code = compile(block.text, block.id, "exec")
