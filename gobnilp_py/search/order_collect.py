@@ -284,7 +284,7 @@ def _collect(table: ScoreTable, *, eps: float | None, k: int | None, max_network
     if est["fixed"] > memory_budget:
         raise ScoreError(f"the order-graph collection for n={n} needs about {_mib(est['fixed'])} "
                          f"(subset DP {_mib(est['subset_dp'])}), over the memory budget of {_mib(memory_budget)}")
-    stats: dict[str, Any] = {"method": "order_graph", "memory_estimate": est}
+    stats: dict[str, Any] = {"method": "ordergraph", "memory_estimate": est}
     deadline = None if time_limit is None else t_start + time_limit
 
     t0 = time.perf_counter()

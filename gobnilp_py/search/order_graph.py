@@ -246,7 +246,7 @@ def order_graph_optimum(table: ScoreTable, *, lower_bound: float | None = None,
         raise ScoreError(f"the order-graph search for n={n} needs about {_mib(est['fixed'])} "
                          f"(best-parent lookups {_mib(est['best_parents'])}), over the memory budget of "
                          f"{_mib(memory_budget)}")
-    stats: dict[str, Any] = {"method": "order_graph", "memory_estimate": est, "layers": []}
+    stats: dict[str, Any] = {"method": "ordergraph", "memory_estimate": est, "layers": []}
     if n == 0:
         return OrderGraphResult("optimal", 0.0, (), 0.0, -math.inf if lower_bound is None else lower_bound,
                                 None, stats)
