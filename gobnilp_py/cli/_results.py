@@ -55,7 +55,7 @@ def say_infeasible(result: Any) -> None:
 def method_line(result: Any) -> str | None:
     """``method: NAME (why it was chosen); verified by OTHER`` for a search result, ``None`` for a score table."""
     stats = getattr(result, "stats", None) or {}
-    name = stats.get("method") or getattr(result, "method", None)
+    name = getattr(result, "method", None) or stats.get("method")
     if not name:
         return None
     why = stats.get("method_reason")

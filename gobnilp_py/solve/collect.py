@@ -159,7 +159,8 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     col = engine.epsilon_set(searched, opt=opt, epsilon=eps, constraints=row_cons, max_networks=max_networks,
                              time_limit=remaining, progress=progress, **({"by_class": True} if by_class else {}),
                              **opts)
-    stats.update(col.stats)
+    # The engine's own counters, without letting its names overwrite which method ran and why.
+    stats.update({k: v for k, v in col.stats.items() if k not in ("method", "method_reason")})
     stats["by"] = "class" if by_class else "dag"
     if col.opt is not None:
         opt = col.opt
