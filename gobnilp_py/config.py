@@ -318,9 +318,10 @@ SPECS: tuple[Spec, ...] = (
     Spec("search", "verbose", _c_bool, False, "bool", "Show SCIP's own log.", api="verbose",
          jobs=("learn", "enumerate", "kbest")),
     Spec("search", "method", _c_method, "auto", "string",
-         "Search method, from the registry: " + _method_names_text() + ' (not every method performs every job: '
-         '"dp" and "resolve" cannot enumerate, "resolve" only lists k best). "auto" chooses, and the result says '
-         "which method ran and why.", api="method", jobs=("learn", "enumerate", "kbest")),
+         "Search method, from the registry (gobnilp_py.solve.methods): " + _method_names_text() + ". A method "
+         "that cannot perform the job is refused, naming those that can. \"auto\" chooses, and the result "
+         "(stdout, result.json, the report) says which method ran and why.", api="method",
+         jobs=("learn", "enumerate", "kbest")),
     Spec("search", "by", _c_by, None, "string",
          '"class": search one network per Markov equivalence class and list the members (score-equivalent '
          'scores; the ILP); "dag": every network searched; "auto" (enumerate\'s default): class when possible. '
