@@ -521,9 +521,13 @@ def check_palim(value: Any, name: str | None = "palim") -> int | str | None:
         if value.strip().lower() == "auto":
             return "auto"
         raise _fail(f'must be an integer >= 0 or "auto", got {show(value)}', name)
-    if value is not None and not _is_int(value):
+    if value is None:
+        return None
+    if not _is_int(value):
         raise _fail(f'must be an integer >= 0 or "auto", got {show(value)}', name, type_error=True)
-    return check_int(value, name, lo=0, allow_none=True)
+    if int(value) < 0:
+        raise _fail(f'must be an integer >= 0 or "auto", got {int(value)}', name)
+    return int(value)
 
 
 def check_n_jobs(value: Any, name: str | None = "n_jobs") -> int | None:

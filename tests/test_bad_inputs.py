@@ -253,7 +253,7 @@ CASES: list[tuple[str, list[str], int, str]] = [
     ("flag score typo", ["learn", "good.csv", "--score", "BDue"], E, r"\(did you mean \"BDeu\"\?\)"),
     ("flag ess zero", ["learn", "good.csv", "--score", "BDeu", "--ess", "0"], E, r"--ess must be a number > 0, got 0"),
     ("flag ess nan", ["learn", "good.csv", "--score", "BDeu", "--ess", "nan"], E, r"--ess must be a number > 0, got nan"),
-    ("flag palim negative", ["learn", "good.csv", "--palim", "-1"], E, r"--palim must be an integer >= 0, got -1"),
+    ("flag palim negative", ["learn", "good.csv", "--palim", "-1"], E, r"--palim must be an integer >= 0 or \"auto\", got -1"),
     ("flag unknown option", ["learn", "good.csv", "--bogus"], 2, r"unrecognized arguments: --bogus"),
     ("flag score needs -o", ["score", "good.csv"], 2, r"the following arguments are required: -o/--output"),
     ("flag time-limit text", ["learn", "good.csv", "--time-limit", "ten"], 2, r"argument --time-limit: invalid float value"),
