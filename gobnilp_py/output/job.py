@@ -219,7 +219,9 @@ def _solve(cfg: RunConfig, ds: Any, table: Any, progress: Any = None) -> Any:
     source = table if ds is None else ds
     if _ordered(cfg):
         # The fixed-order search reads the data itself; the config already refused what it cannot take.
-        extra = cfg.scoring_kwargs() if ds is not None else {}
+        from ..solve.ordered import ORDER_SCORING_OPTIONS
+
+        extra = {k: v for k, v in cfg.scoring_kwargs().items() if k in ORDER_SCORING_OPTIONS} if ds is not None else {}
         if cfg.job == "learn":
             return learn(source, **common, **extra)
         return enumerate_networks(source, epsilon=cfg.epsilon, max_networks=lim["max_networks"], progress=progress,
