@@ -86,7 +86,7 @@ def _overrides(args: argparse.Namespace) -> list[tuple]:
 
 def run(args: argparse.Namespace) -> int:
     from ..config import load_config
-    from ..output.job import phases_for, run_job
+    from ..output.job import phases_of, run_job
     from ..progress import Progress
     from ._results import exit_code, say_infeasible
 
@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         where = f", writing {', '.join(cfg.outputs)} to {cfg.output_dir}" if cfg.output_dir else ""
         print(f"{args.config}: OK: job {cfg.job} on {cfg.data_path}{where}")
         return 0
-    progress = Progress.for_terminal(phases_for(cfg.job, cfg.outputs), quiet=quiet,
+    progress = Progress.for_terminal(phases_of(cfg), quiet=quiet,
                                      time_limit=cfg.values["limits"]["time_limit"])
     res = run_job(cfg, progress)
     _summary(res, quiet)

@@ -44,7 +44,7 @@ from . import writers as W
 from .folder import StagedFolder
 from .report import ReportData, render_html, render_markdown
 
-__all__ = ["RunResult", "run", "run_job", "phases_for"]
+__all__ = ["RunResult", "run", "run_job", "phases_for", "phases_of"]
 
 log = logging.getLogger("gobnilp_py")
 
@@ -113,16 +113,25 @@ class RunResult:
         return W.jsonable(d)
 
 
-def phases_for(job: str, outputs: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """The phases a job goes through, in order (``drawing`` when ``outputs`` name a picture)."""
+def phases_for(job: str, outputs: tuple[str, ...] = (), *, scoring: bool = True) -> tuple[str, ...]:
+    """The phases a job goes through, in order (``drawing`` when ``outputs`` name a picture).
+
+    ``scoring=False``: the run builds no score table (a search under ``[search] order`` from data).
+    """
     draw = ("drawing",) if any(o in PICTURES for o in outputs) else ()
+    score = ("scoring",) if scoring else ()
     if job == "score":
         return ("reading", "scoring", "writing")
     if job == "kbest":
         return ("reading", "solving", "summarising", *draw, "writing")
     if job == "learn":
-        return ("reading", "scoring", "solving", *draw, "writing")
-    return ("reading", "scoring", "solving", "summarising", *draw, "writing")
+        return ("reading", *score, "solving", *draw, "writing")
+    return ("reading", *score, "solving", "summarising", *draw, "writing")
+
+
+def phases_of(cfg: RunConfig) -> tuple[str, ...]:
+    """:func:`phases_for` a validated config."""
+    return phases_for(cfg.job, cfg.outputs, scoring=not (_ordered(cfg) and not cfg.is_score_table))
 
 
 def _inputs(res: RunResult) -> dict[str, Any]:
@@ -155,7 +164,7 @@ def run(config: RunConfig | str | os.PathLike[str], *, progress: Progress | None
         config = load_config(config, _overrides(overrides))
     elif overrides:
         raise TypeError("keyword overrides need a config path, not a RunConfig")
-    return run_job(config, progress or Progress(phases_for(config.job, config.outputs), enabled=False))
+    return run_job(config, progress or Progress(phases_of(config), enabled=False))
 
 
 _KW_SECTION = {"bayes_factor": "search", "epsilon": "search", "k": "search", "job": "search",
