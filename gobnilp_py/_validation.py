@@ -555,8 +555,9 @@ def check_backend(value: Any, name: str | None = "backend") -> str:
 
 
 def check_memory_limit(value: Any, name: str | None = "memory_limit") -> int | None:
-    """``None`` (the default budget) or a number of bytes >= 1 (an integer)."""
-    return check_int(value, name, lo=1, allow_none=True)
+    """``None`` (the default budget) or a number of bytes >= 1 (``8e9`` is accepted; returned as an int)."""
+    v = check_number(value, name, lo=1.0, allow_none=True, unit="bytes")
+    return None if v is None else int(v)
 
 
 def check_lower_bound(value: Any, name: str | None = "lower_bound") -> float | str | None:

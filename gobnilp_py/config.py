@@ -289,7 +289,7 @@ SPECS: tuple[Spec, ...] = (
          "Abort rather than score more than this many (child, parent set) pairs (default 10,000,000); "
          "a problem whose first level alone exceeds it is refused before scoring.",
          api="max_candidates"),
-    Spec("scoring", "memory_limit", _c_memory, None, "int >= 1 (bytes)",
+    Spec("scoring", "memory_limit", _c_memory, None, "number >= 1 (bytes)",
          "Bytes the scoring walk may hold (default 8 GiB); over it the run stops before allocating, naming the "
          "variable, the level and the memory needed.", api="memory_limit"),
     Spec("scoring", "n_jobs", _c_n_jobs, None, "int >= 1 or -1",
