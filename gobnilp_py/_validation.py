@@ -60,6 +60,18 @@ __all__ = [
     "check_width",
     "check_names_for",
     "NAME_SEPARATORS",
+    "check_method",
+    "check_by",
+    "check_order",
+    "check_order_names",
+    "parse_order",
+    "check_score_name",
+    "check_palim",
+    "check_n_jobs",
+    "check_backend",
+    "check_memory_limit",
+    "check_lower_bound",
+    "BY_CHOICES",
 ]
 
 
@@ -381,3 +393,177 @@ def check_names_for(names: Iterable[str], formats: Iterable[str], *, where: str 
         if "jkl" in formats and nm.startswith("#"):
             raise ParameterError(f"variable name {show(nm)} starts with \"#\", which .jkl score files read as a "
                                  "comment; rename the variable")
+
+
+
+# ------------------------------------------------------- search and scoring choices
+#: ``by`` per task: how a collection is searched (``docs/enumeration.md``).
+BY_CHOICES: dict[str, tuple[str, ...]] = {"epsilon_set": ("auto", "class", "dag"), "kbest": ("dag", "class")}
+
+_TASK_TEXT = {"optimum": "an optimal network", "epsilon_set": "every network within a Bayes factor",
+              "kbest": "the k best networks"}
+
+
+def check_method(value: Any, name: str | None = "method", task: str | None = None) -> str:
+    """A search method of the registry (:mod:`gobnilp_py.solve.methods`), or ``"auto"``.
+
+    The names are read from the registry each time (never a copy), so a
+    method added there is accepted here, by the config and by the command line
+    at once.  With ``task`` (``"optimum"``, ``"epsilon_set"``, ``"kbest"``) a
+    method that cannot perform it is refused, naming those that can.
+
+    Examples
+    --------
+    >>> check_method("ilp", task="optimum")
+    'ilp'
+    """
+    from .solve.methods import method_names
+
+    every = method_names()
+    if isinstance(value, str) and task is not None and value in every and value not in method_names(task):
+        raise _fail(f"{show(value)} cannot compute {_TASK_TEXT[task]}; methods that can: "
+                    f"{', '.join(method_names(task))}", name)
+    return check_choice(value, name, every)
+
+
+def check_by(value: Any, name: str | None = "by", task: str = "epsilon_set") -> str:
+    """How a collection is searched: ``"auto"``, ``"class"`` or ``"dag"`` (k-best: ``"dag"`` or ``"class"``)."""
+    return check_choice(value, name, BY_CHOICES[task])
+
+
+def parse_order(text: Any, name: str | None = "--order") -> list[str]:
+    """``"a,b,c"`` (the command line's spelling of an order) -> ``["a", "b", "c"]``."""
+    if not isinstance(text, str):
+        raise _fail(f"must be comma-separated variable names, got {show(text)}", name, type_error=True)
+    items = [t.strip() for t in text.split(",")]
+    if not text.strip() or any(not t for t in items):
+        raise _fail(f"must be comma-separated variable names (every variable once), got {show(text)}", name)
+    return items
+
+
+def check_order(value: Any, name: str | None = "order", *, allow_none: bool = True) -> list[Any] | None:
+    """The form of a variable order: a list of variable names (or column indices), at least one.
+
+    Whether it lists every variable of the data exactly once is checked by
+    :func:`check_order_names` once the data are known.
+    """
+    if value is None and allow_none:
+        return None
+    want = "a list of variable names, first to last"
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) and type(value).__name__ != "ndarray":
+        raise _fail(f"must be {want}, got {show(value)}", name, type_error=True)
+    items = list(value)
+    if not items:
+        raise _fail(f"must be {want} (every variable once), got []", name)
+    for v in items:
+        if not (isinstance(v, str) or _is_int(v)):
+            raise _fail(f"must be {want}, got {show(items)}", name, type_error=True)
+    return items
+
+
+def check_order_names(order: Any, names: Sequence[str], name: str | None = "order") -> tuple[int, ...]:
+    """Column indices of ``order``, which must name every variable of ``names`` exactly once.
+
+    Items are variable names; an integer item is a column index (the API
+    accepts those; configs and the command line name variables).  A string
+    that is not a name is not read as an index.
+
+    Raises
+    ------
+    ParameterError
+        One line naming the unknown, repeated or missing variables.
+    """
+    items = check_order(order, name, allow_none=False)
+    index = {str(nm): i for i, nm in enumerate(names)}
+    n = len(names)
+    out: list[int] = []
+    for v in items:  # type: ignore[union-attr]
+        if _is_int(v):
+            i = int(v)
+            if not 0 <= i < n:
+                raise _fail(f"has column index {i}, outside 0..{n - 1}", name)
+        elif v in index:
+            i = index[v]
+        else:
+            raise _fail(f"names unknown variable {show(v)}{suggest(v, names, quote=True)}; the variables are "
+                        f"{', '.join(show(x) for x in list(names)[:12])}{' ...' if n > 12 else ''}", name)
+        out.append(i)
+    seen: set[int] = set()
+    for i in out:
+        if i in seen:
+            raise _fail(f"lists variable {show(names[i])} twice", name)
+        seen.add(i)
+    if len(out) != n:
+        missing = [str(names[i]) for i in range(n) if i not in seen]
+        raise _fail(f"must list every variable once; missing: {', '.join(show(m) for m in missing[:8])}"
+                    f"{' ...' if len(missing) > 8 else ''}", name)
+    return tuple(out)
+
+
+def check_score_name(value: Any, name: str | None = "score") -> str:
+    """A registered local score (:func:`gobnilp_py.scoring.score_names`, any case, or an alias) -> its canonical name."""
+    from .scoring.local_scores import SCORE_ALIASES, score_names
+
+    names = score_names()
+    if isinstance(value, str):
+        key = value.strip().lower()
+        for canon in names:
+            if canon.lower() == key:
+                return canon
+        if SCORE_ALIASES.get(key) in names:
+            return SCORE_ALIASES[key]
+    return check_choice(value, name, names, fold=True)
+
+
+def check_palim(value: Any, name: str | None = "palim") -> int | str | None:
+    """``None`` (no limit), an integer >= 0, or ``"auto"`` (the parent-count bound safe for ε)."""
+    if isinstance(value, str):
+        if value.strip().lower() == "auto":
+            return "auto"
+        raise _fail(f'must be an integer >= 0 or "auto", got {show(value)}', name)
+    if value is None:
+        return None
+    if not _is_int(value):
+        raise _fail(f'must be an integer >= 0 or "auto", got {show(value)}', name, type_error=True)
+    if int(value) < 0:
+        raise _fail(f'must be an integer >= 0 or "auto", got {int(value)}', name)
+    return int(value)
+
+
+def check_n_jobs(value: Any, name: str | None = "n_jobs") -> int | None:
+    """Worker processes: ``None`` or -1 (every core), or an integer >= 1."""
+    if value is None:
+        return None
+    if _is_int(value) and int(value) == -1:
+        return -1
+    if not _is_int(value):
+        raise _fail(f"must be an integer >= 1, or -1 (every core), got {show(value)}", name, type_error=True)
+    if int(value) < 1:
+        raise _fail(f"must be an integer >= 1, or -1 (every core), got {int(value)}", name)
+    return int(value)
+
+
+def _backends() -> tuple[str, ...]:
+    from .scoring.parallel import BACKENDS
+
+    return ("serial",) + tuple(b for b in BACKENDS if b != "serial")
+
+
+def check_backend(value: Any, name: str | None = "backend") -> str:
+    """Where scoring runs: ``"serial"`` (in-process), ``"processes"`` (local cores) or ``"dask"`` (a cluster)."""
+    return check_choice(value, name, _backends())
+
+
+def check_memory_limit(value: Any, name: str | None = "memory_limit") -> int | None:
+    """``None`` (the default budget) or a number of bytes >= 1 (``8e9`` is accepted; returned as an int)."""
+    v = check_number(value, name, lo=1.0, allow_none=True, unit="bytes")
+    return None if v is None else int(v)
+
+
+def check_lower_bound(value: Any, name: str | None = "lower_bound") -> float | str | None:
+    """``None`` (the global gap rule off), ``"auto"`` or a finite number (the score of some admissible DAG)."""
+    if isinstance(value, str):
+        if value == "auto":
+            return "auto"
+        raise _fail(f'must be a number or "auto", got {show(value)}', name, type_error=True)
+    return check_number(value, name, allow_none=True)

@@ -44,11 +44,21 @@ from pathlib import Path
 from typing import Any
 
 from ._validation import (
+    BY_CHOICES,
+    check_backend,
     check_bool,
+    check_by,
     check_choice,
     check_delimiter,
     check_int,
+    check_lower_bound,
+    check_memory_limit,
+    check_method,
+    check_n_jobs,
     check_number,
+    check_order,
+    check_palim,
+    check_score_name,
     check_str,
     show,
     suggest,
@@ -179,6 +189,56 @@ def _c_any(v: Any) -> Any:
     return v
 
 
+def _c_score(v: Any) -> str:
+    return check_score_name(v, None)
+
+
+def _c_palim(v: Any) -> Any:
+    return check_palim(v, None)
+
+
+def _c_memory(v: Any) -> Any:
+    return check_memory_limit(v, None)
+
+
+def _c_n_jobs(v: Any) -> Any:
+    return check_n_jobs(v, None)
+
+
+def _c_backend(v: Any) -> str:
+    return check_backend(v, None)
+
+
+def _c_lower_bound(v: Any) -> Any:
+    return check_lower_bound(v, None)
+
+
+def _c_method(v: Any) -> str:
+    return check_method(v, None)  # which job can use it is checked with the job (see _build)
+
+
+def _c_by(v: Any) -> str:
+    return check_choice(v, None, BY_CHOICES["epsilon_set"])  # kbest's narrower choice: checked with the job
+
+
+def _c_order(v: Any) -> list[Any]:
+    # Names (or column indices, as in the API); that it lists every variable once is checked once the
+    # data are read (gobnilp_py.output.job.check_before_work), before any work.
+    return check_order(v, None, allow_none=False)  # type: ignore[return-value]
+
+
+def _score_names_text() -> str:
+    from .scoring import score_names
+
+    return ", ".join(f'"{n}"' for n in score_names())
+
+
+def _method_names_text() -> str:
+    from .solve.methods import method_names
+
+    return ", ".join(f'"{n}"' for n in method_names())
+
+
 @dataclass(frozen=True)
 class Spec:
     """One config key: where it lives, how it is checked, its default and its Python keyword.
@@ -202,8 +262,6 @@ class Spec:
         return f"[{self.section}] {self.key}" if self.section else self.key
 
 
-_SCORE_NAMES = ("BIC", "BDeu", "AIC")
-
 SPECS: tuple[Spec, ...] = (
     Spec("", "title", _c_str(), None, "string", "Title of the study, shown in the report."),
     Spec("", "settings", _c_str(), None, "path",
@@ -216,18 +274,36 @@ SPECS: tuple[Spec, ...] = (
          'CSV field separator, one character or "tab" (default: guessed from the first line).', api="delimiter"),
     Spec("data", "arities", _c_arities, None, "list of int or table",
          "Declared numbers of states, in column order or by name (default: observed).", api="arities"),
-    Spec("scoring", "score", _c_str(_SCORE_NAMES, fold=True), "BIC", "string",
-         'Local score: "BIC", "BDeu" or "AIC" (natural log, higher is better).', api="score"),
+    Spec("scoring", "score", _c_score, "BIC", "string",
+         "Local score, one of the registered scores: " + _score_names_text() + " (any case; natural log, higher "
+         "is better).", api="score"),
     Spec("scoring", "ess", _c_num(0.0, strict=True), 1.0, "number > 0",
          "BDeu equivalent sample size (GOBNILP's alpha).", api="ess"),
-    Spec("scoring", "palim", _c_int(0), None, "int >= 0",
-         "Largest number of parents (default: no limit; the pruning bounds decide).", api="palim"),
+    Spec("scoring", "palim", _c_palim, None, 'int >= 0 or "auto"',
+         'Largest number of parents (default: no limit; the pruning bounds decide). "auto": per variable the '
+         "parent-count bound provably safe for the job's epsilon (BIC/AIC; other scores get no limit).",
+         api="palim"),
     Spec("scoring", "prune", _c_bool, True, "bool",
          "Prune parent sets safely for the job's epsilon (false keeps every set up to palim: slow).", api="prune"),
     Spec("scoring", "max_candidates", _c_int(1), None, "int >= 1",
          "Abort rather than score more than this many (child, parent set) pairs (default 10,000,000); "
          "a problem whose first level alone exceeds it is refused before scoring.",
          api="max_candidates"),
+    Spec("scoring", "memory_limit", _c_memory, None, "number >= 1 (bytes)",
+         "Bytes the scoring walk may hold (default 8 GiB); over it the run stops before allocating, naming the "
+         "variable, the level and the memory needed.", api="memory_limit"),
+    Spec("scoring", "n_jobs", _c_n_jobs, None, "int >= 1 or -1",
+         "Scoring worker processes (default: every core; 1: in-process). The table is the same whatever it is.",
+         api="n_jobs"),
+    Spec("scoring", "backend", _c_backend, None, "string",
+         'Where scoring runs: "serial" (in-process), "processes" (local cores; the default) or "dask" (a Dask '
+         'cluster at [scoring] scheduler; needs the "dask" extra).', api="backend"),
+    Spec("scoring", "scheduler", _c_str(), None, "string",
+         'The Dask scheduler address for backend = "dask", e.g. "tcp://host:8786".', api="scheduler"),
+    Spec("scoring", "lower_bound", _c_lower_bound, None, 'number or "auto"',
+         "Enables the global gap pruning rule: the score of some network admissible for the job (or \"auto\": a "
+         "quick heuristic network, skipped with constraints). Not with [search] order, where it is unsafe.",
+         api="lower_bound"),
     Spec("search", "job", _c_str(JOBS), "enumerate", "string",
          'What to do: "score" (a .jkl table), "learn" (the optimum), "enumerate" (every network within '
          'the Bayes factor) or "kbest" (the k best).'),
@@ -241,6 +317,25 @@ SPECS: tuple[Spec, ...] = (
          api="k", jobs=("kbest",)),
     Spec("search", "verbose", _c_bool, False, "bool", "Show SCIP's own log.", api="verbose",
          jobs=("learn", "enumerate", "kbest")),
+    Spec("search", "method", _c_method, "auto", "string",
+         "Search method, from the registry (gobnilp_py.solve.methods): " + _method_names_text() + ". A method "
+         "that cannot perform the job is refused, naming those that can. \"auto\" chooses, and the result "
+         "(stdout, result.json, the report) says which method ran and why.", api="method",
+         jobs=("learn", "enumerate", "kbest")),
+    Spec("search", "by", _c_by, None, "string",
+         '"class": search one network per Markov equivalence class and list the members (score-equivalent '
+         'scores; the ILP); "dag": every network searched; "auto" (enumerate\'s default): class when possible. '
+         'kbest takes "dag" (default) or "class".', api="by", jobs=("enumerate", "kbest")),
+    Spec("search", "verify", _c_bool, False, "bool",
+         "Cross-check with a second exact method (the same optimum, the same networks); a disagreement stops "
+         "the run with an error.", api="verify", jobs=("learn", "enumerate")),
+    Spec("search", "ties", _c_bool, True, "bool",
+         "kbest: also list every network tied with the k-th (false: exactly k, ties broken by network key).",
+         api="ties", jobs=("kbest",)),
+    Spec("search", "order", _c_order, None, "list of string",
+         "A variable order, every variable once, first to last: search only the networks whose arrows follow "
+         "it (the fixed-order search, exact under the order; method must be auto, no constraints).",
+         api="order", jobs=("learn", "enumerate")),
     Spec("constraints", "file", _c_str(), None, "path",
          "GOBNILP constraints file (x<-y, x->y, x-y, x->z<-y, ~ negates), merged with the inline keys.",
          api="constraints", is_path=True, jobs=("learn", "enumerate", "kbest")),
@@ -285,6 +380,67 @@ def _constraint_keys() -> tuple[str, ...]:
     from .constraints import structural
 
     return tuple(structural._KEYS)
+
+
+#: The [scoring] keys, all refused with a score table (it is already scored).
+_SCORING_KEYS = ("score", "ess", "palim", "prune", "max_candidates", "memory_limit", "n_jobs", "backend",
+                 "scheduler", "lower_bound")
+_TASK_OF_JOB = {"learn": "optimum", "enumerate": "epsilon_set", "kbest": "kbest"}
+#: [scoring] keys the fixed-order search honours (it scores from the data itself, without a table).
+_ORDER_SCORING = ("score", "ess", "palim", "n_jobs")
+
+
+def _check_search_choices(values: dict[str, dict[str, Any]], origins: Mapping[str, str],
+                          origin_of: Callable[[str, str], "_Origin"], job: str, is_table: bool) -> None:
+    """The checks of [search] and [scoring] keys that depend on the job or on each other."""
+    s, sc = values["search"], values["scoring"]
+    task = _TASK_OF_JOB.get(job)
+
+    def err(section: str, key: str, exc: ParameterError) -> ConfigError:
+        return origin_of(section, key).error(exc.problem)
+
+    if task is not None and "search.method" in origins:
+        try:
+            check_method(s["method"], None, task)
+        except ParameterError as exc:
+            raise err("search", "method", exc) from None
+    if job == "kbest" and "search.by" in origins:
+        try:
+            check_by(s["by"], None, "kbest")
+        except ParameterError as exc:
+            raise err("search", "by", exc) from None
+    backend = sc.get("backend")
+    if backend == "serial" and sc.get("n_jobs") not in (None, 1):
+        raise origin_of("scoring", "backend").error(
+            f'= "serial" scores in-process: [scoring] n_jobs must be 1 or not given, got {sc["n_jobs"]}')
+    if sc.get("scheduler") is not None and backend != "dask":
+        raise origin_of("scoring", "scheduler").error('needs [scoring] backend = "dask"')
+    if backend == "dask" and sc.get("scheduler") is None:
+        raise origin_of("scoring", "backend").error(
+            '= "dask" needs [scoring] scheduler (an address such as "tcp://host:8786")')
+    if s.get("order") is None:
+        return
+    if "search.method" in origins and s["method"] != "auto":
+        raise origin_of("search", "method").error(
+            f"= {_show(s['method'])} does not apply with [search] order: the order runs the fixed-order search "
+            "(method must be \"auto\"); give the order as tiers constraints to search it with another method")
+    if s.get("by") == "class":
+        raise origin_of("search", "by").error("= \"class\" does not apply with [search] order (the networks that "
+                                              "follow an order are not whole equivalence classes)")
+    if not is_table:
+        for key in _SCORING_KEYS:
+            if key not in _ORDER_SCORING and f"scoring.{key}" in origins:
+                raise origin_of("scoring", key).error(
+                    "does not apply with [search] order: the fixed-order search scores each node's parent sets "
+                    f"from the data itself (it takes {', '.join(_ORDER_SCORING)})")
+        if sc.get("palim") == "auto":
+            raise origin_of("scoring", "palim").error(
+                "= \"auto\" does not apply with [search] order; give an integer")
+        if job == "learn":
+            for key in ("bayes_factor", "epsilon"):
+                if f"search.{key}" in origins:
+                    raise origin_of("search", key).error(
+                        "does not apply to job \"learn\" with [search] order (no score table is pruned)")
 
 
 # ------------------------------------------------------------------ origins
@@ -381,7 +537,16 @@ class RunConfig:
     def scoring_kwargs(self) -> dict[str, Any]:
         """Keywords of :func:`gobnilp_py.score` (only those explicitly set when the input is a table)."""
         s = self.values["scoring"]
-        kw = {k: s[k] for k in ("score", "ess", "palim", "prune", "max_candidates") if s.get(k) is not None}
+        kw = {k: s[k] for k in _SCORING_KEYS if s.get(k) is not None}
+        return kw
+
+    def search_kwargs(self) -> dict[str, Any]:
+        """Keywords of the job's driver from [search]: method, by, verify, ties, order (only those that apply)."""
+        s = self.values["search"]
+        kw: dict[str, Any] = {}
+        for key in ("method", "by", "verify", "ties", "order"):
+            if s.get(key) is not None and self._applies("search", key):
+                kw[key] = s[key]
         return kw
 
     @property
@@ -811,7 +976,7 @@ def _build(layers: Sequence[_Layer], source: str, default_out: Path | None) -> R
     if is_table:
         if job == "score":
             raise origin_of("data", "path").error("is a score table (.jkl); job \"score\" needs data")
-        for key in ("score", "ess", "palim", "prune", "max_candidates"):
+        for key in _SCORING_KEYS:
             if f"scoring.{key}" in origins:
                 raise origin_of("scoring", key).error(
                     f"cannot apply: [data] path {dpath.name} is a score table, already scored")
@@ -822,8 +987,12 @@ def _build(layers: Sequence[_Layer], source: str, default_out: Path | None) -> R
         if "scoring.prune" in origins:
             raise origin_of("scoring", "prune").error(
                 "= false needs [scoring] palim: without pruning or a parent limit every parent set is scored")
+    _check_search_choices(values, origins, origin_of, job, is_table)
     scip = _check_scip(merged, job)
     inline, cons = _check_constraints(merged, cfile)
+    if s.get("order") is not None and cons is not None:
+        raise origin_of("search", "order").error("cannot be combined with [constraints] (the fixed-order search "
+                                                 "honours the order only); give the order as tiers instead")
     values["scip"] = scip
     values["constraints"] = dict(inline, **({"file": cfile} if cfile else {}))
     # 4. outputs
@@ -851,6 +1020,10 @@ def _build(layers: Sequence[_Layer], source: str, default_out: Path | None) -> R
         else:
             expanded.append(name)
     out["write"] = tuple(dict.fromkeys(expanded))
+    if s.get("order") is not None and not is_table and "jkl" in out["write"]:
+        raise origin_of("search", "order").error(
+            "searches the data without a score table, so there is no \"jkl\" to write; leave it out of "
+            "[output] write")
     if "bif" in out["write"] and str(values["data"]["path"]).lower().endswith(".jkl"):
         raise origin_of("output", "write").error(
             "asks for \"bif\", whose probability tables are fitted from the data; a .jkl score table has none")

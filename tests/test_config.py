@@ -69,11 +69,11 @@ BROKEN: dict[str, tuple[dict[str, str], list[str], str]] = {
                             "[constraints] required_arrows is invalid"),
     "bad constraints file": ({"c.toml": GOOD + '[constraints]\nfile = "bad.con"\n', "bad.con": "asia <=> tub\n"}, [],
                              "[constraints] file is invalid"),
-    "unknown score": ({"c.toml": GOOD + '[scoring]\nscore = "K2"\n'}, [],
-                      '[scoring] score must be one of "BIC", "BDeu", "AIC", got "K2"'),
+    "unknown score": ({"c.toml": GOOD + '[scoring]\nscore = "K3"\n'}, [],
+                      '[scoring] score must be one of "BIC", "AIC", "BDeu", "K2", "BDs", got "K3"'),
     "ess zero": ({"c.toml": GOOD + "[scoring]\ness = 0\n"}, [], "[scoring] ess must be a number > 0, got 0"),
-    "palim negative": ({"c.toml": GOOD + "[scoring]\npalim = -1\n"}, [], "[scoring] palim must be an integer >= 0, got -1"),
-    "palim fractional": ({"c.toml": GOOD + "[scoring]\npalim = 2.5\n"}, [], "palim must be an integer >= 0, got 2.5"),
+    "palim negative": ({"c.toml": GOOD + "[scoring]\npalim = -1\n"}, [], '[scoring] palim must be an integer >= 0 or "auto", got -1'),
+    "palim fractional": ({"c.toml": GOOD + "[scoring]\npalim = 2.5\n"}, [], 'palim must be an integer >= 0 or "auto", got 2.5'),
     "prune off without palim": ({"c.toml": GOOD + "[scoring]\nprune = false\n"}, [],
                                 "[scoring] prune = false needs [scoring] palim"),
     "delimiter too long": ({"c.toml": GOOD.replace("[data]\n", '[data]\ndelimiter = ";;"\n')}, [],
@@ -121,7 +121,7 @@ BROKEN: dict[str, tuple[dict[str, str], list[str], str]] = {
                                    "g.set:1: gobnilp/scoring/prunegap = 1.5 > 0 would prune"),
     "settings BGe": ({"g.set": 'gobnilp/scoring/score_type = "BGe"\n'}, ["--data", ASIA], "continuous data"),
     "settings palim type": ({"g.set": "# comment\ngobnilp/scoring/palim = abc\n"}, ["--data", ASIA],
-                            'g.set:2: gobnilp/scoring/palim ([scoring] palim) must be an integer >= 0, got "abc"'),
+                            'g.set:2: gobnilp/scoring/palim ([scoring] palim) must be an integer >= 0 or "auto", got "abc"'),
     "settings unterminated string": ({"g.set": 'gobnilp/scoring/score_type = "BDeu\n'}, ["--data", ASIA],
                                      "g.set:1: gobnilp/scoring/score_type has an unterminated string"),
     "settings without data": ({"g.set": "gobnilp/scoring/palim = 2\n"}, [], "[data] path is required (or give --data FILE)"),
@@ -190,7 +190,9 @@ def test_settings_mapping_and_prunegap_sign(tmp_path, caplog):
         cfg = load_config(s, data=ASIA)
     v = cfg.values
     assert cfg.job == "enumerate"
-    assert v["scoring"] == {"score": "BDeu", "ess": 2.0, "palim": 2, "prune": True, "max_candidates": None}
+    assert v["scoring"] == {"score": "BDeu", "ess": 2.0, "palim": 2, "prune": True, "max_candidates": None,
+                            "memory_limit": None, "n_jobs": None, "backend": None, "scheduler": None,
+                            "lower_bound": None}
     assert v["search"]["epsilon"] == 2.5 and cfg.epsilon == 2.5  # prunegap = -ln(BF) -> epsilon = ln(BF)
     assert v["limits"]["time_limit"] == 30.0 and v["limits"]["max_networks"] == 1000
     assert v["scip"] == {"separating/maxrounds": 3}

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ._options import add_common_options, add_data_options, add_force, add_scoring_options, add_time_limit, \
-    load_table_or_data, scoring_kwargs
+from ._options import add_common_options, add_data_options, add_force, add_method_options, add_scoring_options, \
+    add_time_limit, check_order_flag, load_table_or_data, method_kwargs, scoring_kwargs
 
 __all__ = ["register", "write_collection"]
 
@@ -29,12 +29,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--epsilon", type=float, help="score gap, epsilon = ln BF (>= 0)")
     p.add_argument("--max-networks", type=int, default=150_000,
                    help="stop after this many networks (result labelled INCOMPLETE; default 150000)")
+    add_method_options(p, "enumerate")
     p.set_defaults(func=run_enumerate)
 
     k = sub.add_parser("kbest", help="the k best networks, provably",
                        description="Find the k highest-scoring networks, best first (ties in canonical order).")
     _common(k)
     k.add_argument("-k", "--k", dest="k", type=int, required=True, help="number of networks")
+    add_method_options(k, "kbest")
     k.set_defaults(func=run_kbest)
 
 
@@ -51,16 +53,18 @@ def _common(p: argparse.ArgumentParser) -> None:
     add_common_options(p)
 
 
-def _prepare(args: argparse.Namespace) -> tuple[object, dict]:
+def _prepare(args: argparse.Namespace, command: str) -> tuple[object, dict]:
     """Checks that need no work (flags, the output folder), then the data; the keyword arguments of the driver."""
     from .._validation import check_names_for, check_time_limit
     from ..errors import ConfigError, ParameterError
     from ..output.folder import check_output_folder
 
     args.time_limit = check_time_limit(args.time_limit, "--time-limit")
+    search = method_kwargs(args, command)
     if args.output_dir:
         check_output_folder(Path(args.output_dir), force=args.force)
     source = load_table_or_data(args, args.data)
+    check_order_flag(search, source)
     if args.output_dir:
         try:
             check_names_for(source.names, ["modelstring"], where="networks.csv")  # type: ignore[attr-defined]
@@ -71,6 +75,7 @@ def _prepare(args: argparse.Namespace) -> tuple[object, dict]:
     kw.pop("epsilon", None)
     if args.constraints:
         kw["constraints"] = args.constraints
+    kw.update(search)
     return source, kw
 
 
@@ -85,7 +90,7 @@ def run_enumerate(args: argparse.Namespace) -> int:
         raise ParameterError(exc.problem, {"bayes_factor": "--bf", "epsilon": "--epsilon"}.get(exc.name or "",
                                                                                                  exc.name)) from None
     check_max_networks(args.max_networks, "--max-networks")
-    source, kw = _prepare(args)
+    source, kw = _prepare(args, "enumerate")
     from ..progress import Progress
 
     with Progress.for_terminal((), quiet=args.quiet) as progress:
@@ -99,7 +104,7 @@ def run_kbest(args: argparse.Namespace) -> int:
     from .._validation import check_positive_int
 
     check_positive_int(args.k, "-k")
-    source, kw = _prepare(args)
+    source, kw = _prepare(args, "kbest")
     from ..progress import Progress
 
     with Progress.for_terminal((), quiet=args.quiet) as progress:

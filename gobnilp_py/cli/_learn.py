@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from ._options import add_common_options, add_data_options, add_scoring_options, add_time_limit, \
-    load_table_or_data, scoring_kwargs
+from ._options import add_common_options, add_data_options, add_method_options, add_scoring_options, \
+    add_time_limit, check_order_flag, load_table_or_data, method_kwargs, scoring_kwargs
 
 __all__ = ["register"]
 
@@ -23,6 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_time_limit(p)
     p.add_argument("--gap", type=float, default=None,
                    help="relative gap at which to stop (default 0: prove optimality)")
+    add_method_options(p, "learn")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_common_options(p)
     p.set_defaults(func=run)
@@ -37,15 +38,20 @@ def run(args: argparse.Namespace) -> int:
 
     time_limit = check_time_limit(args.time_limit, "--time-limit")
     gap = check_gap(args.gap, "--gap") if args.gap is not None else 0.0
+    search = method_kwargs(args, "learn")
     source = load_table_or_data(args, args.data)
+    check_order_flag(search, source)
     cons = StructuralConstraints.from_file(args.constraints) if args.constraints else None
     kw = scoring_kwargs(args) if not hasattr(source, "families") else {}
+    if "order" in search:  # the fixed-order search takes no gap and no constraints: pass only those given
+        gap = gap or None
     from ..progress import Progress
 
     with Progress.for_terminal((), quiet=args.quiet) as progress:
-        net = learn(source, constraints=cons, time_limit=time_limit, gap=gap, progress=progress, **kw)
+        net = learn(source, constraints=cons, time_limit=time_limit, gap=gap, progress=progress, **search, **kw)
     if args.json:
-        print(dumps({**net.to_dict(), **labels(net)}))
+        print(dumps({**net.to_dict(), **labels(net), "method": net.stats.get("method"),
+                     "method_reason": net.stats.get("method_reason"), "verified_by": net.stats.get("verified_by")}))
     else:
         print_notes(net)
         if net.status != "infeasible":

@@ -28,6 +28,9 @@ __all__ = [
     "add_scoring_options",
     "add_time_limit",
     "add_force",
+    "add_method_options",
+    "method_kwargs",
+    "check_order_flag",
     "load_table_or_data",
     "scoring_kwargs",
     "check_flag",
@@ -42,7 +45,11 @@ TIME_LIMIT_HELP = ("wall-clock seconds for the whole command (reading, scoring a
 #: Flags that need data; refused with a .jkl input (attribute -> flag).
 _DATA_FLAGS = {"header": "--no-header", "delimiter": "--delimiter", "arities": "--arities"}
 _SCORING_FLAGS = {"score": "--score", "ess": "--ess", "palim": "--palim", "prune": "--no-prune",
-                  "max_candidates": "--max-candidates"}
+                  "max_candidates": "--max-candidates", "memory_limit": "--memory-limit", "n_jobs": "--n-jobs",
+                  "backend": "--backend", "scheduler": "--scheduler", "lower_bound": "--lower-bound"}
+#: Scoring keyword -> flag, for the keywords the scorer takes (passed on only when given).
+_SCORING_KEYS = ("score", "ess", "palim", "prune", "bayes_factor", "epsilon", "memory_limit", "n_jobs", "backend",
+                 "scheduler", "lower_bound")
 
 
 def add_common_options(p: argparse.ArgumentParser) -> None:
@@ -74,13 +81,34 @@ def add_data_options(p: argparse.ArgumentParser) -> None:
                    help="declared arities, comma separated in column order (default: observed)")
 
 
+def _score_help() -> str:
+    from ..scoring import score_names
+
+    return f"local score: {', '.join(score_names())} (any case; default BIC)"
+
+
 def add_scoring_options(p: argparse.ArgumentParser, *, epsilon: bool = True) -> None:
-    """Local score and pruning flags."""
-    p.add_argument("--score", default=None, help="local score: BIC, BDeu or AIC (default BIC)")
+    """Local score, pruning and scoring-execution flags (the ``[scoring]`` keys of a config)."""
+    p.add_argument("--score", default=None, help=_score_help())
     p.add_argument("--ess", type=float, default=None, help="BDeu equivalent sample size (default 1)")
-    p.add_argument("--palim", type=int, default=None, help="maximum number of parents (default: no limit)")
+    p.add_argument("--palim", default=None,
+                   help='maximum number of parents, or "auto": per variable the parent-count bound provably safe '
+                        "for the gap (BIC/AIC; default: no limit)")
     p.add_argument("--no-prune", dest="prune", action="store_const", const=False, default=None,
                    help="keep every parent set up to --palim (slow; for checking)")
+    p.add_argument("--memory-limit", type=int, default=None, metavar="BYTES",
+                   help="bytes the scoring walk may hold (default 8 GiB); a run over it is refused before "
+                        "allocating, naming the variable, level and memory needed")
+    p.add_argument("--n-jobs", type=int, default=None,
+                   help="scoring worker processes (default: every core; 1: in-process)")
+    p.add_argument("--backend", default=None,
+                   help='where scoring runs: "serial" (in-process), "processes" (local cores, the default) or '
+                        '"dask" (a cluster; needs --scheduler and the dask extra)')
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help='Dask scheduler address for --backend dask, e.g. "tcp://host:8786"')
+    p.add_argument("--lower-bound", default=None,
+                   help='enable the global gap pruning rule: the score of some admissible network, or "auto" (a '
+                        "quick heuristic network; ignored with constraints; refused with --order)")
     if epsilon:
         g = p.add_mutually_exclusive_group()
         g.add_argument("--bf", type=float, default=None, dest="bayes_factor",
@@ -94,17 +122,50 @@ def check_flag(check: Any, value: Any, flag: str, **kw: Any) -> Any:
     return check(value, flag, **kw)
 
 
+def _int_text(value: str | None) -> int | str | None:
+    """A flag's text as an int when it is one (so the shared check sees a number), else unchanged."""
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        return value
+
+
+def _float_text(value: str | None) -> float | str | None:
+    if value is None or value == "auto":
+        return value
+    try:
+        return float(value)
+    except ValueError:
+        return value
+
+
 def _check_scoring_flags(args: argparse.Namespace) -> None:
-    from .._validation import check_bayes_factor_epsilon, check_choice, check_nonnegative_int, check_positive_number
+    from .._validation import (check_backend, check_bayes_factor_epsilon, check_lower_bound, check_memory_limit,
+                               check_n_jobs, check_palim, check_positive_number, check_score_name)
 
     if getattr(args, "score", None) is not None:
-        from ..scoring import SCORES
-
-        args.score = check_choice(args.score, "--score", list(SCORES), fold=True)
+        args.score = check_score_name(args.score, "--score")
     if getattr(args, "ess", None) is not None:
         check_positive_number(args.ess, "--ess")
     if getattr(args, "palim", None) is not None:
-        check_nonnegative_int(args.palim, "--palim")
+        args.palim = check_palim(_int_text(args.palim), "--palim")
+    if getattr(args, "memory_limit", None) is not None:
+        check_memory_limit(args.memory_limit, "--memory-limit")
+    if getattr(args, "n_jobs", None) is not None:
+        check_n_jobs(args.n_jobs, "--n-jobs")
+    if getattr(args, "backend", None) is not None:
+        args.backend = check_backend(args.backend, "--backend")
+        if args.backend == "serial" and getattr(args, "n_jobs", None) not in (None, 1):
+            raise ParameterError(f'--backend "serial" scores in-process: --n-jobs must be 1 or not given, got '
+                                 f"{args.n_jobs}")
+    if getattr(args, "scheduler", None) is not None and getattr(args, "backend", None) != "dask":
+        raise ParameterError("--scheduler (a Dask scheduler address) needs --backend dask")
+    if getattr(args, "backend", None) == "dask" and getattr(args, "scheduler", None) is None:
+        raise ParameterError('--backend "dask" needs --scheduler (an address such as "tcp://host:8786")')
+    if getattr(args, "lower_bound", None) is not None:
+        args.lower_bound = check_lower_bound(_float_text(args.lower_bound), "--lower-bound")
     bf, eps = getattr(args, "bayes_factor", None), getattr(args, "epsilon", None)
     try:
         check_bayes_factor_epsilon(bf, eps)
@@ -116,7 +177,7 @@ def _check_scoring_flags(args: argparse.Namespace) -> None:
 def scoring_kwargs(args: argparse.Namespace) -> dict[str, object]:
     """The scoring keyword arguments named by the flags (only those given)."""
     kw: dict[str, object] = {}
-    for key in ("score", "ess", "palim", "prune", "bayes_factor", "epsilon"):
+    for key in _SCORING_KEYS:
         value = getattr(args, key, None)
         if value is not None:
             kw[key] = value
@@ -176,7 +237,71 @@ def load_table_or_data(args: argparse.Namespace, path: str, *, table_ok: bool = 
     if getattr(args, "palim", None) != 0:
         from ..scoring import DEFAULT_MAX_CANDIDATES
 
-        check_width(data.n, palim=getattr(args, "palim", None),
+        palim = getattr(args, "palim", None)
+        check_width(data.n, palim=palim if isinstance(palim, int) else None,
                     max_candidates=getattr(args, "max_candidates", None) or DEFAULT_MAX_CANDIDATES,
                     n_constant=int((data.arities <= 1).sum()), source=path)
     return data
+
+
+# ------------------------------------------------------------------ search flags
+_TASK_OF = {"learn": "optimum", "enumerate": "epsilon_set", "kbest": "kbest"}
+
+
+def add_method_options(p: argparse.ArgumentParser, command: str) -> None:
+    """``--method`` (and, where the API takes them, ``--verify``, ``--by``, ``--order``, ``--no-ties``).
+
+    The method names come from the registry (:mod:`gobnilp_py.solve.methods`)
+    when the help is shown and when the value is checked, never from a copy.
+    """
+    from ..solve.methods import method_names
+
+    task = _TASK_OF[command]
+    p.add_argument("--method", default=None,
+                   help=f"search method: {', '.join(method_names(task))} (default auto: the result says which "
+                        "method ran and why)")
+    if command in ("learn", "enumerate"):
+        p.add_argument("--verify", action="store_true", default=None,
+                       help="cross-check with a second exact method; an error if they disagree")
+        p.add_argument("--order", default=None, metavar="A,B,C",
+                       help="a variable order, every variable once, first to last: search only the networks "
+                            "whose arrows follow it (the fixed-order search, exact under the order)")
+    if command in ("enumerate", "kbest"):
+        from .._validation import BY_CHOICES
+
+        choices = BY_CHOICES[task]
+        p.add_argument("--by", default=None,
+                       help=f"{' | '.join(choices)}: \"class\" searches one network per Markov equivalence class "
+                            "and lists the members (score-equivalent scores, method ilp), \"dag\" every network"
+                            + (" (default auto: class when possible)" if "auto" in choices else " (default dag)"))
+    if command == "kbest":
+        p.add_argument("--no-ties", dest="ties", action="store_const", const=False, default=None,
+                       help="exactly k networks (ties at the k-th place broken by network key); by default every "
+                            "network tied with the k-th is also listed")
+
+
+def method_kwargs(args: argparse.Namespace, command: str) -> dict[str, object]:
+    """The driver keywords named by the search flags (only those given), checked with the shared vocabulary."""
+    from .._validation import check_by, check_method, parse_order
+
+    task = _TASK_OF[command]
+    kw: dict[str, object] = {}
+    if getattr(args, "method", None) is not None:
+        kw["method"] = check_method(args.method, "--method", task)
+    if getattr(args, "by", None) is not None:
+        kw["by"] = check_by(args.by, "--by", task)
+    if getattr(args, "verify", None):
+        kw["verify"] = True
+    if getattr(args, "order", None) is not None:
+        kw["order"] = parse_order(args.order, "--order")
+    if getattr(args, "ties", None) is not None:
+        kw["ties"] = args.ties
+    return kw
+
+
+def check_order_flag(search: dict[str, object], source: object) -> None:
+    """With ``--order``, check it names every variable of the input once (one line naming ``--order``)."""
+    if "order" in search:
+        from .._validation import check_order_names
+
+        check_order_names(search["order"], source.names, "--order")  # type: ignore[attr-defined]

@@ -20,7 +20,8 @@ from typing import Any
 
 from ..errors import NetworkError
 
-__all__ = ["exit_code", "is_interrupted", "display", "gobnilp_display", "say_infeasible", "print_notes", "PROG"]
+__all__ = ["exit_code", "is_interrupted", "display", "gobnilp_display", "say_infeasible", "print_notes", "PROG",
+           "method_line"]
 
 PROG = "gobnilp-py"
 
@@ -51,12 +52,26 @@ def say_infeasible(result: Any) -> None:
         print(f"{PROG}: infeasible: no network satisfies the constraints and the score table", file=sys.stderr)
 
 
+def method_line(result: Any) -> str | None:
+    """``method: NAME (why it was chosen); verified by OTHER`` for a search result, ``None`` for a score table."""
+    stats = getattr(result, "stats", None) or {}
+    name = getattr(result, "method", None) or stats.get("method")
+    if not name:
+        return None
+    why = stats.get("method_reason")
+    verified = stats.get("verified_by")
+    return f"method: {name}" + (f" ({why})" if why else "") + (f"; verified by {verified}" if verified else "")
+
+
 def print_notes(result: Any) -> None:
-    """The guarantee and every caveat, each as a ``#`` line on stdout (the head of every result shown)."""
+    """The guarantee, every caveat and the method that ran (and why), each as a ``#`` line on stdout."""
     from ..output.writers import notes_of
 
     for note in notes_of(result):
         print(f"# {' '.join(note.split())}")
+    line = method_line(result)
+    if line:
+        print(f"# {' '.join(line.split())}")
 
 
 def display(net: Any) -> str:

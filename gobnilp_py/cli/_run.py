@@ -33,6 +33,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--epsilon", type=float, default=None, help="override [search] epsilon (= ln BF)")
     p.add_argument("-k", "--k", dest="k", type=int, default=None, help="override [search] k")
     p.add_argument("--score", default=None, help="override [scoring] score")
+    p.add_argument("--method", default=None,
+                   help="override [search] method (a method of the registry, or auto; see 'learn --help')")
+    p.add_argument("--by", default=None, help="override [search] by (auto, class or dag)")
+    p.add_argument("--verify", action="store_const", const=True, default=None,
+                   help="override [search] verify: cross-check with a second exact method")
+    p.add_argument("--order", default=None, metavar="A,B,C",
+                   help="override [search] order: comma-separated variable names, every variable once")
     p.add_argument("--time-limit", type=float, default=None,
                    help="override [limits] time_limit: " + TIME_LIMIT_HELP)
     p.add_argument("--max-networks", type=int, default=None, help="override [limits] max_networks")
@@ -55,7 +62,9 @@ def _overrides(args: argparse.Namespace) -> list[tuple]:
     out: list[tuple] = []
     flags = [("job", "search", "job", "--job"), ("bayes_factor", "search", "bayes_factor", "--bf"),
              ("epsilon", "search", "epsilon", "--epsilon"), ("k", "search", "k", "-k"),
-             ("score", "scoring", "score", "--score"), ("time_limit", "limits", "time_limit", "--time-limit"),
+             ("score", "scoring", "score", "--score"), ("method", "search", "method", "--method"),
+             ("by", "search", "by", "--by"), ("verify", "search", "verify", "--verify"),
+             ("time_limit", "limits", "time_limit", "--time-limit"),
              ("max_networks", "limits", "max_networks", "--max-networks"),
              ("output_dir", "output", "dir", "--output-dir"), ("report", "output", "report_format", "--report"),
              ("force", "output", "force", "--force")]
@@ -63,6 +72,10 @@ def _overrides(args: argparse.Namespace) -> list[tuple]:
         value = getattr(args, attr)
         if value is not None:
             out.append((section, key, value, flag))
+    if args.order is not None:
+        from .._validation import parse_order
+
+        out.append(("search", "order", parse_order(args.order, "--order"), "--order"))
     if args.write is not None:
         out.append(("output", "write", [w.strip() for w in args.write.split(",") if w.strip()], "--write"))
     for text in args.sets:
@@ -73,7 +86,7 @@ def _overrides(args: argparse.Namespace) -> list[tuple]:
 
 def run(args: argparse.Namespace) -> int:
     from ..config import load_config
-    from ..output.job import phases_for, run_job
+    from ..output.job import phases_of, run_job
     from ..progress import Progress
     from ._results import exit_code, say_infeasible
 
@@ -83,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         where = f", writing {', '.join(cfg.outputs)} to {cfg.output_dir}" if cfg.output_dir else ""
         print(f"{args.config}: OK: job {cfg.job} on {cfg.data_path}{where}")
         return 0
-    progress = Progress.for_terminal(phases_for(cfg.job, cfg.outputs), quiet=quiet,
+    progress = Progress.for_terminal(phases_of(cfg), quiet=quiet,
                                      time_limit=cfg.values["limits"]["time_limit"])
     res = run_job(cfg, progress)
     _summary(res, quiet)

@@ -50,7 +50,10 @@ def run(args: argparse.Namespace) -> int:
     from ..progress import Progress
 
     with Progress.for_terminal((), quiet=args.quiet) as progress:
-        table = score(data, progress=progress, **scoring_kwargs(args))
+        # The shared checks and normalisation of the drivers (backend "serial" is processes with n_jobs=1).
+        from ..solve.inputs import check_scoring_options
+
+        table = score(data, progress=progress, **check_scoring_options(scoring_kwargs(args)))
     elapsed = time.perf_counter() - t0
     try:
         table.to_jkl(out)

@@ -44,7 +44,7 @@ from . import writers as W
 from .folder import StagedFolder
 from .report import ReportData, render_html, render_markdown
 
-__all__ = ["RunResult", "run", "run_job", "phases_for"]
+__all__ = ["RunResult", "run", "run_job", "phases_for", "phases_of"]
 
 log = logging.getLogger("gobnilp_py")
 
@@ -113,16 +113,25 @@ class RunResult:
         return W.jsonable(d)
 
 
-def phases_for(job: str, outputs: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """The phases a job goes through, in order (``drawing`` when ``outputs`` name a picture)."""
+def phases_for(job: str, outputs: tuple[str, ...] = (), *, scoring: bool = True) -> tuple[str, ...]:
+    """The phases a job goes through, in order (``drawing`` when ``outputs`` name a picture).
+
+    ``scoring=False``: the run builds no score table (a search under ``[search] order`` from data).
+    """
     draw = ("drawing",) if any(o in PICTURES for o in outputs) else ()
+    score = ("scoring",) if scoring else ()
     if job == "score":
         return ("reading", "scoring", "writing")
     if job == "kbest":
         return ("reading", "solving", "summarising", *draw, "writing")
     if job == "learn":
-        return ("reading", "scoring", "solving", *draw, "writing")
-    return ("reading", "scoring", "solving", "summarising", *draw, "writing")
+        return ("reading", *score, "solving", *draw, "writing")
+    return ("reading", *score, "solving", "summarising", *draw, "writing")
+
+
+def phases_of(cfg: RunConfig) -> tuple[str, ...]:
+    """:func:`phases_for` a validated config."""
+    return phases_for(cfg.job, cfg.outputs, scoring=not (_ordered(cfg) and not cfg.is_score_table))
 
 
 def _inputs(res: RunResult) -> dict[str, Any]:
@@ -155,13 +164,15 @@ def run(config: RunConfig | str | os.PathLike[str], *, progress: Progress | None
         config = load_config(config, _overrides(overrides))
     elif overrides:
         raise TypeError("keyword overrides need a config path, not a RunConfig")
-    return run_job(config, progress or Progress(phases_for(config.job, config.outputs), enabled=False))
+    return run_job(config, progress or Progress(phases_of(config), enabled=False))
 
 
 _KW_SECTION = {"bayes_factor": "search", "epsilon": "search", "k": "search", "job": "search",
+               "method": "search", "by": "search", "verify": "search", "ties": "search", "order": "search",
                "time_limit": "limits", "max_networks": "limits", "gap": "limits", "score": "scoring",
-               "ess": "scoring", "palim": "scoring", "prune": "scoring", "output_dir": "output",
-               "write": "output", "force": "output", "path": "data"}
+               "ess": "scoring", "palim": "scoring", "prune": "scoring", "memory_limit": "scoring",
+               "n_jobs": "scoring", "backend": "scoring", "scheduler": "scoring", "lower_bound": "scoring",
+               "output_dir": "output", "write": "output", "force": "output", "path": "data"}
 
 
 def _overrides(kw: dict[str, Any]) -> list[tuple[str, str, Any, str]]:
@@ -203,25 +214,39 @@ def _score(cfg: RunConfig, ds: Any, progress: Any = None) -> Any:
     return table
 
 
+def _ordered(cfg: RunConfig) -> bool:
+    """True for a learn/enumerate run under ``[search] order`` (searched from the data, without a table)."""
+    return cfg.values["search"].get("order") is not None and cfg.job in ("learn", "enumerate")
+
+
 def _solve(cfg: RunConfig, ds: Any, table: Any, progress: Any = None) -> Any:
     from ..solve import enumerate_networks, kbest, learn
 
     s, lim = cfg.values["search"], cfg.values["limits"]
     common: dict[str, Any] = {"constraints": cfg.constraints, "time_limit": lim["time_limit"],
-                              "params": cfg.scip_params or None, "verbose": s["verbose"]}
+                              "params": cfg.scip_params or None, "verbose": s["verbose"], **cfg.search_kwargs()}
+    source = table if ds is None else ds
+    if _ordered(cfg):
+        # The fixed-order search reads the data itself; the config already refused what it cannot take.
+        from ..solve.ordered import ORDER_SCORING_OPTIONS
+
+        extra = {k: v for k, v in cfg.scoring_kwargs().items() if k in ORDER_SCORING_OPTIONS} if ds is not None else {}
+        if cfg.job == "learn":
+            return learn(source, **common, **extra)
+        return enumerate_networks(source, epsilon=cfg.epsilon, max_networks=lim["max_networks"], progress=progress,
+                                  **common, **extra)
     if cfg.job == "learn":
         return learn(table, gap=lim["gap"], **common)
     if cfg.job == "enumerate":
         return enumerate_networks(table, epsilon=cfg.epsilon, max_networks=lim["max_networks"], progress=progress,
                                   **common)
-    source = table if ds is None else ds
     scoring = cfg.scoring_kwargs() if ds is not None else {}
     return kbest(source, s["k"], **common, **scoring)
 
 
 def _execute(cfg: RunConfig, progress: Progress, ds: Any, table: Any) -> tuple[Any, Any]:
     """Scoring and solving: the work.  Returns (result, table)."""
-    if ds is not None and cfg.job != "kbest":
+    if ds is not None and cfg.job != "kbest" and not _ordered(cfg):
         with progress.phase("scoring", f"{cfg.values['scoring']['score']} on {ds.N} rows x {ds.n} variables"
                             + (f", safe for epsilon {cfg.epsilon:.4g}" if cfg.epsilon else "")):
             table = _score(cfg, ds, progress)
@@ -255,6 +280,14 @@ def check_before_work(cfg: RunConfig, ds: Any, table: Any) -> None:
     names = ds.names if ds is not None else table.names
     if cfg.constraints is not None:
         cfg.constraints.validate(names)
+    order = cfg.values["search"].get("order")
+    if order is not None and cfg.job in ("learn", "enumerate"):
+        from .._validation import check_order_names
+
+        try:
+            check_order_names(order, names, None)
+        except ParameterError as exc:
+            raise ConfigError(f"{cfg.source}: [search] order {exc.problem}") from None
     for out in cfg.outputs:
         formats = _NAME_FORMATS.get(out, ())
         if cfg.job == "score" and out == "report":
@@ -269,7 +302,7 @@ def check_before_work(cfg: RunConfig, ds: Any, table: Any) -> None:
 
         sc = cfg.values["scoring"]
         mc = sc.get("max_candidates") or DEFAULT_MAX_CANDIDATES
-        check_width(ds.n, palim=sc.get("palim"), max_candidates=mc,
+        check_width(ds.n, palim=sc.get("palim") if isinstance(sc.get("palim"), int) else None, max_candidates=mc,
                     n_constant=int((ds.arities <= 1).sum()), source=str(cfg.data_path))
 
 
@@ -314,12 +347,27 @@ def _results_rows(res: RunResult) -> dict[str, Any]:
     head = {"guarantee": notes[0], **({"caveats": "; ".join(notes[1:])} if notes[1:] else {})}
     if job == "score":
         return {**head, "candidate parent sets": len(r), "score": r.score_name, "pruned for epsilon": r.epsilon}
+    how = _method_rows(r)
     if job == "learn":
-        return {**head, "status": r.status, "score": r.score, "dual bound": r.dual_bound, "arrows": r.n_edges,
-                "model string": r.to_modelstring() if W.networks_of(r) else "none"}
-    return {**head, "OPT": r.opt, "epsilon": r.epsilon, "Bayes factor": r.bayes_factor, "networks": len(r),
+        return {**head, **how, "status": r.status, "score": r.score, "dual bound": r.dual_bound,
+                "arrows": r.n_edges, "model string": r.to_modelstring() if W.networks_of(r) else "none"}
+    return {**head, **how, "OPT": r.opt, "epsilon": r.epsilon, "Bayes factor": r.bayes_factor, "networks": len(r),
             "equivalence classes": r.n_mecs, "complete": r.complete, "reason": r.reason,
             "networks just below the boundary (excluded)": r.near_boundary}
+
+
+def _method_rows(r: Any) -> dict[str, Any]:
+    """Which search method ran, why, and what cross-checked it (report rows)."""
+    stats = getattr(r, "stats", None) or {}
+    name = getattr(r, "method", None) or stats.get("method")
+    if not name:
+        return {}
+    rows: dict[str, Any] = {"method": name}
+    if stats.get("method_reason"):
+        rows["method chosen because"] = stats["method_reason"]
+    if stats.get("verified_by"):
+        rows["verified by"] = stats["verified_by"]
+    return rows
 
 
 def _top_edges(res: RunResult) -> list[tuple[str, str, float]]:

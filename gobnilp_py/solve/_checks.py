@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._validation import check_bayes_factor_epsilon, check_max_networks, check_positive_int, check_time_limit
+from .._validation import (check_bayes_factor_epsilon, check_by, check_max_networks, check_method,
+                           check_positive_int, check_time_limit)
 
-__all__ = ["check_time_limit", "check_k", "check_max_networks", "check_epsilon", "check_gap"]
+__all__ = ["check_time_limit", "check_k", "check_max_networks", "check_epsilon", "check_gap", "check_method",
+           "check_by"]
 
 
 def check_k(value: Any) -> int:

@@ -26,7 +26,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..errors import ParameterError, SolverError
-from ._checks import check_epsilon, check_max_networks, check_time_limit
+from ._checks import check_by, check_epsilon, check_max_networks, check_method, check_time_limit
 from .classes import expand_classes
 from .credible import CredibleSet
 from .inputs import acquire_table, as_constraints, filter_table
@@ -48,7 +48,7 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
                        constraints: Any = None, params: Mapping[str, Any] | None = None,
                        verbose: bool = False, memory_budget: int | None = None,
                        engine_options: Mapping[str, Any] | None = None, verify: bool = False,
-                       progress: Any = None, **scoring_options: Any) -> CredibleSet:
+                       progress: Any = None, order: Any = None, **scoring_options: Any) -> CredibleSet:
     """Every network with score >= OPT - ε, exactly.
 
     Parameters
@@ -90,6 +90,11 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
         unless both find the same networks.
     progress : callable, optional
         Progress hook (e.g. :class:`gobnilp_py.progress.Progress`).
+    order : list of str, optional
+        A total variable order (every variable once, first to last): every
+        network whose arrows all follow it with score >= OPT_order - ε, where
+        OPT_order is the best such network (:mod:`gobnilp_py.solve.ordered`;
+        ``method`` must be ``"auto"``, ``by`` ``"auto"`` or ``"dag"``).
     **scoring_options
         ``score``, ``ess``, ``palim``, ``prune`` (see :func:`gobnilp_py.score`).
 
@@ -103,11 +108,19 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     >>> cs = enumerate_networks(example_path("asia"), bayes_factor=3)  # doctest: +SKIP
     """
     t_start = time.perf_counter()
-    if by not in ("auto", "class", "dag"):
-        raise ParameterError(f"by must be 'auto', 'class' or 'dag', got {by!r}")
+    by = check_by(by, "by", "epsilon_set")
+    method = check_method(method, "method", "epsilon_set")
     eps = check_epsilon(bayes_factor, epsilon)
     max_networks = check_max_networks(max_networks)
     time_limit = check_time_limit(time_limit)
+    if order is not None:  # the fixed-order route (solve/ordered.py)
+        from .ordered import enumerate_with_order
+
+        return enumerate_with_order(data_or_table, order, eps, method=method, by=by, max_networks=max_networks,
+                                    time_limit=time_limit, constraints=constraints,
+                                    engine_options={"params": params, "verbose": verbose,
+                                                    "memory_budget": memory_budget, **dict(engine_options or {})},
+                                    verify=verify, progress=progress, scoring_options=scoring_options)
     cons = as_constraints(constraints)
     table, info = acquire_table(data_or_table, epsilon=eps, constraints=cons, scoring_options=scoring_options,
                                 progress=progress)
@@ -146,7 +159,8 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     col = engine.epsilon_set(searched, opt=opt, epsilon=eps, constraints=row_cons, max_networks=max_networks,
                              time_limit=remaining, progress=progress, **({"by_class": True} if by_class else {}),
                              **opts)
-    stats.update(col.stats)
+    # The engine's own counters, without letting its names overwrite which method ran and why.
+    stats.update({k: v for k, v in col.stats.items() if k not in ("method", "method_reason")})
     stats["by"] = "class" if by_class else "dag"
     if col.opt is not None:
         opt = col.opt

@@ -32,7 +32,7 @@ from ..errors import ParameterError, ConstraintError, ScoreError
 from ..scoring.table import ScoreTable
 
 __all__ = ["TableInfo", "as_constraints", "is_table_input", "load_table", "acquire_table", "filter_table",
-           "EPS_SLACK"]
+           "EPS_SLACK", "check_scoring_options"]
 
 _log = logging.getLogger(__name__)
 
@@ -103,6 +103,43 @@ def _given_table_info(table: ScoreTable, epsilon: float | None) -> TableInfo:
     return info
 
 
+def check_scoring_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The scoring options checked with the shared vocabulary (:mod:`gobnilp_py._validation`) and normalised.
+
+    The same checks serve the API, the config (``[scoring]``) and the command
+    line, so a bad value gets the same words everywhere.  ``backend="serial"``
+    means scoring in-process: the scorer's ``"processes"`` backend with
+    ``n_jobs=1`` (a different ``n_jobs`` with it is refused).
+    """
+    from .._validation import (check_backend, check_lower_bound, check_memory_limit, check_n_jobs, check_palim,
+                               check_score_name)
+
+    out = dict(options)
+    if isinstance(out.get("score"), str):
+        out["score"] = check_score_name(out["score"], "score")
+    if out.get("palim") is not None:
+        out["palim"] = check_palim(out["palim"], "palim")
+    if out.get("n_jobs") is not None:
+        out["n_jobs"] = check_n_jobs(out["n_jobs"], "n_jobs")
+    if out.get("memory_limit") is not None:
+        out["memory_limit"] = check_memory_limit(out["memory_limit"], "memory_limit")
+    if out.get("lower_bound") is not None:
+        out["lower_bound"] = check_lower_bound(out["lower_bound"], "lower_bound")
+    if out.get("backend") is not None:
+        backend = check_backend(out["backend"], "backend")
+        if backend == "serial":
+            if out.get("n_jobs") not in (None, 1):
+                raise ParameterError(f'backend "serial" scores in-process: n_jobs must be 1 or not given, got '
+                                     f'{out["n_jobs"]}')
+            backend, out["n_jobs"] = "processes", 1
+        out["backend"] = backend
+    if out.get("scheduler") is not None and out.get("backend") != "dask":
+        raise ParameterError('scheduler (a Dask scheduler address) needs backend "dask"')
+    if out.get("backend") == "dask" and out.get("scheduler") is None:
+        raise ParameterError('backend "dask" needs a scheduler (an address such as "tcp://host:8786")')
+    return out
+
+
 def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: StructuralConstraints | None,
                   scoring_options: Mapping[str, Any], progress: Any = None) -> tuple[ScoreTable, TableInfo]:
     """A table that holds every family the task needs, and how it came about.
@@ -140,7 +177,7 @@ def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: Str
         data = data_or_table
     else:
         data = read_data(data_or_table, **read_opts)
-    opts = dict(scoring_options)
+    opts = check_scoring_options(scoring_options)
     if epsilon is not None:
         if opts.get("bayes_factor") is not None or opts.get("epsilon") is not None:
             raise ScoreError("give the gap once: bayes_factor/epsilon of the search, not also as scoring options")

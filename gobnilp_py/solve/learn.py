@@ -32,7 +32,7 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
           time_limit: float | None = None, gap: float | None = None, verbose: bool = False,
           params: Mapping[str, Any] | None = None, model_options: Mapping[str, Any] | None = None,
           memory_budget: int | None = None, engine_options: Mapping[str, Any] | None = None,
-          verify: bool = False, progress: Any = None,
+          verify: bool = False, progress: Any = None, order: Any = None,
           **scoring_options: Any) -> Network:
     """Learn a network of maximum score.
 
@@ -72,6 +72,10 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
         optimal scores differ.
     progress : callable, optional
         Progress hook, passed to scoring and the engine.
+    order : list of str, optional
+        A total variable order (every variable once, first to last): the best
+        network whose arrows all follow it (the fixed-order search,
+        :mod:`gobnilp_py.solve.ordered`; ``method`` must be ``"auto"``).
     **scoring_options
         ``ess``, ``palim``, ``bayes_factor``, ``epsilon``, ``prune``, ...: passed to scoring.
 
@@ -83,6 +87,15 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
     t_start = time.perf_counter()
     time_limit = check_time_limit(time_limit)
     gap = check_gap(gap)
+    if order is not None:  # the fixed-order route (solve/ordered.py)
+        from .ordered import learn_with_order
+
+        return learn_with_order(data_or_table, order, method=method, constraints=constraints, time_limit=time_limit,
+                                engine_options={"gap": gap, "params": params, "verbose": verbose,
+                                                "model_options": model_options, "memory_budget": memory_budget,
+                                                **dict(engine_options or {})}, verify=verify, progress=progress,
+                                scoring_options={**({"score": score} if score is not None else {}),
+                                                 **scoring_options})
     cons = as_constraints(constraints)
     if score is not None:
         scoring_options = {"score": score, **scoring_options}
