@@ -142,9 +142,13 @@ def main() -> None:
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/bench1314"))
     ap.add_argument("--out", type=Path, default=Path("/tmp/bench1314/classes.jsonl"))
     ap.add_argument("--table", type=Path, help="print the markdown table of this JSONL file and exit")
+    ap.add_argument("--side", type=Path, nargs="+", help="print the side-by-side table of these JSONL files and exit")
     a = ap.parse_args()
     if a.table:
         print_table(a.table)
+        return
+    if a.side:
+        print_side(a.side)
         return
     (a.workdir / "jkl").mkdir(parents=True, exist_ok=True)
     for name in a.datasets:
@@ -185,6 +189,60 @@ def print_table(path: Path) -> None:
         load = r["uptime"].split("load average:")[-1].split(",")[0].strip()
         print(f"| {r['data']} | {r['bf']:g} | {r['engine']} | {f('t_search', '{:.2f}')} | {f('t_opt', '{:.2f}')} | "
               f"{f('networks')} | {f('total')} | {f('classes')} | {r['status']} | {load} |")
+
+
+#: Network counts checked independently (shared/data/README.md and the issue): (data, BF) -> networks.
+CHECKED = {("tic-tac-toe", 3): 192, ("tic-tac-toe", 20): 192, ("tic-tac-toe", 150): 544,
+           ("wine", 3): 308, ("wine", 20): 3449, ("wine", 150): 26153, ("voting", 3): 27, ("voting", 20): 441,
+           ("voting", 150): 2222, ("zoo", 3): 49, ("zoo", 20): 1111, ("zoo", 150): 21679,
+           ("alarm1000", 3): 24, ("alarm1000", 20): 424, ("alarm1000", 150): 6390,
+           ("insurance1000", 3): 10, ("insurance1000", 20): 117, ("insurance1000", 150): 348}
+
+
+def print_side(paths: list[Path]) -> None:
+    """One row per (data, BF): every engine's search time and count, ratios to GOBNILP, count check.
+
+    Where a (data, BF, engine) was run more than once, the last run wins.
+    """
+    runs: dict[tuple, dict] = {}
+    for path in paths:
+        for line in path.read_text().splitlines():
+            if line.strip():
+                r = json.loads(line)
+                runs[(r["data"], r["bf"], r["engine"])] = r
+    keys = sorted({(d, b) for d, b, _ in runs}, key=lambda k: (list(dict.fromkeys(d for d, _, _ in runs)).index(k[0]),
+                                                                 k[1]))
+    print("| data | BF | GOBNILP s | class s | ratio | dag s | ratio | ordergraph s | ratio | networks "
+          "(GOBNILP / class / dag / og) | classes | checked | agree |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+
+    def cell(r: dict | None) -> tuple[str, float | None, str]:
+        if r is None:
+            return "not run", None, "–"
+        ok = r["status"] in ("ok", "complete") or r["status"].startswith("ok (")
+        t = r.get("t_search")
+        n = r.get("total") if r.get("total") is not None else r.get("networks")
+        txt = f"{t:.2f}" if ok and t is not None else f"{r['status']}"
+        return txt, (t if ok else None), ("–" if n is None else (f"{n:,}" if ok else f"≥{n:,}*"))
+
+    for d, b in keys:
+        g = runs.get((d, b, "gobnilp"))
+        gt, gs, gn = cell(g)
+        cols, counts, exact = [], [gn], [g.get("networks") if g and gs is not None else None]
+        for e in ("class", "dag", "ordergraph"):
+            r = runs.get((d, b, e))
+            t, s, n = cell(r)
+            ratio = f"{s / gs:.2f}" if s is not None and gs else "–"
+            cols += [t, ratio]
+            counts.append(n)
+            exact.append((r.get("total") if r.get("total") is not None else r.get("networks"))
+                         if r and s is not None else None)
+        cl = runs.get((d, b, "class"), {}).get("classes_total")
+        chk = CHECKED.get((d, int(b)))
+        vals = {v for v in exact if v is not None}
+        agree = "–" if not vals else ("yes" if len(vals) == 1 and (chk is None or chk in vals) else "**NO**")
+        print(f"| {d} | {b:g} | {gt} | " + " | ".join(cols) + f" | {' / '.join(counts)} | "
+              f"{'–' if cl is None else f'{cl:,}'} | {'–' if chk is None else f'{chk:,}'} | {agree} |")
 
 
 if __name__ == "__main__":
