@@ -5,7 +5,7 @@ Usage
     flock /work/cpu.lock env PYTHONPATH=. /work/venv/bin/python benchmarks/bench_scoring.py \\
         [--data-dir /work/shared/data] [--datasets wine zoo ...] [--scores BIC BDeu] \\
         [--bf 3 20 150] [--palim N] [--budget 600] [--pgmpy-sample 200] [--no-pgmpy] \\
-        [--n-jobs N] [--gobnilp] [--output results.md]
+        [--n-jobs N] [--gobnilp] [--output results.md] [--mem-gb 8] [--jsonl runs.jsonl]
 
 Every (dataset, score, Bayes factor) run is a separate subprocess with a wall
 time budget (``--budget`` seconds; a run that exceeds it is reported as
@@ -63,6 +63,11 @@ def _load(path: Path):
 def worker(path: str, score_name: str, bf: float, palim: int | None, sample: int, n_jobs: int | None = None) -> dict:
     """One run, inside its own process: score, then (optionally) time pgmpy on a sample."""
     import numpy as np
+
+    mem_gb = float(os.environ.get("BENCH_MEM_GB", "0"))
+    if mem_gb > 0:  # address-space cap of this run (inherited by its scoring workers)
+        lim = int(mem_gb * 1024 ** 3)
+        resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
 
     from gobnilp_py.scoring import score
 
@@ -163,11 +168,30 @@ def run_one(path: Path, score_name: str, bf: float, palim: int | None, sample: i
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["?"])[-1]
         last = last.replace("gobnilp_py.errors.", "")
-        return {"status": f"error after {time.perf_counter() - t0:.0f} s: {last[:90]}"}
+        if not last.strip() or proc.returncode < 0:
+            last = f"killed by signal {-proc.returncode}" if proc.returncode < 0 else last
+        return {"status": f"error after {time.perf_counter() - t0:.0f} s: {last[:300]}"}
     res = json.loads(proc.stdout.strip().splitlines()[-1])
     res["status"] = "ok"
     res["wall"] = time.perf_counter() - t0
     return res
+
+
+def _machine() -> tuple[str, str]:
+    """`uptime`, and the other processes using much CPU right now (for the record beside each figure)."""
+    up = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    ps = subprocess.run(["ps", "-eo", "pid,pcpu,args", "--sort=-pcpu"], capture_output=True,
+                        text=True).stdout.splitlines()[1:6]
+    busy = [" ".join(l.split()[:2]) + " " + " ".join(l.split()[2:])[:80] for l in ps
+            if float(l.split()[1]) > 20 and int(l.split()[0]) != os.getpid()]
+    return up, " | ".join(busy)
+
+
+def _record(path: Path | None, rec: dict) -> None:
+    if path is not None:
+        rec["utc"] = time.strftime("%H:%M:%S", time.gmtime())
+        with open(path, "a") as fh:
+            fh.write(json.dumps(rec, default=str) + "\n")
 
 
 def fmt_row(name: str, score_name: str, bf: float, r: dict) -> str:
@@ -205,7 +229,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pgmpy-sample", type=int, default=200, help="families timed with pgmpy (0: none)")
     ap.add_argument("--no-pgmpy", action="store_true")
     ap.add_argument("--output", type=Path, default=None)
+    ap.add_argument("--mem-gb", type=float, default=8.0, help="address-space cap per run in GB (0: none)")
+    ap.add_argument("--jsonl", type=Path, default=None,
+                    help="append every run as one JSON line, with `uptime` and the busiest other processes")
     args = ap.parse_args(argv)
+    os.environ["BENCH_MEM_GB"] = f"{args.mem_gb:g}"
     if not args.data_dir.is_dir():
         print(f"data folder {args.data_dir} not found", file=sys.stderr)
         return 2
@@ -225,12 +253,18 @@ def main(argv: list[str] | None = None) -> int:
     for f in files:
         for score_name in args.scores:
             for bf in args.bf:
+                up, oth = _machine()
                 r = run_one(f, score_name, bf, args.palim, sample, args.budget, args.n_jobs)
+                _record(args.jsonl, {"data": f.stem, "score": score_name, "bf": bf, "engine": "gobnilp_py",
+                                     "uptime": up, "others": oth, **r})
                 row = fmt_row(f.stem, score_name, bf, r)
                 lines.append(row)
                 print(row, flush=True)
                 if args.gobnilp and score_name == "BIC":
+                    up, oth = _machine()
                     g = run_gobnilp(f, bf, args.budget)
+                    _record(args.jsonl, {"data": f.stem, "score": score_name, "bf": bf, "engine": "gobnilp_c",
+                                         "uptime": up, "others": oth, **g})
                     row = (f"| {f.stem} | GOBNILP C (palim {g.get('palim', '?')}) | {bf:g} | "
                            f"{g.get('time', '-')} | {g.get('peak_mb', '-')} | | {g.get('families', '-')} | "
                            f"| | {g['status']} | | |")
