@@ -298,9 +298,12 @@ def test_signal_during_solving_writes_a_labelled_partial_result(sig, hard_csv, t
 
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", SIGNALS)
-def test_signal_during_collecting_writes_a_labelled_partial_result(sig, tmp_path):
+@pytest.mark.parametrize("method", ["ilp", "ordergraph"])
+def test_signal_during_collecting_writes_a_labelled_partial_result(sig, method, tmp_path):
+    """Both collecting engines stop on the signal: SCIP through interruptSolve, the order graph by its stop event."""
     code, out, err = _interrupt_run(
         tmp_path, '[data]\npath = "example:asia"\n[search]\njob = "enumerate"\nbayes_factor = 1e12\n'
+        f'method = "{method}"\n'
         '[limits]\nmax_networks = 1000000\n[output]\ndir = "out"\nwrite = ["json", "csv", "gobnilp", "modelstring"]\n',
         "solving:", 4.0, sig)
     assert code == _signal_status(sig), err[-3000:]

@@ -209,3 +209,22 @@ def test_shared_dataset_counts(name: str, counts: tuple[int, int, int]) -> None:
         eps = math.log(bf)
         r = order_graph_epsilon_set(score(data, epsilon=eps), eps)
         assert r.status == "complete" and len(r.entries) == want, (name, bf)
+
+
+def test_stop_event_interrupts_the_collection_and_keeps_a_certificate():
+    """A set stop event (what Ctrl-C does through the driver) ends the run as ``"interrupted"``, not complete."""
+    import threading
+
+    from gobnilp_py.search.order_collect import order_graph_epsilon_set, order_graph_kbest
+    from gobnilp_py.search.order_graph import order_graph_optimum
+
+    rng = np.random.default_rng(3)
+    table = ScoreTable([f"X{i}" for i in range(5)],
+                       [[((), float(-rng.uniform(5, 10)))] + [((p,), float(-rng.uniform(5, 10))) for p in range(5) if p != v]
+                        for v in range(5)])
+    stop = threading.Event()
+    stop.set()
+    for r in (order_graph_epsilon_set(table, 50.0, stop=stop), order_graph_kbest(table, 10, stop=stop)):
+        assert r.status == "interrupted" and not r.complete
+    g = order_graph_optimum(table, stop=stop)
+    assert g.status == "interrupted" and "interrupted" in g.reason
