@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import signal
 import pickle
 import uuid
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -192,6 +193,12 @@ def _die_with_parent() -> None:
 
 
 def _init_worker(payload: Payload) -> None:
+    # A forked worker inherits the command line's handlers, which raise KeyboardInterrupt: on Ctrl-C (sent to
+    # the whole process group) or SIGTERM every worker would print its own traceback.  The parent alone
+    # handles the interrupt (it shuts the pool down and cleans up), so workers ignore SIGINT and die
+    # quietly on SIGTERM.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with_parent()
     _WORKER.clear()
     _WORKER[payload.token] = _Context(payload)
