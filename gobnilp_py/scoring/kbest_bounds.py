@@ -661,17 +661,64 @@ class ParentBounds:
             P, E = self._merge(np.concatenate(nxt_P), np.concatenate(nxt_E))
         return worst
 
+    def _step(self, ch: _Child, x: int, k: int, m: int, P: np.ndarray, E: np.ndarray,
+              budget: int | None = None) -> tuple[str, np.ndarray, np.ndarray, int]:
+        """One layer of the threshold search: (status, next states, next exponents, states generated).
+
+        Status ``"fail"``: some order fails, i.e. a suffix has ``count(m; Y) = 0``
+        (``d(Y) >= m``: no longer suffix certifies ``m - 1`` either) or an order
+        places every variable without a suffix with ``count(m; Y) s >= k``.
+        ``"cut"``: more than ``budget`` states were generated.  Else ``"ok"``.
+        """
+        xbit = 1 << x
+        full = (1 << self.n) - 1
+        nxt_P, nxt_E = [], []
+        generated = 0
+        for _z, P2, E2 in self._expand(x, P, E, k):
+            generated += P2.size
+            if budget is not None and generated > budget:
+                return "cut", P2[:0], E2[:0], generated
+            cnt = self._counts(ch, x, P2 & ~xbit, m)
+            if (cnt == 0).any():
+                return "fail", P2[:0], E2[:0], generated
+            go = cnt < _need(k, E2)
+            if (P2[go] == full).any():
+                return "fail", P2[:0], E2[:0], generated
+            nxt_P.append(P2[go])
+            nxt_E.append(E2[go])
+        if not nxt_P:
+            return "ok", P[:0], E[:0], generated
+        P2, E2 = self._merge(np.concatenate(nxt_P), np.concatenate(nxt_E))
+        return "ok", P2, E2, generated
+
+    def _probe(self, ch: _Child, x: int, k: int, m: int, beam: int = 32) -> bool:
+        """Look for a failing order cheaply: a beam of the states with the fewest sub-DAGs so far.
+
+        A failure found here is a real order, so the threshold is not
+        certified; finding none proves nothing (the full search follows).
+        """
+        P = np.array([0], dtype=np.int64)
+        E = np.array([0], dtype=np.int64)
+        while P.size:
+            status, P, E, _ = self._step(ch, x, k, m, P, E)
+            if status == "fail":
+                return True
+            if P.size > beam:
+                keep = np.lexsort((P, E))[:beam]
+                P, E = P[keep], E[keep]
+        return False
+
     def _certifies(self, ch: _Child, x: int, k: int, t: int, depth: int | None,
                    max_states: int | None) -> tuple[bool, int, bool]:
         """Does every order have a suffix ``Y`` with ``count(t+1; Y) s >= k``?  (ok, states, truncated)."""
         m = t + 1
-        xbit = 1 << x
-        full = (1 << self.n) - 1
         root = int(self._counts(ch, x, np.array([0]), m)[0])
         if root == 0:
             return False, 0, False
         if root >= k:
             return True, 1, False
+        if self._probe(ch, x, k, m):
+            return False, 1, False
         P = np.array([0], dtype=np.int64)
         E = np.array([0], dtype=np.int64)
         held, layer = 1, 0
@@ -679,20 +726,13 @@ class ParentBounds:
             layer += 1
             if depth is not None and layer > depth:
                 return False, held, True
-            nxt_P, nxt_E = [], []
-            for _z, P2, E2 in self._expand(x, P, E, k):
-                held += P2.size
-                if max_states is not None and held > max_states:
-                    return False, held, True
-                cnt = self._counts(ch, x, P2 & ~xbit, m)
-                if (cnt == 0).any():  # d(Y') > t: no later suffix can certify t on this order
-                    return False, held, False
-                go = cnt < _need(k, E2)
-                if (P2[go] == full).any():
-                    return False, held, False
-                nxt_P.append(P2[go])
-                nxt_E.append(E2[go])
-            P, E = self._merge(np.concatenate(nxt_P), np.concatenate(nxt_E))
+            status, P, E, generated = self._step(ch, x, k, m, P, E,
+                                                 None if max_states is None else max_states - held)
+            held += generated
+            if status == "fail":
+                return False, held, False
+            if status == "cut":
+                return False, held, True
         return True, held, False
 
     def global_limit(self, child: int | str, k: int, form: str = "tight", *, depth: int | None = None,
