@@ -300,6 +300,20 @@ def test_best_family_ties_report_the_largest_set():
     assert best.size1(0, 0b010) == 0
 
 
+@settings(max_examples=20, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(3, 7), st.integers(4, 30), st.sampled_from([0.0, 1.0, 5.0]), st.sampled_from([5, 60, 700]),
+       st.integers(0, 2 ** 31 - 1))
+def test_global_limits_from_a_pruned_table_equal_those_from_the_full_one(n, N, eps, k, seed):
+    # an ε-pruned table keeps the best parent sets inside every candidate set (and all ties with them)
+    ds = make_data(np.random.default_rng(seed), n, N, max_arity=3)
+    full = ParentBounds.from_table(score(ds, prune=False))
+    pruned = ParentBounds.from_table(score(ds, epsilon=eps))
+    for x in range(n):
+        for form in FORMS:
+            assert full.global_limit(x, k, form).limit == pruned.global_limit(x, k, form).limit
+        assert full.chen_algorithm2(x, k) == pruned.chen_algorithm2(x, k)
+
+
 # ---------------------------------------------------- brute force, n <= 5
 @pytest.mark.slow
 def test_limits_hold_against_brute_force_n5_and_bite():
