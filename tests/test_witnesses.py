@@ -19,7 +19,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gobnilp_py import ConfigError, ScoreError, ScoreTable, kbest, read_data, score
-from gobnilp_py.search.witnesses import certified_gap, count_witnesses, topological_orders, witnesses
+from gobnilp_py.equivalence.cpdag import class_key
+from gobnilp_py.search.witnesses import (
+    certified_gap,
+    count_witnesses,
+    equivalent_networks,
+    topological_orders,
+    witnesses,
+)
 from oracle_dags import all_dags_array
 from random_problems import random_data
 
@@ -61,17 +68,31 @@ def consistent(table: ScoreTable, pos, order) -> bool:
     return all(set(table.families[v][c][0]) <= before[v] for v, c in enumerate(pos))
 
 
-def check_case(table: ScoreTable, k: int) -> bool:
+def witness_orders(table: ScoreTable, chosen, equivalent: int = 64) -> list[list[int]]:
+    orders: list[list[int]] = []
+    for net in equivalent_networks(table, chosen, max(1, equivalent)):
+        for o in topological_orders(table, net):
+            if o not in orders:
+                orders.append(o)
+    return orders
+
+
+def check_case(table: ScoreTable, k: int, equivalent: int = 64) -> bool:
     """All properties for one table and k; returns whether a finite gap was certified."""
     truth = ranking(table)
     chosen, opt = truth[0]
-    eps, n_wit = certified_gap(table, chosen, k)
-    orders = topological_orders(table, chosen)
+    eps, n_wit = certified_gap(table, chosen, k, equivalent=equivalent)
+    orders = witness_orders(table, chosen, equivalent)
     pool = [(pos, sc) for pos, sc in truth if any(consistent(table, pos, o) for o in orders)]
-    assert n_wit == len(pool) == count_witnesses(table, chosen)
-    assert math.isfinite(eps) == (n_wit >= k)
-    wit = witnesses(table, chosen, k)
-    assert len(wit) == min(k, n_wit)
+    assert math.isfinite(eps) == (len(pool) >= k)
+    if len(pool) < k:
+        assert n_wit == len(pool)
+    else:
+        assert k <= n_wit <= len(pool)
+    if len(orders) == 1:
+        assert n_wit == len(pool) == count_witnesses(table, chosen, orders)
+    wit = witnesses(table, chosen, k, equivalent=equivalent)
+    assert len(wit) == min(k, len(pool))
     assert len({pos for _, pos in wit}) == len(wit), "a witness is listed twice"
     allowed = dict(truth)
     for sc, pos in wit:
@@ -91,9 +112,10 @@ def check_case(table: ScoreTable, k: int) -> bool:
 
 # ------------------------------------------------------------ random tables
 @settings(max_examples=220, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.integers(1, 5), st.integers(1, 80), st.booleans(), st.integers(0, 2 ** 31 - 1))
-def test_gap_is_certified_on_random_tables(n, k, ties, seed):
-    check_case(random_table(np.random.default_rng(seed), n, ties=ties), k)
+@given(st.integers(1, 5), st.integers(1, 80), st.booleans(), st.sampled_from([0, 1, 3, 64]),
+       st.integers(0, 2 ** 31 - 1))
+def test_gap_is_certified_on_random_tables(n, k, ties, equivalent, seed):
+    check_case(random_table(np.random.default_rng(seed), n, ties=ties), k, equivalent)
 
 
 @settings(max_examples=60, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
@@ -115,6 +137,30 @@ def test_gaps_are_mostly_finite_and_sometimes_tight():
             finite += math.isfinite(eps)
             tight += math.isfinite(eps) and eps == pytest.approx(truth[0][1] - truth[k - 1][1], abs=1e-12)
     assert finite >= 150 and tight >= 20, (finite, tight)
+
+
+@settings(max_examples=30, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(2, 5), st.integers(10, 60), st.integers(0, 2 ** 31 - 1))
+def test_equivalent_networks_are_the_class_of_the_optimum(n, n_rows, seed):
+    # an unpruned BIC table holds every family, so covered edge reversals reach the whole class
+    table = score(read_data(random_data(np.random.default_rng(seed), n, n_rows)), prune=False)
+    truth = ranking(table)
+    chosen, opt = truth[0]
+    names = table.names
+
+    def key(pos):
+        return class_key(names, {names[v]: [names[p] for p in table.families[v][c][0]] for v, c in enumerate(pos)})
+
+    members = {pos for pos, _ in truth if key(pos) == key(chosen)}
+    got = equivalent_networks(table, chosen, 10 ** 6)
+    assert got[0] == tuple(chosen) and len(set(got)) == len(got)
+    assert set(got) == members
+    assert all(abs(dict(truth)[pos] - opt) <= 1e-9 * abs(opt) for pos in got)  # BIC is score equivalent
+    assert equivalent_networks(table, chosen, 1) == [tuple(chosen)]
+    # so with the class's orders the gap of the k-th is rounding when the class has k members
+    if len(members) >= 2:
+        eps, _ = certified_gap(table, chosen, len(members))
+        assert eps <= 1e-9 * abs(opt)
 
 
 # ------------------------------------------------------------ k-best-safe

@@ -35,9 +35,17 @@ parent, and no successor has a smaller sum (lists are sorted; the third move
 swaps list ``p``'s second entry for list ``p+1``'s, which is no smaller), so a
 heap pops the selections in order: ``O(k log k)`` after sorting.
 
-Two topological orders of ``G*`` (smallest index first, largest first) are
-tried and their witnesses pooled (deduplicated): the pooled ``k`` best are
-still ``k`` distinct DAGs.
+**More orders.**  Any set of orders gives valid witnesses: the pooled,
+deduplicated ``k`` best of several orders are still ``k`` distinct DAGs of the
+table.  Used here: two topological orders (smallest index first, largest
+first) of ``G*`` and of up to ``equivalent`` networks reached from ``G*`` by
+*covered edge reversals* (``u -> v`` with ``pa(v) = pa(u) + {u}``; Chickering
+1995) whose families are in the table.  For a score-equivalent score (BIC,
+AIC, BDeu) these are members of ``G*``'s equivalence class and score ``OPT``
+too, so when the class has at least ``k`` members ``ε_k`` drops from the
+cost of dropping an edge to rounding; for other scores they are simply more
+DAGs.  The sub-DAG witnesses of one order cannot see them (a reversed edge
+breaks the order).
 
 **Floating point.**  Witness scores are ``math.fsum`` of their local scores,
 as every engine scores a network, so ``s_(k) >= w`` holds exactly for the
@@ -62,7 +70,7 @@ from ..errors import ConfigError, ScoreError
 from ..scoring.table import ScoreTable
 from .results import Entry
 
-__all__ = ["topological_orders", "count_witnesses", "witnesses", "certified_gap"]
+__all__ = ["topological_orders", "equivalent_networks", "count_witnesses", "witnesses", "certified_gap"]
 
 _log = logging.getLogger(__name__)
 
@@ -233,28 +241,87 @@ def _score(table: ScoreTable, pos: Sequence[int]) -> float:
     return math.fsum(table.families[v][c][1] for v, c in enumerate(pos))
 
 
-def witnesses(table: ScoreTable, chosen: Sequence[int], k: int) -> list[Entry]:
-    """The ``k`` best witness DAGs of the optimum ``chosen``, best first (fewer if fewer exist).
+def equivalent_networks(table: ScoreTable, chosen: Sequence[int], limit: int) -> list[tuple[int, ...]]:
+    """Up to ``limit`` networks (family positions) reached from ``chosen`` by covered edge reversals.
 
-    Witnesses are the DAGs whose every family is consistent with one of the
-    :func:`topological_orders` of ``chosen``; each is returned as
-    ``(fsum score, family positions)``, ties in position order.  They are
-    distinct DAGs of the table.
+    Breadth first, in a deterministic order, ``chosen`` first; a reversal is
+    followed only when both new families are candidates of the table.
+    Reversing a covered edge keeps the DAG acyclic and Markov equivalent
+    (Chickering 1995), and every member of the class is reachable that way.
     """
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ConfigError(f"k must be a positive integer, got {k!r}")
     chosen = _check_chosen(table, chosen)
+    where = [{ps: i for i, (ps, _) in enumerate(fams)} for fams in table.families]
+    start = tuple(_parents(table, chosen))
+    seen = {start: chosen}
+    queue = [start]
+    head = 0
+    while head < len(queue) and len(seen) < limit:
+        pa = queue[head]
+        head += 1
+        for v in range(table.n):
+            for u in pa[v]:
+                if set(pa[v]) != set(pa[u]) | {u}:
+                    continue
+                new_v = tuple(p for p in pa[v] if p != u)
+                new_u = tuple(sorted(pa[u] + (v,)))
+                if new_v not in where[v] or new_u not in where[u]:
+                    continue
+                nxt = list(pa)
+                nxt[v], nxt[u] = new_v, new_u
+                key = tuple(nxt)
+                if key in seen:
+                    continue
+                seen[key] = tuple(where[w][ps] for w, ps in enumerate(key))
+                queue.append(key)
+                if len(seen) >= limit:
+                    break
+            if len(seen) >= limit:
+                break
+    return [seen[key] for key in queue]
+
+
+def _witness_orders(table: ScoreTable, chosen: tuple[int, ...], equivalent: int) -> list[list[int]]:
+    orders: list[list[int]] = []
+    for net in equivalent_networks(table, chosen, max(1, equivalent)):
+        for order in topological_orders(table, net):
+            if order not in orders:
+                orders.append(order)
+    return orders
+
+
+def _check_equivalent(equivalent: object) -> int:
+    if isinstance(equivalent, bool) or not isinstance(equivalent, (int, np.integer)) or equivalent < 0:
+        raise ConfigError(f"equivalent must be an integer >= 0, got {equivalent!r}")
+    return int(equivalent)
+
+
+def _pool(table: ScoreTable, orders: Sequence[Sequence[int]], k: int) -> list[Entry]:
     pool: dict[tuple[int, ...], float] = {}
-    for order in topological_orders(table, chosen):
-        for pos in _order_witnesses(table, order, int(k)):
+    for order in orders:
+        for pos in _order_witnesses(table, order, k):
             if pos not in pool:
                 pool[pos] = _score(table, pos)
     ranked = sorted(pool.items(), key=lambda t: (-t[1], t[0]))
     return [(sc, pos) for pos, sc in ranked[:k]]
 
 
+def witnesses(table: ScoreTable, chosen: Sequence[int], k: int, *, equivalent: int = 64) -> list[Entry]:
+    """The ``k`` best witness DAGs of the optimum ``chosen``, best first (fewer if fewer exist).
+
+    Witnesses are the DAGs whose every family is consistent with one of the
+    :func:`topological_orders` of ``chosen`` or of one of the first
+    ``equivalent`` networks of :func:`equivalent_networks` (0: ``chosen``
+    alone); each is returned as ``(fsum score, family positions)``, ties in
+    position order.  They are distinct DAGs of the table.
+    """
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ConfigError(f"k must be a positive integer, got {k!r}")
+    chosen = _check_chosen(table, chosen)
+    return _pool(table, _witness_orders(table, chosen, _check_equivalent(equivalent)), int(k))
+
+
 def certified_gap(table: ScoreTable, chosen: Sequence[int], k: int, *,
-                  upper_bound: float | None = None) -> tuple[float, int]:
+                  upper_bound: float | None = None, equivalent: int = 64) -> tuple[float, int]:
     """A gap ``ε_k`` within which every network of any k-best list (ties with the k-th included) lies.
 
     Parameters
@@ -270,14 +337,18 @@ def certified_gap(table: ScoreTable, chosen: Sequence[int], k: int, *,
         A proven upper bound on the optimum (e.g. an engine's dual bound when
         ``chosen`` is optimal only within a gap).  Default: the score of
         ``chosen``, which must then be optimal.
+    equivalent : int
+        How many networks reached by covered edge reversals lend their orders
+        to the witnesses (see :func:`witnesses`; 0: ``chosen`` alone).
 
     Returns
     -------
     (float, int)
         ``ε_k = OPT - w`` with ``w`` the worst score of the ``k`` best
-        witnesses (see the module docstring), and the number of distinct
-        witness DAGs available.  When fewer than ``k`` witnesses exist, no gap
-        is certified this way and ``ε_k`` is ``math.inf``.  ``ε_1 = 0``.
+        witnesses (see the module docstring), and how many distinct witness
+        DAGs there are: exact when fewer than ``k`` (then no gap is certified
+        this way and ``ε_k`` is ``math.inf``), otherwise a lower bound (at
+        least ``k``; the largest single-order count).  ``ε_1 = 0``.
 
     Raises
     ------
@@ -290,8 +361,13 @@ def certified_gap(table: ScoreTable, chosen: Sequence[int], k: int, *,
         raise ConfigError(f"k must be a positive integer, got {k!r}")
     chosen = _check_chosen(table, chosen)
     s_star = _score(table, chosen)
-    wit = witnesses(table, chosen, int(k))
-    n_wit = count_witnesses(table, chosen)
+    orders = _witness_orders(table, chosen, _check_equivalent(equivalent))
+    wit = _pool(table, orders, int(k))
+    if len(wit) < k:
+        n_wit = len(wit)  # every order listed all its DAGs: the pool is the whole union
+    else:
+        n_wit = max(count_witnesses(table, chosen, [o]) for o in orders)
+        n_wit = max(n_wit, len(wit))
     top = wit[0][0]
     if upper_bound is None:
         if top > s_star + _RTOL * max(1.0, abs(s_star)):
