@@ -186,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dp-time-limit", type=float, default=600.0)
     ap.add_argument("--max-states", type=int, default=2_000_000)
     ap.add_argument("--no-gap", action="store_true", help="skip the certified-gap table")
+    ap.add_argument("--no-sizes", action="store_true", help="skip the table-size table (global limits)")
     ap.add_argument("--output", type=Path, default=None)
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
@@ -196,10 +197,14 @@ def main(argv: list[str] | None = None) -> int:
     t_all = time.perf_counter()
     for p in paths:
         ds = _load(p)
-        rows = sizes_rows(p.stem, ds, args.ks, args.max_states)
-        sizes += rows
-        if not args.no_gap and ds.n <= args.dp_max_n:
+        if args.no_gap and ds.n > args.dp_max_n and args.no_sizes:
+            continue
+        glob: dict[int, list] = {}
+        if not args.no_sizes:
+            rows = sizes_rows(p.stem, ds, args.ks, args.max_states)
+            sizes += rows
             glob = {r["k"]: r.get("limits") for r in rows}
+        if not args.no_gap and ds.n <= args.dp_max_n:
             gaps += gap_rows(p.stem, ds, args.ks, args.dp_time_limit, glob)
     try:
         load = os.getloadavg()
