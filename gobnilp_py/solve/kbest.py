@@ -157,6 +157,7 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
                                 scoring_options=scoring_options, progress=progress)
     passes = 0 if given else 1
     time_scoring = info.time_scoring
+    pass_times = [] if given else [info.time_scoring]
     kinds = cons.kinds() if cons is not None else frozenset()
     given_options = {"params": params, "verbose": verbose, "memory_budget": memory_budget,
                      **dict(engine_options or {})}
@@ -167,7 +168,7 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
     stats: dict[str, Any] = {"method": m.name, "method_reason": why, "k": k, "ties": ties, "by": by}
 
     def finish(cs: CredibleSet) -> CredibleSet:
-        cs.stats.update({"scoring_passes": passes, "time_scoring": time_scoring,
+        cs.stats.update({"scoring_passes": passes, "time_scoring": time_scoring, "time_scoring_passes": pass_times,
                          "time_total": time.perf_counter() - t_start})
         return cs
 
@@ -200,6 +201,7 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
         table, info2 = _score_for(source, eps_score, opt, cons, scoring_options, progress)
         passes += 1
         time_scoring += info2.time_scoring
+        pass_times.append(info2.time_scoring)
         info.caveats = list(info2.caveats)
         searched = filter_table(table, cons)
         if searched is None:  # cannot happen (the optimum is admissible); fail loudly rather than mislabel
@@ -368,7 +370,9 @@ def _certify(table: Any, chosen: tuple[int, ...], k: int, cons: Any, by_class: b
                 seen.add(key)
             qualifying += 1
             if qualifying == k:
-                eps = opt - sc
+                # Members of one class tie only up to rounding: the k-th class's representative may
+                # score a tolerance below this witness, so classes get one tolerance more.
+                eps = opt - sc + (tolerance_of(opt) if by_class else 0.0)
                 eps = math.nextafter(eps, math.inf) if eps > 0 else 0.0
                 what = "admissible " if cons is not None else ""
                 unit = "witnesses of distinct classes" if by_class else "witness DAGs"
