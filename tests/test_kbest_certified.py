@@ -179,3 +179,10 @@ def test_kbest_classes_from_certified_gap(seed):
     assert got == want_classes
     assert math.isfinite(cs.stats["certified_epsilon"]) and cs.stats["certified_epsilon"] >= opt - kth - 1e-9
     assert cs.stats["parent_limits"] is None and "classes" in cs.stats["parent_limits_note"]
+
+
+def test_initial_epsilon_is_refused_in_one_line():
+    from gobnilp_py import ParameterError
+
+    with pytest.raises(ParameterError, match="initial_epsilon is no longer taken"):
+        kbest(_data(15, 3, 20), 2, initial_epsilon=1.0)

@@ -145,6 +145,9 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
         raise ParameterError(f"by must be 'dag' or 'class', got {by!r}")
     if parent_limits not in PARENT_LIMITS:
         raise ParameterError(f"parent_limits must be 'local', 'global' or None, got {parent_limits!r}")
+    if "initial_epsilon" in scoring_options:
+        raise ParameterError("initial_epsilon is no longer taken: kbest certifies the gap of the k-th network "
+                             "itself (stats['certified_epsilon']) and scores once for it")
     max_networks = check_max_networks(max_networks)
     time_limit = check_time_limit(time_limit)
     cons = as_constraints(constraints)
