@@ -186,3 +186,26 @@ def test_initial_epsilon_is_refused_in_one_line():
 
     with pytest.raises(ParameterError, match="initial_epsilon is no longer taken"):
         kbest(_data(15, 3, 20), 2, initial_epsilon=1.0)
+
+
+@pytest.mark.parametrize("method", ["ilp", "ordergraph"])
+@pytest.mark.parametrize("kind", ["forbidden_arrows", "required_arrows"])
+def test_kbest_under_constraints_equals_brute_force(method, kind):
+    from gobnilp_py.constraints import StructuralConstraints
+
+    data = _data(16, 4, 50)
+    n = data.names
+    cons = StructuralConstraints.from_dict({kind: [(n[2], n[3])]})
+    full = score(data, prune=False)
+    dags, scores = _brute(full)
+    ok = np.array([cons.is_satisfied({full.names[v]: tuple(full.names[p] for p in range(4) if d[v] >> p & 1)
+                                      for v in range(4)}) for d in dags])
+    dags, scores = dags[ok], scores[ok]
+    k = 8
+    ranked = np.sort(scores)[::-1]
+    kth = ranked[k - 1]
+    want = {tuple(int(m) for m in d) for d, s in zip(dags, scores) if s >= kth - TOL * max(1.0, abs(ranked[0]))}
+    cs = kbest(data, k, method=method, constraints=cons)
+    assert cs.complete and {_masks(x) for x in cs} == want
+    if kind == "required_arrows":
+        assert "constraints" in cs.stats["parent_limits_note"]

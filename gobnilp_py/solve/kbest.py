@@ -400,6 +400,9 @@ def _apply_parent_limits(table: Any, k: int, parent_limits: str | None, by_class
     elif by_class:
         why = ("no k-best parent limit for the k best classes: Chen et al.'s bounds count DAGs, and k better "
                "DAGs need not span k classes")
+    elif not table.score_name:
+        why = ("no k-best parent limit: the table does not record its score (a .jkl file), so whether Chen et "
+               "al.'s BIC/AIC bounds apply cannot be told")
     elif name not in ("BIC", "AIC"):
         why = (f"no k-best parent limit applies to {table.score_name or 'this score'}: Chen et al.'s bounds hold "
                "for BIC/AIC only (the certified gap alone makes the table k-best-safe)")
