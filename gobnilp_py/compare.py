@@ -42,9 +42,12 @@ import pandas as pd
 from ._io import atomic_write_text
 from .errors import GobnilpError, ParameterError
 
-__all__ = ["compare", "Comparison", "KBEST_METHODS", "plot_gaps"]
+__all__ = ["compare", "Comparison", "KBEST_METHODS", "CLASS_METHOD", "plot_gaps"]
 
 _log = logging.getLogger(__name__)
+
+#: Row label of the k-best-classes column (Liao et al.'s KBestEC): ``kbest(..., by="class")`` with the ILP.
+CLASS_METHOD = "kbestec"
 
 #: The k-best methods compared by default (any name of :func:`gobnilp_py.method_names` ("kbest") is accepted).
 KBEST_METHODS = ("dp", "resolve", "ilp")
@@ -86,16 +89,27 @@ class Comparison:
         lines += [f"Scoring: {opts}.  Times are wall-clock seconds, scoring included; "
                   f"time limit per run: {self.settings.get('time_limit')}.", ""]
         lines += ["## k best networks", ""]
-        methods = [m for m in KBEST_METHODS if m in set(self.kbest["method"])]
-        head = ["k"] + [f"{m} T" for m in methods] + ["networks", "classes", "gap of k-th"]
+        present = list(dict.fromkeys(self.kbest["method"]))
+        methods = [m for m in present if m != CLASS_METHOD]
+        has_ec = CLASS_METHOD in present
+        head = (["k"] + [f"{m} T" for m in methods] + ["networks", "classes", "gap of k-th", "certified ε_k"]
+                + (["KBestEC T", "k best classes: networks"] if has_ec else []))
         lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for k, rows in self.kbest.groupby("k", sort=True):
             by = {r.method: r for r in rows.itertuples()}
             cells = [str(k)] + [_time_cell(by[m]) if m in by else "-" for m in methods]
-            ref = _reference_row(rows)
+            ref = _reference_row(rows[rows["method"] != CLASS_METHOD])
+            cert = getattr(ref, "certified_epsilon", math.nan) if ref is not None else math.nan
             cells += [_int_cell(ref, "networks"), _int_cell(ref, "classes"),
-                      "-" if ref is None or not math.isfinite(ref.kth_gap) else f"{ref.kth_gap:.4f}"]
+                      "-" if ref is None or not math.isfinite(ref.kth_gap) else f"{ref.kth_gap:.4f}",
+                      "-" if cert is None or not math.isfinite(cert) else f"{cert:.4f}"]
+            if has_ec:
+                ec = by.get(CLASS_METHOD)
+                cells += [_time_cell(ec) if ec is not None else "-", _int_cell(ec, "networks")]
             lines.append("| " + " | ".join(cells) + " |")
+        if has_ec:
+            lines += ["", "KBestEC: the k best Markov equivalence classes (and every class tied with the k-th), "
+                      "`kbest(..., by=\"class\", method=\"ilp\")`; networks = members of those classes."]
         notes = [f"- k={r.k}, {r.method}: {r.note}" for r in self.kbest.itertuples() if r.note]
         lines += [""] + notes if notes else []
         lines += ["", "## Networks within a Bayes factor of the optimum", "",
@@ -145,7 +159,7 @@ class Comparison:
 
 def compare(data: Any, *, ks: Sequence[int] = (10, 100, 1000), bayes_factors: Sequence[float] = (3, 20, 150),
             methods: Sequence[str] = KBEST_METHODS, time_limit: float | None = None,
-            max_networks: int | None = 150_000, source: str | None = None,
+            max_networks: int | None = 150_000, source: str | None = None, classes: bool = True,
             **scoring_options: Any) -> Comparison:
     """Run the k-best methods and the Bayes-factor enumeration on ``data`` and tabulate them.
 
@@ -165,6 +179,10 @@ def compare(data: Any, *, ks: Sequence[int] = (10, 100, 1000), bayes_factors: Se
         Cap of each Bayes-factor enumeration (Liao et al. used 150,000).
     source : str, optional
         Label for the tables and the plot (default: the file name).
+    classes : bool
+        Also run the k best equivalence classes (Liao et al.'s KBestEC column:
+        ``kbest(..., by="class", method="ilp")``, row method ``"kbestec"``);
+        skipped, with a note, for a score that is not score-equivalent.
     **scoring_options
         ``score``, ``ess``, ``palim``, ``prune`` (see :func:`gobnilp_py.score`).
 
@@ -214,6 +232,23 @@ def compare(data: Any, *, ks: Sequence[int] = (10, 100, 1000), bayes_factors: Se
             if cs.complete:
                 lists.append(cs)
             _log.info("compare: %s k=%d: %d networks in %.2fs", method, k, len(cs), secs)
+        if classes:
+            options = dict(scoring_options)
+            if time_limit is not None:
+                options["time_limit"] = float(time_limit)
+            t0 = time.perf_counter()
+            try:
+                cs = kbest(dataset, k, method="ilp", by="class", **options)
+            except GobnilpError as exc:  # not score-equivalent, or no SCIP
+                krows.append(_krow(k, CLASS_METHOD, math.nan, None, note=f"not run: {exc}"))
+                continue
+            secs = time.perf_counter() - t0
+            row = _krow(k, CLASS_METHOD, secs, cs)
+            row["classes"] = cs.n_classes_total
+            row["networks"] = cs.n_networks_total if cs.n_networks_total is not None else len(cs)
+            if cs.complete and (cs.n_classes_total or 0) < k:
+                row["note"] = f"only {cs.n_classes_total} classes exist"
+            krows.append(row)
     brows = []
     for bf in bfs:
         t0 = time.perf_counter()
@@ -228,26 +263,34 @@ def compare(data: Any, *, ks: Sequence[int] = (10, 100, 1000), bayes_factors: Se
     if lists:
         longest = max(lists, key=len)
         gaps = np.array([longest.opt - net.score for net in longest.networks], dtype=float)
-    settings = {"ks": ks, "bayes_factors": bfs, "methods": list(methods), "time_limit": time_limit,
+    settings = {"ks": ks, "bayes_factors": bfs, "methods": list(methods), "classes": bool(classes),
+                "time_limit": time_limit,
                 "max_networks": max_networks, "scoring": {"score": "BIC", **scoring_options}}
     return Comparison(label, settings, pd.DataFrame(krows, columns=_KCOLS),
                       pd.DataFrame(brows, columns=_BCOLS), gaps, machine_info())
 
 
-_KCOLS = ["k", "method", "seconds", "networks", "classes", "kth_gap", "complete", "note"]
+_KCOLS = ["k", "method", "seconds", "networks", "classes", "kth_gap", "certified_epsilon", "scoring_passes",
+          "families_before_limits", "families_after_limits", "complete", "note"]
 _BCOLS = ["bf", "epsilon", "seconds", "networks", "classes", "complete", "note"]
 
 
 def _krow(k: int, method: str, secs: float, cs: Any, note: str = "") -> dict[str, Any]:
     if cs is None:
         return {"k": k, "method": method, "seconds": secs, "networks": None, "classes": None,
-                "kth_gap": math.nan, "complete": False, "note": note}
+                "kth_gap": math.nan, "certified_epsilon": math.nan, "scoring_passes": None,
+                "families_before_limits": None, "families_after_limits": None, "complete": False, "note": note}
     if not cs.complete:
         note = f"stopped: {cs.reason} after {len(cs)} networks"
     elif len(cs) < k:
         note = f"only {len(cs)} networks exist"
     return {"k": k, "method": method, "seconds": secs, "networks": len(cs), "classes": cs.n_mecs,
-            "kth_gap": cs.epsilon if len(cs) else math.nan, "complete": bool(cs.complete), "note": note}
+            "kth_gap": cs.epsilon if len(cs) else math.nan,
+            "certified_epsilon": cs.stats.get("certified_epsilon", math.nan),
+            "scoring_passes": cs.stats.get("scoring_passes"),
+            "families_before_limits": cs.stats.get("families_before_limits"),
+            "families_after_limits": cs.stats.get("families_after_limits"),
+            "complete": bool(cs.complete), "note": note}
 
 
 def plot_gaps(gaps: Sequence[float], levels: dict[float, float], path: str | Path, *, title: str = "") -> Path:

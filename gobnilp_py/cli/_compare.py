@@ -22,7 +22,7 @@ __all__ = ["register"]
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("compare", help="k-best methods against Bayes-factor enumeration (Liao et al. Table 2)",
                        description="Run the k-best methods (dynamic programming, repeated ILP solves, one-search "
-                       "k-best) for each k and the Bayes-factor enumeration for each BF on DATA; print the "
+                       "k-best) and the k best equivalence classes (KBestEC) for each k and the Bayes-factor enumeration for each BF on DATA; print the "
                        "table and, with -o, write compare.md, compare.json and kbest_gap.png.")
     p.add_argument("data", help="data file (CSV or .dat), or example:NAME for a bundled example")
     add_data_options(p)
@@ -33,6 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="comma-separated Bayes factors (default 3,20,150)")
     p.add_argument("--methods", default="dp,resolve,ilp",
                    help="k-best methods, comma separated, among dp, resolve, ilp, ordergraph (default dp,resolve,ilp)")
+    p.add_argument("--no-classes", dest="classes", action="store_false",
+                   help="do not run the k best equivalence classes (the KBestEC column; kbest by='class' with the ILP)")
     p.add_argument("--time-limit", type=float, default=None,
                    help="wall-clock seconds per run (each k-best method and each Bayes factor); runs that reach "
                    "it are marked as stopped")
@@ -68,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     kw = scoring_kwargs(args)
     cmp = compare(source, ks=_split(args.ks, int, "--k"), bayes_factors=_split(args.bfs, float, "--bf"),
                   methods=[m.strip() for m in args.methods.split(",") if m.strip()],
-                  time_limit=args.time_limit, max_networks=args.max_networks,
+                  time_limit=args.time_limit, max_networks=args.max_networks, classes=args.classes,
                   source=Path(args.data).name if not args.data.startswith("example:") else args.data, **kw)
     if args.output_dir:
         paths = cmp.write(args.output_dir)

@@ -1,11 +1,44 @@
-"""``kbest()``: the k best networks, provably, by any method that can list them.
+"""``kbest()``: the k best networks, provably, by any method that can list them, from one certified gap.
 
-Every k-best method needs a table holding every family of every one of the k
-best networks.  A table pruned for a gap ε holds every family of every network
-within ε of the optimum, so if the k-th best network of the pruned table lies
-within ε, the pruned table's k best are the true k best; otherwise the data are
-rescored with a larger ε and the search repeated.  A given table is searched
-as it is (its k best networks are the answer for that table).
+**The table.**  Every k-best method needs a table holding every family of
+every one of the k best networks (and of every network tied with the k-th).
+A table pruned safely for a gap ε holds every family of every network within
+ε of the optimum, so it suffices once ε >= OPT - s_(k).  That gap is not
+guessed: after one optimum, :func:`~gobnilp_py.search.witnesses.certified_gap`
+lists k distinct DAGs of the table (sub-DAGs of the optimum and of its
+covered-edge-reversal equivalents, consistent with their topological
+orders) and ``ε_k = OPT - (the worst of their scores)`` bounds the gap of the
+k-th best network and of everything tied with it.
+
+**Why two scoring passes from data (and when only one).**  ε_k needs OPT and
+the scores of the witnesses, i.e. a scored table and a search; no ε can be
+justified before the data are scored (a data-only bound such as
+``N ln r`` per dropped edge is hundreds of nats: an unpruned table).  So the
+data are scored first at ε = 0, the cheapest exact table (pruning work grows
+with ε), OPT is found on it, ε_k is certified from its witnesses (valid
+witnesses for the data: every DAG of a table is a DAG of the data with its
+true score), and the data are scored a second time for ε_k with the global
+gap rule seeded by the exact ``lower_bound=OPT``.  The second pass is skipped
+when the first table already serves: scoring unpruned (``prune=False``), or
+ε_k within the first table's ε (e.g. k no larger than the optimum's
+equivalence class under a score-equivalent score, where ε_k is rounding).
+There is never a third pass and never a repeated search: the k-best search
+runs once, with ``opt`` and ε_k given (the ILP uses them as its objective
+limit, under which at least k networks are certified to lie).
+
+**Parent limits (BIC/AIC).**  Chen, Darwiche and Choi's bounds, corrected
+(:mod:`gobnilp_py.scoring.kbest_bounds`), cut every family with more
+parents of arity >= 2 than any network scoring at least the k-th best can
+have; the cut table gives every method the same k best and ties.  BDeu (and
+every other score) has no such bound: the result says so.  Skipped (and
+said) for the k best *classes* (the bound counts DAGs, not classes) and
+under constraints that removing a parent could violate.
+
+**Labels.**  The result is a k-best list (``kind="kbest"``): its
+``stats["certified_epsilon"]`` is ε_k, ``epsilon`` the exact gap of the k-th
+network; with ``ties=True`` (default) it holds every network tied with the
+k-th, so it *is* the exact ε-set for ``ε = epsilon``, and the result says so
+(``stats["equals_epsilon_set"]``) only when that holds.
 
 Methods (:mod:`.methods`): ``"ilp"`` (one branch-and-cut search with a rising
 k-th best bound), ``"dp"`` (dynamic programming with k-best lists, Tian, He and
@@ -21,34 +54,44 @@ import logging
 import math
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ParameterError
 from ._checks import check_k, check_max_networks, check_time_limit
 from .credible import CredibleSet
-from .inputs import acquire_table, as_constraints, filter_table, is_table_input
+from .inputs import READ_OPTIONS, acquire_table, as_constraints, filter_table, is_table_input
 from .learn import _check_answer, _remaining
-from .methods import engine_module, method_options, resolve_method
-from .results import credible_set
+from .methods import METHODS, engine_module, method_options, resolve_method
+from .results import REL_TOL, credible_set, tolerance_of
 
-__all__ = ["kbest"]
+__all__ = ["kbest", "PARENT_LIMITS"]
 
 _log = logging.getLogger(__name__)
+
+#: Values of ``parent_limits``: Chen et al.'s local bound (from N and the arities), the global
+#: one (a search over variable orders of the table), or none.
+PARENT_LIMITS = ("local", "global", None)
+
+#: Witness networks examined per k when witnesses must also be admissible or span k classes.
+_WITNESS_FACTORS = (1, 4, 16, 64)
 
 
 def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", ties: bool = True,
           max_networks: int | None = 150_000, time_limit: float | None = None,
           constraints: Any = None, params: Mapping[str, Any] | None = None, verbose: bool = False,
           memory_budget: int | None = None, engine_options: Mapping[str, Any] | None = None,
-          initial_epsilon: float = 3.0, progress: Any = None,
+          parent_limits: str | None = "local", progress: Any = None,
           **scoring_options: Any) -> CredibleSet:
-    """The k best networks, provably, best first (ties in canonical order).
+    """The k best networks, provably, best first (ties in canonical order), from a certified gap.
 
     Parameters
     ----------
     data_or_table : Dataset, path, DataFrame, array, ScoreTable or .jkl path
-        Data are scored with pruning safe for ``initial_epsilon``, then for a
-        wider gap while the k-th network lies beyond it; a table is used as is.
+        Data are scored at ε = 0, OPT is found, the certified gap ε_k of
+        the k-th best is computed from witnesses, and the data are scored
+        once more for ε_k unless the first table already serves (see the
+        module docstring).  A table is used as is.
     k : int
         Number of networks (>= 1; with ``by="class"``, of equivalence classes).
         If fewer exist, all are returned.
@@ -78,90 +121,312 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
         for ``"dp"``.
     memory_budget : int, optional
         DP and order graph only: bytes they may use.
-    initial_epsilon : float
-        First gap scored for when starting from data (>= 0).
+    parent_limits : {"local", "global", None}
+        BIC/AIC: cut the table to Chen et al.'s corrected k-best parent
+        limits (:func:`~gobnilp_py.scoring.kbest_bounds.kbest_parent_limit`)
+        before the k-best search; ``None``: do not.  Other scores: no bound
+        exists, and the result notes it.
     **scoring_options
-        ``score``, ``ess``, ``palim``, ``prune`` (see :func:`gobnilp_py.score`).
+        ``score``, ``ess``, ``palim``, ``prune`` (see :func:`gobnilp_py.score`)
+        and the reading options of :func:`gobnilp_py.read_data`.
 
     Returns
     -------
     CredibleSet
-        ``kind="kbest"``, ``epsilon`` the gap of the k-th network.
+        ``kind="kbest"``; ``epsilon`` the gap of the k-th network;
+        ``stats["certified_epsilon"]`` the certified gap ε_k the table was
+        made safe for, ``stats["scoring_passes"]`` (0 for a given table, 1
+        or 2 from data), ``stats["parent_limits"]``, table sizes before and
+        after the limits, and ``stats["equals_epsilon_set"]``.
     """
     t_start = time.perf_counter()
     k = check_k(k)
     if by not in ("dag", "class"):
         raise ParameterError(f"by must be 'dag' or 'class', got {by!r}")
+    if parent_limits not in PARENT_LIMITS:
+        raise ParameterError(f"parent_limits must be 'local', 'global' or None, got {parent_limits!r}")
+    if "initial_epsilon" in scoring_options:
+        raise ParameterError("initial_epsilon is no longer taken: kbest certifies the gap of the k-th network "
+                             "itself (stats['certified_epsilon']) and scores once for it")
     max_networks = check_max_networks(max_networks)
     time_limit = check_time_limit(time_limit)
-    from .._validation import check_number
-
-    initial_epsilon = check_number(initial_epsilon, "initial_epsilon", lo=0.0)
     cons = as_constraints(constraints)
     given = is_table_input(data_or_table)
-    eps = float(initial_epsilon)
-    rounds = 0
-    time_scoring = 0.0
-    while True:
-        rounds += 1
-        table, info = acquire_table(data_or_table, epsilon=None if given else eps, constraints=cons,
-                                    scoring_options=scoring_options, progress=progress)
-        time_scoring += info.time_scoring
-        kinds = cons.kinds() if cons is not None else frozenset()
-        given_options = {"params": params, "verbose": verbose, "memory_budget": memory_budget,
-                         **dict(engine_options or {})}
-        m, why = resolve_method(method, "kbest", table.n, kinds, len(table), given_options)
-        opts = method_options(m, given_options)
-        stats: dict[str, Any] = {"method": m.name, "method_reason": why, "k": k}
+    by_class = by == "class"
+    source, scoring_options = _read_once(data_or_table, given, scoring_options)
+
+    # Pass 1: the cheapest exact table (ε = 0 plus rounding, see _rounding_gap), or the given table.
+    table, info = acquire_table(source, epsilon=None if given else _rounding_gap(source), constraints=cons,
+                                scoring_options=scoring_options, progress=progress)
+    passes = 0 if given else 1
+    time_scoring = info.time_scoring
+    pass_times = [] if given else [info.time_scoring]
+    kinds = cons.kinds() if cons is not None else frozenset()
+    given_options = {"params": params, "verbose": verbose, "memory_budget": memory_budget,
+                     **dict(engine_options or {})}
+    m, why = resolve_method(method, "kbest", table.n, kinds, len(table), given_options)
+    opts = method_options(m, given_options)
+    if by_class:
+        _check_class_kbest(m, table)
+    stats: dict[str, Any] = {"method": m.name, "method_reason": why, "k": k, "ties": ties, "by": by}
+
+    def finish(cs: CredibleSet) -> CredibleSet:
+        cs.stats.update({"scoring_passes": passes, "time_scoring": time_scoring, "time_scoring_passes": pass_times,
+                         "time_total": time.perf_counter() - t_start})
+        return cs
+
+    searched = filter_table(table, cons)
+    if searched is None:
+        return finish(CredibleSet(math.nan, 0.0, True, None, [], kind="kbest", stats=stats, method=m.name,
+                                  infeasible=True, approximate=info.approximate, caveats=list(info.caveats)))
+
+    # One optimum, then the certified gap.
+    t0 = time.perf_counter()
+    sol = _optimum(m, searched, cons, _remaining(time_limit, t_start), opts)
+    stats["time_optimum"] = time.perf_counter() - t0
+    stats["optimum_status"] = sol.status
+    if sol.status == "infeasible":
+        return finish(CredibleSet(math.nan, 0.0, True, None, [], kind="kbest", stats=stats, method=m.name,
+                                  infeasible=True, approximate=info.approximate, caveats=list(info.caveats)))
+    if sol.status != "optimal":
+        reason = "time_limit" if sol.status in ("time_limit", "no_solution") else sol.status
+        return finish(CredibleSet(math.nan, math.nan, False, reason, [], kind="kbest", stats=stats,
+                                  method=m.name, approximate=info.approximate, caveats=list(info.caveats)))
+    opt = sol.score
+    t0 = time.perf_counter()
+    gap = _certify(searched, sol.chosen, k, cons, by_class)
+    stats.update({"time_witnesses": time.perf_counter() - t0, "certified_epsilon": gap.epsilon,
+                  "witnesses": gap.witnesses, "witness_rule": gap.rule})
+
+    # Pass 2 (data only, when the first table is not ε_k-safe): score once for ε_k.
+    if not given and not _serves(table, gap.epsilon, opt):
+        eps_score = gap.epsilon + 2 * tolerance_of(opt)  # ties with the k-th lie up to one tolerance further
+        table, info2 = _score_for(source, eps_score, opt, cons, scoring_options, progress)
+        passes += 1
+        time_scoring += info2.time_scoring
+        pass_times.append(info2.time_scoring)
+        info.caveats = list(info2.caveats)
         searched = filter_table(table, cons)
-        if searched is None:
-            stats.update({"rounds": rounds, "time_scoring": time_scoring})
-            return CredibleSet(math.nan, 0.0, True, None, [], kind="kbest", stats=stats, method=m.name,
-                               infeasible=True, approximate=info.approximate, caveats=list(info.caveats))
-        remaining = _remaining(time_limit, t_start)
-        if remaining is not None and remaining <= 0:
-            stats.update({"rounds": rounds, "time_scoring": time_scoring})
-            return CredibleSet(math.nan, math.nan, False, "time_limit", [], kind="kbest", stats=stats,
-                               method=m.name, approximate=info.approximate, caveats=list(info.caveats))
-        if by == "class":
-            _check_class_kbest(m, searched)
-        t0 = time.perf_counter()
-        col = _search(m, searched, k, ties=ties, by_class=by == "class",
-                      constraints=cons if m.constraint_kinds is None else None, time_limit=remaining,
-                      epsilon_hint=eps, opts=opts, widen=given or unpruned_table(table))
-        stats.update(col.stats)
-        stats.update({"time_search": time.perf_counter() - t0, "ties": ties, "by": by})
-        if not col.entries:
-            stats.update({"rounds": rounds, "time_scoring": time_scoring})
-            return CredibleSet(math.nan, 0.0, col.reason is None, col.reason, [], kind="kbest", stats=stats,
-                               method=m.name, infeasible=col.reason is None, approximate=info.approximate,
-                               caveats=list(info.caveats))
-        opt = max(sc for sc, _ in col.entries)
-        if by == "class":
-            cs = _class_result(searched, col, opt, k, ties, max_networks, m.name, info, stats)
+        if searched is None:  # cannot happen (the optimum is admissible); fail loudly rather than mislabel
+            raise ParameterError("the ε_k table admits no network although the ε = 0 table did (please report)")
+    stats["table_epsilon"] = table.epsilon
+    stats["table_safe_epsilon"] = table.safe_epsilon
+
+    # Chen et al.'s parent limits (BIC/AIC), corrected.
+    notes: list[str] = []
+    searched = _apply_parent_limits(searched, k, parent_limits, by_class, cons, stats, notes)
+
+    remaining = _remaining(time_limit, t_start)
+    if remaining is not None and remaining <= 0:
+        return finish(CredibleSet(opt, math.nan, False, "time_limit", [], kind="kbest", stats=stats,
+                                  method=m.name, approximate=info.approximate, caveats=list(info.caveats)))
+    t0 = time.perf_counter()
+    hint = gap.epsilon + 2 * tolerance_of(opt) if math.isfinite(gap.epsilon) else None
+    col = _search(m, searched, k, ties=ties, by_class=by_class,
+                  constraints=cons if m.constraint_kinds is None else None, time_limit=remaining,
+                  epsilon_hint=hint, opt=opt, opts=opts)
+    stats.update(col.stats)
+    stats["time_search"] = time.perf_counter() - t0
+    if not col.entries:
+        return finish(CredibleSet(math.nan, 0.0, col.reason is None, col.reason, [], kind="kbest", stats=stats,
+                                  method=m.name, infeasible=col.reason is None, approximate=info.approximate,
+                                  caveats=list(info.caveats)))
+    found_opt = max(sc for sc, _ in col.entries)
+    if by_class:
+        cs = _class_result(searched, col, found_opt, k, ties, max_networks, m.name, info, stats)
+    else:
+        keep = _keep(col.entries, k, ties, found_opt)
+        cs = credible_set(searched, col, opt=found_opt, epsilon=0.0, kind="kbest", method=m.name, info=info,
+                          stats=stats, keep=keep)
+        cs.stats["k_found"] = min(k, len(col.entries))
+        cs.stats["equals_epsilon_set"] = _equals_epsilon_set(col.entries, keep, k, ties, m, found_opt, cs)
+    if given:
+        _label_beyond_table(cs, table)
+    elif cs.complete and math.isfinite(gap.epsilon) and cs.epsilon > gap.epsilon + 2 * tolerance_of(opt):
+        # The witnesses prove s_(k) >= OPT - ε_k; a k-th beyond it would mean a bug, not a wider answer.
+        raise ParameterError(f"the k-th best network lies {cs.epsilon:.9g} below OPT, beyond the certified "
+                             f"gap {gap.epsilon:.9g} (please report)")
+    for net in cs.networks:
+        _check_answer(net, cons)
+    cs.caveats.extend(_labels(cs, k, gap, notes, given))
+    return finish(cs)
+
+
+# ------------------------------------------------------------------ inputs and passes
+def _read_once(data_or_table: Any, given: bool, scoring_options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """Read data given as a file, frame or array once (both scoring passes use the same Dataset)."""
+    if given:
+        return data_or_table, scoring_options
+    from ..data import Dataset, read_data
+
+    read_opts = {k: scoring_options[k] for k in READ_OPTIONS if k in scoring_options}
+    rest = {k: v for k, v in scoring_options.items() if k not in READ_OPTIONS}
+    if isinstance(data_or_table, Dataset):
+        return data_or_table, scoring_options  # acquire_table refuses read options with a Dataset
+    return read_data(data_or_table, **read_opts), rest
+
+
+def _rounding_gap(data: Any) -> float:
+    """The first pass's ε: zero up to rounding, enough that ties with a k-th at ε_k = 0 need no second pass.
+
+    When k networks tie with the optimum (k no larger than its equivalence
+    class under a score-equivalent score) ε_k is 0, but networks *tied* with
+    the k-th lie up to ``2 * tolerance_of(OPT)`` below it, and an ε = 0 table
+    may lack them.  ``|OPT|`` is at most ``|score of the empty network|``,
+    about ``N sum_v ln r_v`` plus penalties; twice that times ``4e-9`` covers
+    ``2 * tolerance_of(OPT)`` for the usual scores, and it costs nothing
+    measurable in scoring.  It is only a first guess at what the first table
+    should serve: :func:`_serves` checks the real requirement after OPT is known,
+    so a wrong guess costs a second pass, never exactness.
+    """
+    ar = [max(int(a), 2) for a in data.arities]
+    scale = data.N * sum(math.log(a) for a in ar) + sum((a - 1) * (math.log(max(data.N, 2)) + 1) for a in ar)
+    return 8 * REL_TOL * max(1.0, scale)
+
+
+def _serves(table: Any, epsilon: float, opt: float) -> bool:
+    """True when ``table`` is safe for ``epsilon`` (and the ties one tolerance beyond it)."""
+    from .inputs import EPS_SLACK
+
+    safe = table.safe_epsilon
+    if safe is None:
+        return False
+    if safe == math.inf:
+        return True
+    return math.isfinite(epsilon) and epsilon + 2 * tolerance_of(opt) <= safe + EPS_SLACK
+
+
+def _score_for(source: Any, epsilon: float, opt: float, cons: Any, scoring_options: dict[str, Any],
+               progress: Any) -> tuple[Any, Any]:
+    """The second (and last) scoring pass: safe for ``epsilon``, global gap rule seeded with ``OPT``.
+
+    ``OPT`` is the score of an admissible network (the optimum of the first
+    table, under the constraints), hence a valid ``lower_bound`` for the global
+    gap rule, and the best one there is.  Without a certified ε (fewer than
+    k witnesses) the data are scored unpruned.
+    """
+    opts = dict(scoring_options)
+    if math.isfinite(epsilon):
+        if opts.get("prune", True):
+            opts["lower_bound"] = opt
+        return acquire_table(source, epsilon=epsilon, constraints=cons, scoring_options=opts, progress=progress)
+    opts["prune"] = False
+    opts.pop("lower_bound", None)
+    return acquire_table(source, epsilon=0.0, constraints=cons, scoring_options=opts, progress=progress)
+
+
+def _optimum(m: Any, table: Any, cons: Any, time_limit: float | None, opts: dict[str, Any]) -> Any:
+    """One optimal network of ``table`` by ``m`` (by the ILP for ``resolve``, which has no optimum search)."""
+    if "optimum" in m.tasks:
+        module = engine_module(m)
+    else:
+        module = engine_module(METHODS["ilp"])
+    kw = {k: v for k, v in opts.items() if k in ("params", "verbose", "memory_budget", "model_options")}
+    if module.__name__ == "gobnilp_py.ilp.engine":
+        kw.pop("memory_budget", None)
+        return module.optimum(table, constraints=cons, time_limit=time_limit, **kw)
+    return module.optimum(table, time_limit=time_limit, **kw)
+
+
+@dataclass(frozen=True)
+class _Gap:
+    """The certified gap ε_k, how many witnesses back it, and which witnesses were counted."""
+
+    epsilon: float
+    witnesses: int
+    rule: str
+
+
+def _certify(table: Any, chosen: tuple[int, ...], k: int, cons: Any, by_class: bool) -> _Gap:
+    """ε_k from witnesses of the optimum ``chosen`` (:mod:`gobnilp_py.search.witnesses`).
+
+    Without constraints and for DAGs: :func:`certified_gap` (any k distinct
+    DAGs of the table).  Under constraints only *admissible* witnesses count
+    (a sub-DAG can break a row constraint the table filter cannot express),
+    and for classes only witnesses of k *distinct* classes (the k-th best
+    class then scores at least the worst of them).  Witnesses are drawn in
+    growing batches; when too few qualify, ``ε_k = inf`` (the caller scores
+    unpruned).
+    """
+    from ..search.witnesses import certified_gap, witnesses
+
+    if cons is None and not by_class:
+        eps, n_wit = certified_gap(table, chosen, k)
+        return _Gap(eps, n_wit, "k best DAGs consistent with topological orders of the optimum and its equivalents")
+    from ..equivalence.cpdag import class_key_from_masks
+
+    opt = math.fsum(table.families[v][c][1] for v, c in enumerate(chosen))
+    seen: set[Any] = set()
+    for factor in _WITNESS_FACTORS:
+        want = k * factor
+        wit = witnesses(table, chosen, want)
+        seen.clear()
+        qualifying = 0
+        for sc, pos in wit:
+            parents = [table.families[v][c][0] for v, c in enumerate(pos)]
+            if cons is not None and cons.violations(parents, table.names):
+                continue
+            if by_class:
+                key = class_key_from_masks([sum(1 << p for p in ps) for ps in parents], validate=False)
+                if key in seen:
+                    continue
+                seen.add(key)
+            qualifying += 1
+            if qualifying == k:
+                # Members of one class tie only up to rounding: the k-th class's representative may
+                # score a tolerance below this witness, so classes get one tolerance more.
+                eps = opt - sc + (tolerance_of(opt) if by_class else 0.0)
+                eps = math.nextafter(eps, math.inf) if eps > 0 else 0.0
+                what = "admissible " if cons is not None else ""
+                unit = "witnesses of distinct classes" if by_class else "witness DAGs"
+                return _Gap(eps, qualifying, f"k {what}{unit} (of {len(wit)} examined)")
+        if len(wit) < want:
+            break  # every witness has been examined
+    return _Gap(math.inf, qualifying, "fewer than k qualifying witnesses: no gap certified")
+
+
+def _apply_parent_limits(table: Any, k: int, parent_limits: str | None, by_class: bool, cons: Any,
+                         stats: dict[str, Any], notes: list[str]) -> Any:
+    """Cut ``table`` to Chen et al.'s corrected k-best parent limits where they hold; say why not elsewhere."""
+    from ..errors import ScoreError
+    from ..scoring.kbest_bounds import kbest_parent_limit, limit_table
+
+    stats["families_before_limits"] = len(table)
+    stats["parent_limits"] = None
+    name = (table.score_name or "").upper()
+    why = None
+    if parent_limits is None:
+        why = "k-best parent limits not applied (parent_limits=None)"
+    elif by_class:
+        why = ("no k-best parent limit for the k best classes: Chen et al.'s bounds count DAGs, and k better "
+               "DAGs need not span k classes")
+    elif not table.score_name:
+        why = ("no k-best parent limit: the table does not record its score (a .jkl file), so whether Chen et "
+               "al.'s BIC/AIC bounds apply cannot be told")
+    elif name not in ("BIC", "AIC"):
+        why = (f"no k-best parent limit applies to {table.score_name or 'this score'}: Chen et al.'s bounds hold "
+               "for BIC/AIC only (the certified gap alone makes the table k-best-safe)")
+    elif cons is not None and not cons.subset_pruning_safe:
+        why = ("no k-best parent limit: the structural constraints make dropping a parent unsafe, which the "
+               "bounds rely on")
+    if why is None:
+        method = parent_limits if cons is None else "local"
+        try:
+            limits = kbest_parent_limit(table, k, method=method)
+        except ScoreError as exc:
+            why = f"no k-best parent limit: {exc}"
         else:
-            cs = credible_set(searched, col, opt=opt, epsilon=0.0, kind="kbest", method=m.name, info=info,
-                              stats=stats, keep=_keep(col.entries, k, ties, opt))
-        unpruned = unpruned_table(table)
-        enough = cs.stats.get("k_found", len(cs)) >= k
-        done = (given or not cs.complete or unpruned or not scoring_options.get("prune", True)
-                or (enough and cs.epsilon <= eps))
-        if done:
-            if given:
-                _label_beyond_table(cs, table)
-            for net in cs.networks:
-                _check_answer(net, cons)
-            cs.stats.update({"rounds": rounds, "time_scoring": time_scoring, "table_epsilon": table.epsilon,
-                             "time_total": time.perf_counter() - t_start})
-            return cs
-        gap = cs.epsilon if enough else 2 * eps
-        _log.info("the k-th best network lies beyond the table's epsilon %.4g (or too few networks): rescoring", eps)
-        eps = max(2 * eps, 1.01 * gap, 1.0)
+            table = limit_table(table, limits, k=k)
+            stats["parent_limits"] = {"method": method, "limits": limits}
+    if why is not None:
+        notes.append(why)
+        stats["parent_limits_note"] = why
+    stats["families_after_limits"] = len(table)
+    return table
 
 
+# ------------------------------------------------------------------ the search
 def _tied(a: float, b: float, opt: float) -> bool:
-    from .results import tolerance_of
-
     return abs(a - b) <= tolerance_of(opt)
 
 
@@ -184,18 +449,21 @@ def unpruned_table(table: Any) -> bool:
 
 
 def _search(m: Any, table: Any, k: int, *, ties: bool, by_class: bool, constraints: Any,
-            time_limit: float | None, epsilon_hint: float, opts: dict[str, Any], widen: bool = True) -> Any:
-    """Run the method's k-best; when it does not list ties itself, ask for more until the k-th is not tied."""
+            time_limit: float | None, epsilon_hint: float | None, opt: float, opts: dict[str, Any]) -> Any:
+    """Run the method's k-best once; when it does not list ties itself, ask for more until the k-th is not tied.
+
+    ``opt`` (proven) and ``epsilon_hint`` (the certified gap) let the ILP
+    search under the objective limit ``OPT - ε_k``, within which at least k
+    networks are certified to lie, so it never needs a second search.
+    """
     engine = engine_module(m)
     extra: dict[str, Any] = {"by_class": True} if by_class else {}
-    if not widen:
-        extra["widen"] = False
     # A method that cuts ties is asked for one more than k: the (k+1)-th tells whether the k-th is tied.
     want = k if (not ties or m.kbest_ties) else k + 1
     t0 = time.perf_counter()
     while True:
         remaining = None if time_limit is None else time_limit - (time.perf_counter() - t0)
-        col = engine.kbest(table, k=want, constraints=constraints, time_limit=remaining,
+        col = engine.kbest(table, k=want, constraints=constraints, time_limit=remaining, opt=opt,
                            epsilon_hint=epsilon_hint, **extra, **opts)
         if want == k or col.reason is not None or len(col.entries) < want:
             return col
@@ -203,6 +471,44 @@ def _search(m: Any, table: Any, k: int, *, ties: bool, by_class: bool, constrain
         if not _tied(scores[-1], scores[k - 1], scores[0]):
             return col
         want *= 2  # the last network listed ties the k-th: there may be more ties beyond it
+
+
+def _equals_epsilon_set(entries: list[Any], keep: int, k: int, ties: bool, m: Any, opt: float,
+                        cs: CredibleSet) -> bool | None:
+    """Whether the list is exactly every network within ``cs.epsilon`` of OPT (``None``: not known)."""
+    if not cs.complete:
+        return False
+    if ties or len(entries) < k:
+        return True  # every network tied with the k-th is listed (or every network there is)
+    scores = sorted((sc for sc, _ in entries), reverse=True)
+    if len(scores) > keep:
+        return not _tied(scores[keep], scores[keep - 1], opt)
+    return True if m.kbest_ties else None
+
+
+def _labels(cs: CredibleSet, k: int, gap: _Gap, notes: list[str], given: bool) -> list[str]:
+    """What the k-best list is: its certified ε_k, whether it is an exact ε-set, and the notes."""
+    out = []
+    if math.isfinite(gap.epsilon):
+        out.append(f"k-best list (k={k}) with certified gap epsilon_k={gap.epsilon:.6g}: {gap.witnesses} distinct "
+                   f"networks within it ({gap.rule}) prove the {k}-th best, and every network tied with it, "
+                   f"lies within epsilon_k of OPT" + ("" if given else "; the table was scored safe for it"))
+    else:
+        out.append(f"k-best list (k={k}): no gap certified by witnesses ({gap.rule})"
+                   + ("" if given else "; the table was scored unpruned"))
+    if cs.stats.get("by") == "class":
+        pass
+    elif cs.stats.get("equals_epsilon_set") is True:
+        out.append(f"the list equals the exact epsilon-set for epsilon={cs.epsilon:.6g}: every network with "
+                   f"score >= OPT - {cs.epsilon:.6g} is listed")
+    elif cs.stats.get("equals_epsilon_set") is False and cs.complete:
+        out.append(f"NOT the epsilon-set for epsilon={cs.epsilon:.6g}: networks tied with the {k}-th are "
+                   "omitted (ties=False); do not read its averages as a Bayes-factor set")
+    elif cs.complete:
+        out.append(f"may not equal the epsilon-set for epsilon={cs.epsilon:.6g}: with ties=False networks tied "
+                   f"with the {k}-th may be omitted")
+    out.extend(notes)
+    return out
 
 
 def _check_class_kbest(m: Any, table: Any) -> None:
@@ -221,7 +527,6 @@ def _class_result(table: Any, col: Any, opt: float, k: int, ties: bool, max_netw
     from dataclasses import replace
 
     from .classes import expand_classes
-    from .results import tolerance_of
 
     reps = sorted(col.entries, key=lambda e: (-e[0], e[1]))
     reps = reps[:_keep(reps, k, ties, opt)]
@@ -251,8 +556,6 @@ def _label_beyond_table(cs: CredibleSet, table: Any) -> None:
     safe = table.safe_epsilon
     if safe is None or not cs.networks or not cs.complete or cs.epsilon <= safe + 1e-12:
         return
-    from .results import tolerance_of
-
     cs.complete = False
     cs.reason = "table_epsilon"
     cs.threshold = cs.opt - safe - tolerance_of(cs.opt)
