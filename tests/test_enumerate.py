@@ -303,37 +303,6 @@ def test_constraint_aware_pruning_is_exact_and_still_prunes(cons_kwargs, seed):
 
 
 # ------------------------------------------------------- collection speed-ups stay exact
-@pytest.mark.parametrize("seed", range(6))
-def test_kbest_widens_epsilon_until_k_networks(seed):
-    # initial_epsilon=0 holds only the optimal networks: kbest must widen (and rescore) until k fit.
-    rng = np.random.default_rng(500 + seed)
-    data = read_data(random_data(rng, 4, 60))
-    full = score(data, prune=False)
-    ranking = sorted(brute_force(full, math.inf).items(), key=lambda t: (-t[1], t[0]))
-    k = 25
-    cs = kbest(data, k, initial_epsilon=0.0, ties=False, method="ilp")
-    assert cs.complete and len(cs) == k
-    assert cs.stats["rounds"] > 1
-    for net, (_, want) in zip(cs.networks, ranking[:k]):
-        assert abs(net.score - want) <= TOL * max(1.0, abs(want))
-    assert abs(cs.epsilon - (ranking[0][1] - ranking[k - 1][1])) <= 1e-7
-
-
-def test_kbest_on_table_falls_back_to_unlimited_search():
-    # A given table cannot be rescored: when initial_epsilon holds fewer than k networks, the ILP's
-    # second search runs without an objective limit and must still return the table's k best.
-    rng = np.random.default_rng(21)
-    data = read_data(random_data(rng, 4, 80))
-    t = score(data, prune=False)
-    ranking = sorted(brute_force(t, math.inf).items(), key=lambda s: (-s[1], s[0]))
-    k = 60
-    assert ranking[0][1] - ranking[k - 1][1] > 0.5  # so initial_epsilon=0.5 is too small
-    cs = kbest(t, k, initial_epsilon=0.5, method="ilp", ties=False)
-    assert cs.complete and len(cs) == k and cs.stats["searches"] == 2
-    for net, (_, want) in zip(cs.networks, ranking[:k]):
-        assert abs(net.score - want) <= TOL * max(1.0, abs(want))
-
-
 def test_network_cap_records_exactly_the_cap():
     rng = np.random.default_rng(3)
     data = read_data(random_data(rng, 4, 30))

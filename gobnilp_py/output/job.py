@@ -7,7 +7,7 @@ The phases, each timed by :class:`~gobnilp_py.progress.Progress`:
 2. **scoring** (jobs ``score``, ``learn``, ``enumerate``): the table is made
    safe for the job's ε exactly as :func:`~gobnilp_py.enumerate_networks`
    would make it, so a run and a direct API call give the same answer
-   (``kbest`` scores inside its own search, since it widens ε as needed);
+   (``kbest`` scores inside its own driver: at ε≈0 for the optimum, then once more for the certified gap ε_k);
 3. **solving**: :func:`~gobnilp_py.learn`, :func:`~gobnilp_py.enumerate_networks`
    or :func:`~gobnilp_py.kbest`;
 4. **summarising**: equivalence classes and edge probabilities of a collection;

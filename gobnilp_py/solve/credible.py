@@ -118,6 +118,9 @@ class CredibleSet:
                 text = f"INCOMPLETE ({self.reason}) k-best list: the best {unit} found before the search stopped"
                 if self.threshold is not None:
                     text += f"; every network scoring >= {self.threshold:.6f} among the k best is listed"
+            gap = self.stats.get("certified_epsilon")
+            if gap is not None and math.isfinite(gap):
+                text += f"; certified gap epsilon_k={gap:.6g} (the k-th best scores >= OPT - epsilon_k)"
         else:
             bf = self.bayes_factor
             what = f"every network with score >= OPT - {self.epsilon:.6g} (Bayes factor {bf:.6g})"
