@@ -51,3 +51,12 @@ def test_kbest_classes_equal_brute_force(n, n_rows, k, score_name, seed):
         assert abs(sc - want[key][0]) <= tol and members == want[key][1]
     assert len(cs) == sum(m for _, m in want.values()) == cs.n_networks_total
     assert "equivalence classes" in cs.guarantee
+
+
+def test_auto_picks_a_class_collecting_method_for_k_best_classes():
+    """``method="auto"`` with ``by="class"`` must not pick an engine that cannot collect classes (it used to)."""
+    import gobnilp_py as gp
+
+    r = gp.kbest(gp.example_path("asia"), 3, score="BDeu", by="class")
+    assert r.stats["method"] == "ilp" and "equivalence class" in r.stats["method_reason"]
+    assert r.complete and r.stats["by"] == "class"

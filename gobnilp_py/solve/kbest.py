@@ -164,7 +164,7 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
     kinds = cons.kinds() if cons is not None else frozenset()
     given_options = {"params": params, "verbose": verbose, "memory_budget": memory_budget,
                      **dict(engine_options or {})}
-    m, why = resolve_method(method, "kbest", table.n, kinds, len(table), given_options)
+    m, why = resolve_method(method, "kbest", table.n, kinds, len(table), given_options, class_collection=by_class)
     opts = method_options(m, given_options)
     if by_class:
         _check_class_kbest(m, table)

@@ -168,15 +168,20 @@ def _available(method: Method) -> bool:
 
 
 def resolve_method(name: str, task: str, n: int, kinds: frozenset[str], n_families: int,
-                   options: dict[str, Any] | None = None) -> tuple[Method, str]:
+                   options: dict[str, Any] | None = None, *, class_collection: bool = False) -> tuple[Method, str]:
     """The method to run (``auto`` resolved) and the reason, after every capability check.
 
     With ``auto``, options that only one method understands (SCIP ``params``,
-    say) decide for that method.
+    say) decide for that method, and ``class_collection=True`` (the k best
+    equivalence classes) restricts the choice to methods that collect classes.
     """
     given = [k for k, v in (options or {}).items() if not _neutral(k, v)]
     if name == AUTO:
         chosen, reason = choose_method(task, n, kinds, n_families)
+        if class_collection and not METHODS[chosen].class_collection:
+            able = [m for m in METHODS.values() if task in m.tasks and m.class_collection and _available(m)]
+            if able:
+                chosen, reason = able[0].name, "only it collects one network per equivalence class"
         foreign = [k for k in given if k not in METHODS[chosen].options]
         if foreign:
             able = [m for m in METHODS.values()
