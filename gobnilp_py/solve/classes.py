@@ -120,9 +120,9 @@ def is_score_equivalent(table: ScoreTable) -> bool:
     return table.score_name in SCORE_EQUIVALENT
 
 
-def _lookup(table: ScoreTable) -> list[dict[int, int]]:
-    """Per node: parent bitmask -> position of that family in the table."""
-    return [{sum(1 << p for p in ps): k for k, (ps, _) in enumerate(fams)} for fams in table.families]
+def _lookup(table: ScoreTable) -> list[dict[int, tuple[int, float]]]:
+    """Per node: parent bitmask -> (position of that family in the table, its local score)."""
+    return [{sum(1 << p for p in ps): (k, sc) for k, (ps, sc) in enumerate(fams)} for fams in table.families]
 
 
 def expand_classes(table: ScoreTable, reps: Sequence[Entry], *, limit: float, max_networks: int | None,
@@ -177,7 +177,7 @@ def expand_classes(table: ScoreTable, reps: Sequence[Entry], *, limit: float, ma
                 if deadline is not None and i % _DEADLINE_EVERY == 0 and time.perf_counter() > deadline:
                     complete_counts = False  # the counts stay exact; only the listing is cut
                     break
-                entry = _entry(table, where, member)
+                entry = _entry(where, member)
                 if entry is None:  # cannot happen: every listed member passed the table predicate
                     raise AssertionError("a member of a credible class is missing from an epsilon-safe table")
                 if entry[0] < limit:
@@ -211,7 +211,7 @@ def _mask(parents: Sequence[int]) -> int:
     return m
 
 
-def _filter_members(table: ScoreTable, where: list[dict[int, int]], ext: Any, limit: float, room: int | None,
+def _filter_members(table: ScoreTable, where: list[dict[int, tuple[int, float]]], ext: Any, limit: float, room: int | None,
                     deadline: float | None) -> tuple[list[Entry], int, dict[tuple[str, str], int], bool]:
     """List every member, keep those scoring >= ``limit``: (listed, count, arrow counts by name, stopped)."""
     names = table.names
@@ -221,7 +221,7 @@ def _filter_members(table: ScoreTable, where: list[dict[int, int]], ext: Any, li
     for i, member in enumerate(ext.members()):
         if deadline is not None and i % _DEADLINE_EVERY == 0 and time.perf_counter() > deadline:
             return got, count, arrows, True
-        entry = _entry(table, where, member)
+        entry = _entry(where, member)
         if entry is None or entry[0] < limit:
             continue
         count += 1
@@ -236,16 +236,18 @@ def _filter_members(table: ScoreTable, where: list[dict[int, int]], ext: Any, li
     return got, count, arrows, False
 
 
-def _entry(table: ScoreTable, where: list[dict[int, int]], member: Sequence[int]) -> Entry | None:
-    """The member (parent masks) as table positions and its score; ``None`` when a family is not a candidate."""
+def _entry(where: list[dict[int, tuple[int, float]]], member: Sequence[int]) -> Entry | None:
+    """The member (parent masks) as table positions and its score (``math.fsum`` of its local scores,
+    as every driver computes it); ``None`` when a family is not a candidate."""
     chosen = []
-    for v, mask in enumerate(member):
-        pos = where[v].get(mask)
-        if pos is None:
+    scores = []
+    for look, mask in zip(where, member):
+        hit = look.get(mask)
+        if hit is None:
             return None
-        chosen.append(pos)
-    score = math.fsum(table.families[v][c][1] for v, c in enumerate(chosen))
-    return score, tuple(chosen)
+        chosen.append(hit[0])
+        scores.append(hit[1])
+    return math.fsum(scores), tuple(chosen)
 
 
 def arrow_counts(summary: ClassSummary) -> dict[tuple[str, str], int]:
