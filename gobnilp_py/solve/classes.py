@@ -35,11 +35,16 @@ checked against the boundary: a listed member below it would mean the score is
 not score-equivalent after all (or a representative within rounding of the
 boundary); that class is then listed in full and filtered member by member,
 exactly as DAG-level collection would, so no network below the boundary is
-ever kept or counted.
+ever kept or counted.  Likewise, a listed member with a family missing from a
+table taken to hold every member (``all_representable``) sends its class back
+to counting inside the table, with a warning.  Both checks see the listed
+members only; past the network cap the premises (score equivalence, an ε-safe
+table) stand for the rest.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from collections.abc import Sequence
@@ -54,6 +59,8 @@ __all__ = ["ClassSummary", "Expansion", "expand_classes", "arrow_counts", "is_sc
 
 #: Scores for which every DAG of a Markov equivalence class has the same score.
 SCORE_EQUIVALENT = frozenset({"BIC", "BDeu", "AIC"})
+
+_log = logging.getLogger(__name__)
 
 #: Members listed between two looks at the deadline.
 _DEADLINE_EVERY = 256
@@ -163,36 +170,30 @@ def expand_classes(table: ScoreTable, reps: Sequence[Entry], *, limit: float, ma
     complete_counts = True
     listed_total = 0
     fallbacks = 0
-    cons = None if all_representable else MemberConstraints(allowed=lambda v, fam: fam in where[v])
+    missing = 0
+    in_table = MemberConstraints(allowed=lambda v, fam: fam in where[v])
     for score, chosen in order:
         masks = [_mask(table.families[v][c][0]) for v, c in enumerate(chosen)]
         cp = cpdag_from_masks(names, masks, validate=False)
-        ext = Extensions(cp, cons)
-        summary = ClassSummary(cp, score, ext.count(), constraints=cons)
         room = None if max_networks is None else max(0, max_networks - listed_total)
-        if room is None or room > 0:
-            got: list[Entry] = []
-            below = False
-            for i, member in enumerate(ext.members(limit=room)):
-                if deadline is not None and i % _DEADLINE_EVERY == 0 and time.perf_counter() > deadline:
-                    complete_counts = False  # the counts stay exact; only the listing is cut
-                    break
-                entry = _entry(where, member)
-                if entry is None:  # cannot happen: every listed member passed the table predicate
-                    raise AssertionError("a member of a credible class is missing from an epsilon-safe table")
-                if entry[0] < limit:
-                    below = True
-                    break
-                got.append(entry)
-            if below:  # not score-equivalent here after all: filter the whole class member by member
-                fallbacks += 1
-                got, count, arrows, stopped = _filter_members(table, where, ext, limit, room, deadline)
-                summary.n_members = None if stopped else count
-                summary.arrow_counts = None if stopped else arrows
-                if stopped:
-                    complete_counts = False
-            entries.extend(got)
-            summary.listed = len(got)
+        summary, got, status = _expand_one(cp, score, None if all_representable else in_table, where, limit, room,
+                                           deadline)
+        if status == "missing":  # the table lacks a member after all: count and list inside the table instead
+            _log.warning("a member of a credible class is missing from a table taken to hold every member; "
+                         "counting that class's members inside the table")
+            missing += 1
+            summary, got, status = _expand_one(cp, score, in_table, where, limit, room, deadline)
+        if status == "below":  # not score-equivalent here after all: filter the whole class member by member
+            fallbacks += 1
+            got, count, arrows, stopped = _filter_members(table, where, Extensions(cp, in_table), limit, room,
+                                                          deadline)
+            summary.n_members = None if stopped else count
+            summary.arrow_counts = None if stopped else arrows
+            status = "deadline" if stopped else "ok"
+        if status == "deadline":
+            complete_counts = False  # the counts stay exact (unless the filter above stopped); the listing is cut
+        entries.extend(got)
+        summary.listed = len(got)
         listed_total += summary.listed
         if summary.n_members != 0:
             summaries.append(summary)
@@ -201,7 +202,36 @@ def expand_classes(table: ScoreTable, reps: Sequence[Entry], *, limit: float, ma
     stats = {"time_members": time.perf_counter() - t0, "classes": len(summaries)}
     if fallbacks:
         stats["classes_filtered_by_score"] = fallbacks
+    if missing:
+        stats["classes_missing_members"] = missing
     return Expansion(entries, summaries, complete_counts, capped, stats)
+
+
+def _expand_one(cp: Any, score: float, cons: Any, where: list[dict[int, tuple[int, float]]], limit: float,
+                room: int | None, deadline: float | None) -> tuple[ClassSummary, list[Entry], str]:
+    """Count one class's members (satisfying ``cons``) and list up to ``room`` of them.
+
+    Status ``"ok"``; ``"deadline"`` (listing cut, count exact); ``"missing"``
+    (a member has a family outside the table: only possible when ``cons`` is
+    ``None``); ``"below"`` (a member scores below ``limit``).
+    """
+    from ..equivalence import Extensions
+
+    ext = Extensions(cp, cons)
+    summary = ClassSummary(cp, score, ext.count(), constraints=cons)
+    got: list[Entry] = []
+    if room is not None and room <= 0:
+        return summary, got, "ok"
+    for i, member in enumerate(ext.members(limit=room)):
+        if deadline is not None and i % _DEADLINE_EVERY == 0 and time.perf_counter() > deadline:
+            return summary, got, "deadline"
+        entry = _entry(where, member)
+        if entry is None:
+            return summary, [], "missing"
+        if entry[0] < limit:
+            return summary, [], "below"
+        got.append(entry)
+    return summary, got, "ok"
 
 
 def _mask(parents: Sequence[int]) -> int:
