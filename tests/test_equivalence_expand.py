@@ -112,3 +112,31 @@ def test_members_inside_a_random_table_equal_brute_force(seed):
     e2 = expand_classes(table, [(rep_score, chosen)], limit=limit, max_networks=cap, all_representable=False)
     assert len(e2.entries) == min(cap, len(want)) and e2.n_networks_total == len(want)
     assert set(got_members(table, e2)) <= set(want)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_quick_whole_class_test_is_sound(seed):
+    """``_table_holds_class`` says True only when every member's families are in the table (brute force),
+    and says True for a table of exactly the members' families (the families it asks for all occur)."""
+    from gobnilp_py.equivalence import cpdag_from_masks
+    from gobnilp_py.solve.classes import _table_holds_class
+
+    rng = np.random.default_rng(1000 + seed)
+    n = 6
+    order = rng.permutation(n)
+    masks = [0] * n
+    for i, v in enumerate(order):
+        for u in order[:i]:
+            if rng.random() < 0.6:
+                masks[v] |= 1 << int(u)
+    cp = cpdag_from_masks([f"x{i}" for i in range(n)], masks)
+    members = list(cp.extensions().members())
+    need = [{m[v] for m in members} for v in range(n)]
+    exact = [{f: (0, 0.0) for f in need[v]} for v in range(n)]
+    assert _table_holds_class(cp, exact)
+    # drop one needed family of a random node: the test must say False
+    v = int(rng.integers(0, n))
+    gone = sorted(need[v])[int(rng.integers(0, len(need[v])))]
+    fewer = [dict(d) for d in exact]
+    del fewer[v][gone]
+    assert not _table_holds_class(cp, fewer)

@@ -10,7 +10,10 @@ the ``allowed`` predicate of :class:`~gobnilp_py.equivalence.MemberConstraints`
 is "this family is in the table".  That one predicate applies everything that
 is not the same across a class: the structural constraints enforced by
 filtering the table (required and forbidden arrows, tiers, parent limits) and
-the score table's own limits (a parent limit, pruning).  Because the predicate
+the score table's own limits (a parent limit, pruning).  (When the table holds
+every family any member can have -- each node's compelled parents with any
+subset of its undirected neighbours -- the predicate is dropped: same answer,
+faster count.)  Because the predicate
 acts inside the counting recursion, members outside the table are neither
 listed nor generated, and a class is counted exactly without listing it.
 
@@ -176,8 +179,8 @@ def expand_classes(table: ScoreTable, reps: Sequence[Entry], *, limit: float, ma
         masks = [_mask(table.families[v][c][0]) for v, c in enumerate(chosen)]
         cp = cpdag_from_masks(names, masks, validate=False)
         room = None if max_networks is None else max(0, max_networks - listed_total)
-        summary, got, status = _expand_one(cp, score, None if all_representable else in_table, where, limit, room,
-                                           deadline)
+        whole = all_representable or _table_holds_class(cp, where)
+        summary, got, status = _expand_one(cp, score, None if whole else in_table, where, limit, room, deadline)
         if status == "missing":  # the table lacks a member after all: count and list inside the table instead
             _log.warning("a member of a credible class is missing from a table taken to hold every member; "
                          "counting that class's members inside the table")
@@ -205,6 +208,40 @@ def expand_classes(table: ScoreTable, reps: Sequence[Entry], *, limit: float, ma
     if missing:
         stats["classes_missing_members"] = missing
     return Expansion(entries, summaries, complete_counts, capped, stats)
+
+
+#: Largest number of undirected neighbours of a node for which :func:`_table_holds_class` checks every family.
+_HOLDS_MAX_NEIGHBOURS = 12
+
+
+def _table_holds_class(cp: Any, where: list[dict[int, tuple[int, float]]]) -> bool:
+    """True when every family any member of the class can have is in the table (a sufficient test).
+
+    In every member, node ``v`` has its compelled parents plus a set ``S`` of
+    its undirected neighbours, and ``S`` is a clique (two non-adjacent parents
+    from the undirected part would be a new v-structure).  When the table holds
+    every such family for every node, every member is a network of the table
+    and the members can be counted without the table predicate (faster: no
+    per-clique dynamic programme).  Nodes with many undirected neighbours are
+    not checked (the test then says False and the predicate is used).
+    """
+    und_all = cp._und
+    for v, (und, pa) in enumerate(zip(und_all, cp._pa)):
+        if und.bit_count() > _HOLDS_MAX_NEIGHBOURS:
+            return False
+        look = where[v]
+        # depth-first over the cliques inside und: extend by higher neighbours adjacent to all chosen
+        stack = [(0, und)]
+        while stack:
+            chosen, cand = stack.pop()
+            if pa | chosen not in look:
+                return False
+            while cand:
+                low = cand & -cand
+                cand ^= low
+                u = low.bit_length() - 1
+                stack.append((chosen | low, cand & und_all[u]))
+    return True
 
 
 def _expand_one(cp: Any, score: float, cons: Any, where: list[dict[int, tuple[int, float]]], limit: float,
@@ -269,15 +306,11 @@ def _filter_members(table: ScoreTable, where: list[dict[int, tuple[int, float]]]
 def _entry(where: list[dict[int, tuple[int, float]]], member: Sequence[int]) -> Entry | None:
     """The member (parent masks) as table positions and its score (``math.fsum`` of its local scores,
     as every driver computes it); ``None`` when a family is not a candidate."""
-    chosen = []
-    scores = []
-    for look, mask in zip(where, member):
-        hit = look.get(mask)
-        if hit is None:
-            return None
-        chosen.append(hit[0])
-        scores.append(hit[1])
-    return math.fsum(scores), tuple(chosen)
+    try:
+        hits = [look[mask] for look, mask in zip(where, member)]
+    except KeyError:
+        return None
+    return math.fsum([h[1] for h in hits]), tuple([h[0] for h in hits])
 
 
 def arrow_counts(summary: ClassSummary) -> dict[tuple[str, str], int]:
