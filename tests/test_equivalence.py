@@ -29,7 +29,7 @@ from gobnilp_py.equivalence import CPDAG, arrow_probabilities, class_key, cpdag,
 from gobnilp_py.equivalence.cpdag import _PDAG, _cpdag_from_key
 from gobnilp_py.errors import DataError, GobnilpError
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # the shared test oracles (oracle_dp)
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the shared test helpers (oracle_dp, datasets)
 
 # OEIS A003024 (labelled DAGs) and A007984 (Markov equivalence classes on labelled nodes).
 N_DAGS = {1: 1, 2: 3, 3: 25, 4: 543, 5: 29281}
@@ -517,11 +517,6 @@ def test_class_key_on_random_large_dags_matches_cpdag_and_validation_switch():
 
 # --------------------------------------------------------------------------- real data
 
-# shared/data beside the repository (also found from a worktree one level further down)
-DATA = next((p / "shared" / "data" for p in Path(__file__).resolve().parents[2:4] if (p / "shared" / "data").is_dir()),
-            Path(__file__).resolve().parents[2] / "shared" / "data")
-
-
 def _best_subset_scores(table):
     """Silander-Myllymaki DP: ``best[S]`` = best score of a DAG on node set S (parents inside S)."""
     from oracle_dp import best_subset_scores
@@ -593,9 +588,9 @@ REAL_CASES = [
 
 @pytest.mark.parametrize("name, score_name, bf, opt, n_networks, n_classes", REAL_CASES)
 def test_real_data_class_counts(name, score_name, bf, opt, n_networks, n_classes):
-    path = DATA / f"{name}.csv"
-    if not path.exists():
-        pytest.skip(f"dataset {path} not available (shared/data is not beside the repository)")
+    from datasets import dataset  # shipped in tests/data, else the shared folder; skips when absent
+
+    path = dataset(name)
     import math
 
     from gobnilp_py.data import read_data

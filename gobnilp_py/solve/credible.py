@@ -204,26 +204,35 @@ class CredibleSet:
         return arrow_probabilities(self.networks, opt=self._weight_opt())
 
     def _class_probabilities(self, *, arrows: bool) -> pd.DataFrame:
-        """Exact averages from class summaries: member counts and per-class arrow counts, weighted exactly."""
-        import numpy as np
+        """Exact averages over every credible network from the class summaries, without listing members.
 
+        Each class is a :class:`~gobnilp_py.equivalence.ClassWeight` (its exact
+        member count and per-arrow member counts), averaged by
+        :func:`~gobnilp_py.equivalence.class_arrow_probabilities` /
+        :func:`~gobnilp_py.equivalence.class_edge_probabilities`: a class weighs
+        ``n_members * exp(score - OPT)``, taken in log space
+        (``log n_members + score``, ``math.log`` of the exact int), and an arrow
+        ``count / n_members`` of its class (an int ratio, correctly rounded), so
+        a class of ``25!`` or ``200!`` members neither overflows nor loses
+        precision.  Classes with no member that counts carry no weight.
+        """
+        from ..equivalence import ClassWeight, class_arrow_probabilities, class_edge_probabilities
         from .classes import arrow_counts
 
-        names = list(self.networks[0].names) if self.networks else list(self.classes[0].cpdag.names)
-        pos = {x: i for i, x in enumerate(names)}
-        n = len(names)
-        mat = np.zeros((n, n))
-        total = 0.0
-        for c in self.classes:
-            w = math.exp(c.score - self.opt)
-            total += w * c.n_members
-            for (u, v), k in arrow_counts(c).items():
-                mat[pos[u], pos[v]] += w * k
-        if total > 0:
-            mat /= total
-        if not arrows:
-            mat = np.clip(mat + mat.T, 0.0, 1.0)  # a DAG never has both u -> v and v -> u
-        return pd.DataFrame(mat, index=pd.Index(names, name="u"), columns=pd.Index(names, name="v"))
+        weights = [ClassWeight(c.cpdag, float(c.score), int(c.n_members), arrow_counts(c))
+                   for c in self.classes if c.n_members]
+        if not weights:  # nothing counts: no average (all zero), as over an empty list
+            names = list(self.classes[0].cpdag.names)
+            n = len(names)
+            import numpy as np
+
+            idx = ("parent", "child") if arrows else ("u", "v")
+            return pd.DataFrame(np.zeros((n, n)), index=pd.Index(names, name=idx[0]),
+                                columns=pd.Index(names, name=idx[1]))
+        opt = self.opt if math.isfinite(self.opt) else None
+        if arrows:
+            return class_arrow_probabilities(weights, opt=opt)
+        return class_edge_probabilities(weights, opt=opt)
 
     def _weight_opt(self) -> float | None:
         return self.opt if self.networks and math.isfinite(self.opt) else None
