@@ -35,12 +35,12 @@ def test_every_method_declares_known_tasks_and_a_module():
 
 
 def test_unknown_method_suggests_the_nearest():
-    with pytest.raises(ParameterError, match=r"unknown method 'ilpp' \(did you mean 'ilp'\?\)"):
+    with pytest.raises(ParameterError, match=r'method must be one of .* got "ilpp" \(did you mean "ilp"\?\)'):
         learn(_table(), method="ilpp")
 
 
 def test_method_that_cannot_do_the_task_is_refused_with_the_alternatives():
-    with pytest.raises(ParameterError, match="method 'resolve' cannot compute an optimal network; methods that can: "):
+    with pytest.raises(ParameterError, match='method "resolve" cannot compute an optimal network; methods that can: '):
         learn(_table(), method="resolve")
     with pytest.raises(ParameterError, match="cannot compute every network within a Bayes factor"):
         enumerate_networks(_table(), bayes_factor=3, method="dp")

@@ -58,7 +58,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ParameterError
-from ._checks import check_k, check_max_networks, check_time_limit
+from ._checks import check_by, check_k, check_max_networks, check_method, check_time_limit
 from .credible import CredibleSet
 from .inputs import READ_OPTIONS, acquire_table, as_constraints, filter_table, is_table_input
 from .learn import _check_answer, _remaining
@@ -141,8 +141,8 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
     """
     t_start = time.perf_counter()
     k = check_k(k)
-    if by not in ("dag", "class"):
-        raise ParameterError(f"by must be 'dag' or 'class', got {by!r}")
+    by = check_by(by, "by", "kbest")
+    method = check_method(method, "method", "kbest")
     if parent_limits not in PARENT_LIMITS:
         raise ParameterError(f"parent_limits must be 'local', 'global' or None, got {parent_limits!r}")
     if "initial_epsilon" in scoring_options:

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..errors import SolverError
 from ..network import Network
-from ._checks import check_gap, check_time_limit
+from ._checks import check_gap, check_method, check_time_limit
 from .inputs import acquire_table, as_constraints, filter_table
 from .methods import engine_module, method_options, resolve_method
 from .results import network_from_solution, tolerance_of
@@ -87,6 +87,7 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
     t_start = time.perf_counter()
     time_limit = check_time_limit(time_limit)
     gap = check_gap(gap)
+    method = check_method(method, "method", "optimum")
     if order is not None:  # the fixed-order route (solve/ordered.py)
         from .ordered import learn_with_order
 
