@@ -151,18 +151,30 @@ def _sub(args: list[str], timeout: float) -> tuple[dict | None, str | None]:
 
 
 def run(name: str, bf: float, methods: list[str], args: argparse.Namespace, tmp: Path) -> list[dict]:
-    path = tmp / f"{name}-{bf}.pickle"
+    tag = (f"_palim{args.palim}" if args.palim is not None else "") + ("_nomc" if args.no_max_candidates else "")
+    folder = Path(args.tables) if args.tables else tmp
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}_bf{bf:g}{tag}.pickle"
+    side = path.with_suffix(".json")
     case = {"data": name + (f" (palim {args.palim})" if args.palim is not None else ""), "bf": bf}
     sjob = {"name": name, "bf": bf, "table": str(path), "palim": args.palim,
             "no_max_candidates": args.no_max_candidates}
     load = os.getloadavg()[0]
-    info, err = _sub(["--score-worker", json.dumps(sjob)], args.score_budget)
+    if path.exists() and side.exists():  # the identical table of an earlier invocation (--tables)
+        info, err = {**json.loads(side.read_text()), "table_source": f"cached {path.name}"}, None
+    else:
+        info, err = _sub(["--score-worker", json.dumps(sjob)], args.score_budget)
+        if info is not None:
+            side.write_text(json.dumps(info))
     if info is None:
         row = {**case, "method": "(scoring)", "status": ("scoring out of time at "
                                                          f"{args.score_budget:g} s" if err.startswith("killed")
                                                          else f"scoring {err}"),
                "load": load, "busy": _busy()}
         print(json.dumps(row), file=sys.stderr, flush=True)
+        if args.jsonl:
+            with open(args.jsonl, "a") as fh:
+                fh.write(json.dumps(row) + "\n")
         return [row]
     rows = []
     for method in methods:
@@ -263,7 +275,19 @@ def main() -> int:
     ap.add_argument("--no-max-candidates", action="store_true", help="score without the candidate cap")
     ap.add_argument("--jsonl", default=None, help="append every row to this file as it is measured")
     ap.add_argument("--out", default=None, help="also write the rows as JSON")
+    ap.add_argument("--tables", default=None, help="keep the pickled tables here and reuse them in later "
+                    "invocations (so separate invocations search identical tables)")
+    ap.add_argument("--render", nargs="+", default=None, help="only print the table of these JSONL files")
     args = ap.parse_args()
+    if args.render:
+        rows = [json.loads(line) for f in args.render for line in Path(f).read_text().splitlines() if line.strip()]
+        rows.sort(key=lambda r: (DEFAULT_DATA.index(r["data"].split(" ")[0]) if r["data"].split(" ")[0] in
+                                 DEFAULT_DATA else 99, r["data"], r["bf"]))
+        print(table_markdown(rows))
+        bad = [(k, agreement(g)) for k, g in _groups(rows).items() if agreement(g).startswith("DISAGREE")]
+        for k, msg in bad:
+            print(f"{k}: {msg}", file=sys.stderr)
+        return 2 if bad else 0
     print(f"load at start: {os.getloadavg()}; busy: {_busy()}", file=sys.stderr)
     rows: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="bench-engines-") as tmp:
