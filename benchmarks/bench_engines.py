@@ -212,9 +212,12 @@ def agreement(group: list[dict]) -> str:
             problems.append(f"OPT {opts[0][0]} {opts[0][1]!r} vs {m} {o!r}")
     if problems:
         return "DISAGREE: " + "; ".join(problems)
-    if len(done) >= 2:
-        return "agree"
-    return "OPT agrees" if len(opts) >= 2 else "-"
+    engines = {r.get("chosen") for r in done}
+    if len(engines) >= 2:
+        return "agree (" + " = ".join(sorted(engines)) + ")"
+    if len({m for m, _ in opts} - {"auto"}) >= 2:
+        return "OPT agrees"
+    return f"one engine ({next(iter(engines))})" if engines else "-"
 
 
 def _f(x: object, digits: int = 2) -> str:
