@@ -159,6 +159,10 @@ class VariableSelection:
     stats: dict[str, Any] = field(default_factory=dict)
 
 
+class _Spent(Exception):
+    """The budget ran out before the next exact score."""
+
+
 class _Scorer:
     """Exact score and log-likelihood of ``child``'s parent sets via the package's counting and scores."""
 
@@ -236,14 +240,14 @@ def select_parents(data: Dataset, child: int, *, score: LocalScore | None = None
     scored_others: list[int] = []
     stopped: str | None = None
     for j in others:
+        stopped = spent()
+        if stopped:
+            break
         s, ll = scorer((j,))
         n_eval += 1
         single_s.append(s)
         single_ll.append(ll)
         scored_others.append(j)
-        stopped = spent()
-        if stopped:
-            break
     rank = sorted(range(len(scored_others)), key=lambda i: (-single_s[i], scored_others[i]))
     if candidate_limit is not None:
         rank = rank[:max(int(candidate_limit), 0)]
@@ -272,7 +276,7 @@ def select_parents(data: Dataset, child: int, *, score: LocalScore | None = None
         return out
 
     def score_closed(mask: int) -> tuple[float, float, float, float]:
-        """Score ``mask`` exactly, after its unscored subsets (recursively)."""
+        """Score ``mask`` exactly, after its unscored subsets (recursively); raise _Spent on the budget."""
         nonlocal n_eval
         hit = closed.get(mask)
         if hit is not None:
@@ -282,6 +286,9 @@ def select_parents(data: Dataset, child: int, *, score: LocalScore | None = None
         for k in ks:
             sub = score_closed(mask ^ (1 << k))
             best_sub = max(best_sub, sub[0], sub[3])
+        why = spent()
+        if why:
+            raise _Spent(why)
         parents = tuple(sorted(int(cand[k]) for k in ks))
         s, ll = scorer(parents)
         n_eval += 1
@@ -332,12 +339,16 @@ def select_parents(data: Dataset, child: int, *, score: LocalScore | None = None
             push_extensions(1 << k, closed[1 << k], 1)
     pops = 0
     while open_heap and not stopped:
-        _, _, mask = heapq.heappop(open_heap)
+        mask = open_heap[0][2]
+        try:
+            rec = score_closed(mask)
+        except _Spent as why:
+            stopped = str(why)
+            break
+        heapq.heappop(open_heap)
         in_open.discard(mask)
         pops += 1
-        rec = score_closed(mask)
         push_extensions(mask, rec, bin(mask).count("1"))
-        stopped = spent()
     exhausted = not open_heap and not stopped
 
     for mask, (s, _ll, _q, best_sub) in closed.items():
