@@ -31,18 +31,27 @@ import numpy as np
 NETWORKS = {"andes": 223, "diabetes": 413, "pigs": 441, "link": 724, "munin": 1041}
 
 
+def bif_path(name: str) -> Path:
+    """The BIF file of a bundled network inside the installed pgmpy wheel."""
+    import pgmpy
+
+    path = Path(pgmpy.__file__).parent / "utils" / "example_models" / f"{name}.bif.gz"
+    if not path.exists():
+        raise SystemExit(f"{path} not found: this pgmpy does not bundle {name!r}")
+    return path
+
+
 def load_network(name: str):
-    """The pgmpy model of a bundled network (parsed from the wheel's BIF file)."""
+    """The pgmpy model of a bundled network, parsed from the wheel's BIF file (no download)."""
+    import gzip
+
+    from pgmpy.readwrite import BIFReader
+
+    with gzip.open(bif_path(name), "rt") as fh:
+        text = fh.read()
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)
-        try:
-            from pgmpy.example_models import load_model  # pgmpy >= 1.1
-
-            return load_model(f"bnlearn/{name}")
-        except Exception:
-            from pgmpy.utils import get_example_model
-
-            return get_example_model(name)
+        warnings.simplefilter("ignore")
+        return BIFReader(string=text).get_model()
 
 
 def forward_sample(model, rows: int, rng: np.random.Generator) -> tuple[list[str], np.ndarray, np.ndarray]:
