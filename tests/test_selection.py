@@ -143,7 +143,7 @@ def test_budgeted_selection_is_deterministic_and_anytime():
     b = independence_selection(ds, n_jobs=2, **kw)
     assert a.families == b.families
     assert a.meta["workers"] == 1 and b.meta["workers"] == 2
-    assert all(r["evaluations"] <= 80 for r in a.meta["selection"].values())
+    assert all(r["explored"] <= 80 for r in a.meta["selection"].values())
     assert a.epsilon is None and a.meta["method"] == "independence selection"
     _kept_invariants(ds, a)
     c = independence_selection(ds, n_jobs=1, max_evaluations=200, candidate_limit=12)

@@ -133,6 +133,8 @@ class VariableSelection:
         Kept parent sets (sorted variable indices) with their exact scores.
     evaluations : int
         Parent sets scored exactly (∅ and the singletons included).
+    explored : int
+        Parent sets of two or more parents scored (what the budgets limit).
     candidates : int
         Number of candidate parents.
     closed : int
@@ -150,6 +152,7 @@ class VariableSelection:
 
     families: list[tuple[tuple[int, ...], float]]
     evaluations: int
+    explored: int
     candidates: int
     closed: int
     open_left: int
@@ -157,6 +160,26 @@ class VariableSelection:
     stopped_by: str | None
     time: float
     stats: dict[str, Any] = field(default_factory=dict)
+
+
+#: Children counted together when scoring the singletons (bounds the joint-code array at this × N).
+_SINGLETON_BLOCK = 256
+
+
+def _singleton_lls(pc: ParentConfigs, sc: PenalisedLL, child: int, ll_child: float, others: np.ndarray) -> np.ndarray:
+    """``LL(child | {j})`` for every ``j`` in ``others``, from one count of ``{child}`` against all of them.
+
+    The log-likelihood gain of a single parent is the mutual information, which
+    is symmetric: ``LL(v|{j}) − LL(v|∅) = N·I(v; j) = LL(j|{v}) − LL(j|∅)``.  So
+    one :meth:`ParentConfigs.family_counts` of the parent set ``{child}`` for
+    all the children ``others`` (one ``bincount``) gives every singleton of
+    ``child``, instead of one count per singleton.  Same integer counts, same
+    ``c ln c`` terms; only the order of the sums differs (~1e-13 relative).
+    """
+    res = sc.batch(pc.family_counts((child,), others))
+    res0 = sc.batch(pc.family_counts((), others))
+    assert res.ll is not None and res0.ll is not None
+    return np.asarray(res.ll, dtype=np.float64) - np.asarray(res0.ll, dtype=np.float64) + ll_child
 
 
 class _Spent(Exception):
@@ -200,9 +223,12 @@ def select_parents(data: Dataset, child: int, *, score: LocalScore | None = None
     queue_limit : int or None
         Open-list cap (``None``: unlimited).
     max_evaluations : int or None
-        Stop after this many exact scores (∅ and singletons count).
+        Stop after this many exact scores of sets of two or more parents.
     time_budget : float or None
         Stop after this many seconds.
+
+    ∅ and every singleton are always scored (they rank the candidates: one
+    count of ``{child}`` against all variables), whatever the budgets.
     """
     t0 = time.perf_counter()
     sc = make_score("BIC", data) if score is None else score
@@ -220,10 +246,11 @@ def select_parents(data: Dataset, child: int, *, score: LocalScore | None = None
 
     s0, ll0 = scorer(())
     n_eval = 1
+    n_single = 1  # ∅ and the singletons: always scored, outside the budgets
     families: list[tuple[tuple[int, ...], float]] = [((), s0)]
 
     def spent() -> str | None:
-        if max_evaluations is not None and n_eval >= max_evaluations:
+        if max_evaluations is not None and n_eval - n_single >= max_evaluations:
             return "evaluations"
         if deadline is not None and time.perf_counter() >= deadline:
             return "time"
@@ -231,23 +258,24 @@ def select_parents(data: Dataset, child: int, *, score: LocalScore | None = None
 
     if limit < 1 or rv <= 1:
         # A constant child scores 0 with every parent set: the empty set is as good as any.
-        return VariableSelection(families, n_eval, 0, n_eval, 0, True, None, time.perf_counter() - t0)
+        return VariableSelection(families, n_eval, 0, 0, n_eval, 0, True, None, time.perf_counter() - t0)
 
-    # --- singletons, exactly; the candidates are the best of them
+    # --- singletons; the candidates are the best of them
     others = [j for j in range(n) if j != child and ar[j] > 1]
     single_s: list[float] = []
     single_ll: list[float] = []
     scored_others: list[int] = []
     stopped: str | None = None
-    for j in others:
-        stopped = spent()
-        if stopped:
-            break
-        s, ll = scorer((j,))
-        n_eval += 1
-        single_s.append(s)
-        single_ll.append(ll)
-        scored_others.append(j)
+    for lo in range(0, len(others), _SINGLETON_BLOCK):
+        block = others[lo:lo + _SINGLETON_BLOCK]
+        lls = _singleton_lls(pc, sc, child, ll0, np.array(block, dtype=np.int64))
+        for j, ll in zip(block, lls.tolist()):
+            single_s.append(ll - coef_r * float(ar[j]))
+            single_ll.append(ll)
+            scored_others.append(j)
+        n_eval += len(block)
+    n_single = n_eval
+    stopped = spent()
     rank = sorted(range(len(scored_others)), key=lambda i: (-single_s[i], scored_others[i]))
     if candidate_limit is not None:
         rank = rank[:max(int(candidate_limit), 0)]
@@ -354,7 +382,7 @@ def select_parents(data: Dataset, child: int, *, score: LocalScore | None = None
     for mask, (s, _ll, _q, best_sub) in closed.items():
         if mask and not dominated(s, best_sub, 0.0):
             families.append((tuple(sorted(int(cand[k]) for k in members(mask))), s))
-    return VariableSelection(families, n_eval, c, n_eval, len(open_heap), exhausted,
+    return VariableSelection(families, n_eval, n_eval - n_single, c, n_eval, len(open_heap), exhausted,
                              stopped, time.perf_counter() - t0, {"pops": pops})
 
 
@@ -418,7 +446,8 @@ def independence_selection(data: object, *, score: str | LocalScore | type[Local
     time_per_variable : float, optional
         Seconds per variable (instead of ``time_limit``).
     max_evaluations : int, optional
-        Exact scores per variable (∅ and singletons included).  Deterministic.
+        Exact scores per variable of sets of two or more parents (∅ and the
+        singletons are always scored).  Deterministic.
         When no budget at all is given: :data:`DEFAULT_MAX_EVALUATIONS`.
     palim : int, optional
         Largest parent set size (IS needs none).
@@ -503,7 +532,7 @@ def independence_selection(data: object, *, score: str | LocalScore | type[Local
         "variables_exhausted": sum(1 for r in results if r.exhausted),
         "time": elapsed,
         "source": ds.source,
-        "selection": {names[v]: {"evaluations": r.evaluations, "candidates": r.candidates,
+        "selection": {names[v]: {"evaluations": r.evaluations, "explored": r.explored, "candidates": r.candidates,
                                  "kept": len(r.families), "open_left": r.open_left, "exhausted": r.exhausted,
                                  "stopped_by": r.stopped_by, "time": round(r.time, 4)}
                       for v, r in enumerate(results)},
