@@ -12,7 +12,7 @@ from gobnilp_py.search import _asobs_numba
 from gobnilp_py.search.asobs import DescendantClosure, asobs_for_order, asobs_search, optimum
 from gobnilp_py.search.obs import OrderSearch
 from oracle_dp import optimal_dag
-from test_obs import data_table, is_acyclic, random_table
+from test_obs import data_table, is_acyclic, random_table, sparse_table
 
 BACKENDS = ["numpy"] + (["numba"] if _asobs_numba.AVAILABLE else [])
 
@@ -40,7 +40,7 @@ def test_bookkeeping_equals_transitive_closure_after_every_step(backend):
     rng = np.random.default_rng(1)
     for n in (5, 8, 13, 70):
         for _ in range(3):
-            table = random_table(rng, n, 6) if n <= 13 else _sparse_table(rng, n)
+            table = random_table(rng, n, 6) if n <= 13 else sparse_table(rng, n)
             search = OrderSearch(table, backend=backend)
             parents: dict[int, list[int]] = {}
             before: dict[int, np.ndarray] = {}
@@ -61,21 +61,6 @@ def test_bookkeeping_equals_transitive_closure_after_every_step(backend):
             before["m"] = np.zeros((n, n), dtype=bool)
             choice = asobs_for_order(search, order, on_step=on_step)
             assert choice is not None and is_acyclic(search, choice)
-
-
-def _sparse_table(rng: np.random.Generator, n: int) -> ScoreTable:
-    """Up to 8 random families of 1-3 parents per node, plus ∅ (a larger n for the bitset words)."""
-    fams = []
-    for v in range(n):
-        others = [u for u in range(n) if u != v]
-        rows = {}
-        for _ in range(8):
-            k = int(rng.integers(1, 4))
-            ps = tuple(sorted(int(u) for u in rng.choice(others, size=k, replace=False)))
-            rows[ps] = float(rng.normal(-10, 3))
-        rows[()] = float(rng.normal(-16, 1))
-        fams.append(list(rows.items()))
-    return ScoreTable([f"v{i}" for i in range(n)], fams)
 
 
 def test_closure_with_the_paper_flag_case():
@@ -128,7 +113,7 @@ def test_search_reaches_the_optimum_on_small_problems_and_is_acyclic(backend):
 
 def test_seeded_run_is_deterministic():
     rng = np.random.default_rng(4)
-    table = _sparse_table(rng, 40)
+    table = sparse_table(rng, 40)
     a = optimum(table, n_orders=5, seed=9, backend="numpy")
     b = optimum(table, n_orders=5, seed=9, backend="numpy")
     assert a.chosen == b.chosen and a.score == b.score

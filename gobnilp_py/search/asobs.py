@@ -119,9 +119,11 @@ def asobs_for_order(search: OrderSearch, order: np.ndarray,
     """
     n = search.n
     order = np.asarray(order, dtype=np.int64)
+    kern = search.kern
+    if on_step is None and hasattr(kern, "asobs_pass"):
+        return kern.asobs_pass(order)  # the same loop, compiled
     closure = DescendantClosure(n)
     choice = np.full(n, -1, dtype=np.int64)
-    kern = search.kern
     for j in range(n - 1, -1, -1):
         v = int(order[j])
         f = kern.first_avoiding(v, closure.desc[v])

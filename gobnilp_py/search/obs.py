@@ -168,6 +168,17 @@ class OrderSearch:
         n = self.n
         if n < 2:
             return order, choice, 0
+        if hasattr(self.kern, "swap_search"):
+            # Compiled loop, run in chunks so that the deadline is checked between them.
+            chunk = 16 * n
+            total = 0
+            while True:
+                cap = chunk if max_swaps is None else min(chunk, max_swaps - total)
+                done = self.kern.swap_search(order, choice, SWAP_RTOL, cap)
+                total += done
+                if done < cap or (max_swaps is not None and total >= max_swaps) or (
+                        deadline is not None and time.perf_counter() >= deadline):
+                    return order, choice, total
         pos = self.inverse(order)
         gains = np.full(n - 1, -math.inf)
         new_v = np.zeros(n - 1, dtype=np.int64)
