@@ -87,7 +87,7 @@ from ..data.dataset import Dataset
 from ..errors import DataError, ScoreError
 from .counts import ParentConfigs
 from .local_scores import LocalScore, PenalisedLL, make_score
-from .pruning import dominated, fires_array
+from .pruning import RTOL, dominated
 from .table import ScoreTable
 
 __all__ = [
@@ -303,6 +303,37 @@ def select_parents(data: Dataset, child: int, *, score: LocalScore | None = None
             mask ^= low
         return out
 
+    # Open list, lazily: one entry per scored set Π, holding Π's extensions Π ∪ {Y} sorted by BIC*
+    # and keyed by the best one not yet taken (see the module docstring).
+    heap: list[tuple[float, int, int]] = []
+    gens: list[tuple[int, list[int], list[float]]] = []
+    ptrs: list[int] = []
+    is_member = np.zeros(c, dtype=bool)
+
+    def add_generator(mask: int, rec: tuple[float, float, float, float]) -> None:
+        ks = members(mask)
+        if len(ks) >= limit or c == 0:
+            return
+        s, ll, q, best_sub = rec
+        best = max(s, best_sub)
+        pen = coef_r * q * c_ar
+        # penalty_bound: s(T) <= -pen(T) <= -pen(Π ∪ {Y}) for every superset T; when a scored subset
+        # already beats that, Π ∪ {Y} and its supersets would all be dropped as dominated.
+        # (pruning.fires_array's test, inlined: margin > RTOL * max(1, |best|, |pen|))
+        ok = best + pen <= RTOL * np.maximum(max(1.0, abs(best)), pen)
+        is_member[ks] = True
+        ok &= ~is_member
+        is_member[ks] = False
+        ys = np.flatnonzero(ok)
+        if ys.size == 0:
+            return
+        keys = bic_star(ll, c_ll[ys], ll0, pen[ys])
+        srt = np.argsort(-keys, kind="stable")
+        gid = len(gens)
+        gens.append((mask, ys[srt].tolist(), keys[srt].tolist()))
+        ptrs.append(0)
+        heapq.heappush(heap, (-gens[gid][2][0], gid, 0))
+
     def score_closed(mask: int) -> tuple[float, float, float, float]:
         """Score ``mask`` exactly, after its unscored subsets (recursively); raise _Spent on the budget."""
         nonlocal n_eval
@@ -325,64 +356,40 @@ def select_parents(data: Dataset, child: int, *, score: LocalScore | None = None
             q *= c_ar[k]
         rec = (s, ll, q, best_sub)
         closed[mask] = rec
+        add_generator(mask, rec)
         return rec
 
-    open_heap: list[tuple[float, int, int]] = []
-    in_open: set[int] = set()
-    counter = 0
-    bits = [1 << k for k in range(c)]
+    def advance(gid: int) -> None:
+        ptrs[gid] += 1
+        p = ptrs[gid]
+        if p < len(gens[gid][1]):
+            heapq.heappush(heap, (-gens[gid][2][p], gid, p))
 
-    def push_extensions(mask: int, rec: tuple[float, float, float, float], size: int) -> None:
-        """Push ``mask ∪ {Y}`` for every candidate ``Y`` not in it (BIC* keys)."""
-        nonlocal counter
-        if size >= limit or c == 0:
-            return
-        s, ll, q, best_sub = rec
-        best = max(s, best_sub)
-        pen = coef_r * q * c_ar
-        # penalty_bound: s(T) <= -pen(T) <= -pen(mask ∪ {Y}) for every superset T; skip when a scored
-        # subset already beats that (T would be dropped as dominated).
-        hopeless = fires_array(best + pen, 0.0, np.full(c, best), pen)
-        keys = bic_star(ll, c_ll, ll0, pen)
-        for k in np.flatnonzero(~hopeless).tolist():
-            b = bits[k]
-            if mask & b:
-                continue
-            new = mask | b
-            if new in in_open or new in closed:
-                continue
-            heapq.heappush(open_heap, (-float(keys[k]), counter, new))
-            counter += 1
-            in_open.add(new)
-        if queue_limit is not None and len(open_heap) > 2 * queue_limit:
-            keep = heapq.nsmallest(int(queue_limit), open_heap)
-            dropped = len(open_heap) - len(keep)
-            open_heap[:] = keep
-            heapq.heapify(open_heap)
-            in_open.intersection_update(m for _, _, m in keep)
-            log.debug("child %d: open list cut back by %d sets", child, dropped)
-
-    if not stopped:
-        for k in range(c):
-            push_extensions(1 << k, closed[1 << k], 1)
+    for k in range(c):
+        add_generator(1 << k, closed[1 << k])
     pops = 0
-    while open_heap and not stopped:
-        mask = open_heap[0][2]
+    while heap and not stopped:
+        _, gid, p = heap[0]
+        mask = gens[gid][0] | (1 << gens[gid][1][p])
+        if mask in closed:  # reached before, from another subset
+            heapq.heappop(heap)
+            advance(gid)
+            continue
         try:
-            rec = score_closed(mask)
+            score_closed(mask)
         except _Spent as why:
             stopped = str(why)
             break
-        heapq.heappop(open_heap)
-        in_open.discard(mask)
+        heapq.heappop(heap)
+        advance(gid)
         pops += 1
-        push_extensions(mask, rec, bin(mask).count("1"))
-    exhausted = not open_heap and not stopped
+    exhausted = not heap and not stopped
+    open_left = sum(len(gens[g][1]) - ptrs[g] for _, g, _ in heap)
 
     for mask, (s, _ll, _q, best_sub) in closed.items():
         if mask and not dominated(s, best_sub, 0.0):
             families.append((tuple(sorted(int(cand[k]) for k in members(mask))), s))
-    return VariableSelection(families, n_eval, n_eval - n_single, c, n_eval, len(open_heap), exhausted,
+    return VariableSelection(families, n_eval, n_eval - n_single, c, n_eval, open_left, exhausted,
                              stopped, time.perf_counter() - t0, {"pops": pops})
 
 
