@@ -109,7 +109,7 @@ def test_unlimited_budget_equals_exact_pruned_table(codes, d):
     """With every variable a candidate, no caps and in-degree d, IS keeps exactly score(data, palim=d)."""
     ds = _dataset(codes)
     exact = score(ds, palim=d)
-    table = independence_selection(ds, palim=d, candidate_limit=None, queue_limit=None,
+    table = independence_selection(ds, palim=d, candidate_limit=None,
                                    max_evaluations=10**9, n_jobs=1)
     assert table.meta["approximate"] is True
     assert table.meta["variables_exhausted"] == ds.n

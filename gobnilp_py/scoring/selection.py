@@ -27,14 +27,16 @@ The search, per child ``X`` (function :func:`select_parents`):
 1. score ``∅`` and every singleton exactly; the *candidate parents* are the
    ``candidate_limit`` best singletons (by score; constant variables, which
    never change a likelihood, are never candidates);
-2. push every pair of candidates on the *open* list, keyed by BIC*;
-3. until the open list is empty or the budget is spent: pop the set ``Π`` of
-   best BIC*, score it exactly into the *closed* list — after every subset of
-   ``Π`` that is not yet scored, so the closed list is downward closed — and
-   push each ``Π ∪ {Y}`` not already open or closed with
-   ``BIC*(X, Π, {Y})``, unless its penalty alone already puts it and all its
-   supersets below a scored subset (the exact ``penalty_bound`` rule of
-   :mod:`.pruning`, which only skips sets the final pruning would drop);
+2. the *open* list holds the unscored extensions ``Π ∪ {Y}`` of every scored
+   set ``Π`` (candidates ``Y``), keyed by ``BIC*(X, Π, {Y})``; initially the
+   pairs of candidates;
+3. until the open list is empty or the budget is spent: take the set of best
+   BIC* that is not yet scored, score it exactly into the *closed* list —
+   after every subset of it that is not yet scored, so the closed list is
+   downward closed — and add its extensions to the open list, except those
+   whose penalty alone already puts them and all their supersets below a
+   scored subset (the exact ``penalty_bound`` rule of :mod:`.pruning`, which
+   only skips sets the final pruning would drop);
 4. return the closed list without the sets some scored subset beats (the
    exact ``dominated`` rule with ε = 0; exact over the closed list because
    every subset of a closed set is closed).
@@ -49,24 +51,28 @@ table of ``score(data, palim=d)`` (tested).
 
 Budgets: a per-variable evaluation count (deterministic) and/or wall time
 (``time_limit`` for the whole run, spread as ``time_limit × workers / n`` per
-variable as BLIP does, or ``time_per_variable``).  Variables are independent,
+variable as BLIP does, or ``time_per_variable``).  ∅ and the singletons are
+scored whatever the budget (one count of ``{X}`` against every variable,
+using the symmetry of mutual information); the budgets limit what follows.  Variables are independent,
 so they are spread over local processes (:mod:`concurrent.futures`); memory is
 per variable (its closed and open lists), never an ``n × n`` score matrix.
 
 Defaults and why:
 
-* ``candidate_limit = 256`` (BLIP's ``max_parents = 2^8``): every pop pushes
-  one set per candidate, so the open list grows by up to 256 sets per exact
-  score; more candidates dilute the queue with sets built on weak singletons,
-  fewer risk losing parents whose value only shows in combination.  With
+* ``candidate_limit = 256`` (BLIP's ``max_parents = 2^8``): every scored set
+  brings one extension per candidate into the open list (and the pairs alone
+  are ``c²/2``); more candidates dilute the list with sets built on weak
+  singletons, fewer risk losing parents whose value only shows in combination.  With
   N = 5,000 a singleton ranked below 256 rarely carries information a
   network can afford (its BIC gain is usually negative).
-* ``queue_limit = 2^18`` open sets per variable: BLIP caps at ``min(n³, 2^20)``;
-  at about 100 bytes a set, 2^18 keeps one worker's queue near 30 MB while
-  exceeding by far the number of sets a worker can score in its budget
-  (tens of thousands), so the cap only drops sets that would never be popped.
-  When the list reaches twice the cap it is cut back to its best ``queue_limit``
-  sets (ties: earlier pushes kept), which keeps pushes ``O(log)`` amortised.
+* the open list is kept *lazily*: one heap entry per scored set ``Π``, holding
+  ``Π``'s extensions sorted by BIC* (one ``argsort``) and keyed by the best one
+  not yet taken.  The paper pushes every extension as a separate entry
+  (``c`` pushes per scored set, which in Python cost more than the scoring;
+  BLIP caps that list at ``min(n³, 2^20)`` entries).  Lazily, an extension
+  reachable from several scored subsets is taken under the best of their
+  BIC* estimates rather than the first, and the open list needs no cap: it
+  holds one entry per scored set.
 """
 
 from __future__ import annotations
@@ -96,7 +102,6 @@ __all__ = [
     "bic_star",
     "VariableSelection",
     "DEFAULT_CANDIDATE_LIMIT",
-    "DEFAULT_QUEUE_LIMIT",
     "DEFAULT_MAX_EVALUATIONS",
     "PARALLEL_MIN_VARIABLES",
 ]
@@ -105,8 +110,6 @@ log = logging.getLogger(__name__)
 
 #: Candidate parents per child: the best single parents (BLIP's default, see the module docstring).
 DEFAULT_CANDIDATE_LIMIT = 256
-#: Open-list cap per child (see the module docstring).
-DEFAULT_QUEUE_LIMIT = 1 << 18
 #: Exact scores per child when no budget at all is given (about 0.1-1 s per child at N = 5,000).
 DEFAULT_MAX_EVALUATIONS = 2_000
 #: Below this many variables the work runs in this process: starting workers costs more than it saves.
@@ -202,7 +205,7 @@ class _Scorer:
 
 def select_parents(data: Dataset, child: int, *, score: LocalScore | None = None, pc: ParentConfigs | None = None,
                    palim: int | None = None, candidate_limit: int | None = DEFAULT_CANDIDATE_LIMIT,
-                   queue_limit: int | None = DEFAULT_QUEUE_LIMIT, max_evaluations: int | None = None,
+                   max_evaluations: int | None = None,
                    time_budget: float | None = None) -> VariableSelection:
     """Independence selection for one child (the algorithm of the module docstring).
 
@@ -220,8 +223,6 @@ def select_parents(data: Dataset, child: int, *, score: LocalScore | None = None
         Largest parent set size (``None``: no limit).
     candidate_limit : int or None
         Number of best single parents used as candidates (``None``: all).
-    queue_limit : int or None
-        Open-list cap (``None``: unlimited).
     max_evaluations : int or None
         Stop after this many exact scores of sets of two or more parents.
     time_budget : float or None
@@ -438,7 +439,7 @@ def independence_selection(data: object, *, score: str | LocalScore | type[Local
                            time_limit: float | None = None, time_per_variable: float | None = None,
                            max_evaluations: int | None = None, palim: int | None = None,
                            candidate_limit: int | None = DEFAULT_CANDIDATE_LIMIT,
-                           queue_limit: int | None = DEFAULT_QUEUE_LIMIT, n_jobs: int | None = None,
+                           n_jobs: int | None = None,
                            progress: Callable[..., Any] | None = None) -> ScoreTable:
     """Candidate parent sets by independence selection (approximate; see the module docstring).
 
@@ -460,8 +461,6 @@ def independence_selection(data: object, *, score: str | LocalScore | type[Local
         Largest parent set size (IS needs none).
     candidate_limit : int or None
         Best single parents kept as candidates per variable (``None``: all).
-    queue_limit : int or None
-        Open-list cap per variable (``None``: unlimited).
     n_jobs : int, optional
         Worker processes (default: the CPUs available); runs in this process
         when 1 or when there are fewer than :data:`PARALLEL_MIN_VARIABLES` variables.
@@ -489,7 +488,7 @@ def independence_selection(data: object, *, score: str | LocalScore | type[Local
     _check_budget("max_evaluations", max_evaluations, integer=True)
     if time_limit is not None and time_per_variable is not None:
         raise ScoreError("give either time_limit or time_per_variable, not both")
-    for name, value in (("palim", palim), ("candidate_limit", candidate_limit), ("queue_limit", queue_limit)):
+    for name, value in (("palim", palim), ("candidate_limit", candidate_limit)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0):
             raise ScoreError(f"{name} must be a non-negative integer or None, got {value!r}")
     sc = make_score(score, ds, ess=ess)
@@ -503,7 +502,7 @@ def independence_selection(data: object, *, score: str | LocalScore | type[Local
     per_var = time_per_variable
     if time_limit is not None:
         per_var = float(time_limit) * min(workers, n) / max(n, 1)
-    kw = {"palim": palim, "candidate_limit": candidate_limit, "queue_limit": queue_limit,
+    kw = {"palim": palim, "candidate_limit": candidate_limit,
           "max_evaluations": max_evaluations, "time_budget": per_var}
     parallel = workers > 1 and n >= PARALLEL_MIN_VARIABLES
     results: list[VariableSelection] = []
@@ -533,7 +532,6 @@ def independence_selection(data: object, *, score: str | LocalScore | type[Local
         "time_per_variable": per_var,
         "max_evaluations": max_evaluations,
         "candidate_limit": candidate_limit,
-        "queue_limit": queue_limit,
         "workers": workers if parallel else 1,
         "families_scored": sum(r.evaluations for r in results),
         "variables_exhausted": sum(1 for r in results if r.exhausted),
