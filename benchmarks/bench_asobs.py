@@ -5,7 +5,7 @@ Usage
     flock /work/cpu.lock env PYTHONPATH=. /work/venv/bin/python benchmarks/bench_asobs.py \\
         --data /work/bench-data/andes1000.csv --time 120 [--jobs 2] [--share 0.8] \\
         [--blip /work/shared/tools/blip/blip.jar] [--no-blip] [--optimum -11783.052412] \\
-        [--seed 0] [--json out.json]
+        [--seed 0] [--json out.json] [--save-table t.jkl] [--measure-backends ORDERS]
 
 One data set per run (CSV, integer-coded, no header).  Both programs get the
 same total wall-clock budget ``--time`` and the same cores ``--jobs``, split
@@ -77,21 +77,49 @@ def is_acyclic(parents: list[tuple[int, ...]]) -> bool:
     return seen == n
 
 
-def run_ours(ds, total: float, share: float, jobs: int, seed: int) -> dict:
+def measure_backends(table, orders: int, seed: int) -> dict:
+    """Seconds per order (ASOBS + OBS + swaps) with the numpy kernels and, when installed, with numba."""
+    from gobnilp_py.search import _asobs_numba
+    from gobnilp_py.search.asobs import asobs_search
+    from gobnilp_py.search.obs import OrderSearch
+
+    out = {}
+    for backend in ("numpy", "numba"):
+        if backend == "numba" and not _asobs_numba.AVAILABLE:
+            continue
+        search = OrderSearch(table, backend=backend)
+        asobs_search(search, n_orders=1, seed=seed)  # compile / warm up
+        t0 = time.perf_counter()
+        run = asobs_search(search, n_orders=orders, seed=seed)
+        out[backend] = {"seconds_per_order": (time.perf_counter() - t0) / orders, "best": run.score}
+    if len(out) == 2:
+        out["speedup"] = out["numpy"]["seconds_per_order"] / out["numba"]["seconds_per_order"]
+    return out
+
+
+def run_ours(ds, total: float, share: float, jobs: int, seed: int, save_table: str | None = None,
+             measure: int = 0) -> dict:
     from gobnilp_py.scoring.selection import independence_selection
     from gobnilp_py.search.asobs import asobs_search
 
     t0 = time.perf_counter()
     table = independence_selection(ds, time_limit=share * total, n_jobs=jobs)
     t_is = time.perf_counter() - t0
+    if save_table:
+        table.to_jkl(save_table)
     left = max(total - t_is, 1.0)
     run = asobs_search(table, time_limit=left, seed=seed)
     elapsed = time.perf_counter() - t0
     parents = [table.families[v][k][0] for v, k in enumerate(run.chosen)]
-    return {"parents": parents, "time": elapsed, "time_selection": t_is, "families": len(table),
-            "families_scored": table.meta["families_scored"], "orders": run.orders,
-            "table_score": run.score, "swaps": run.stats["swaps"], "backend": run.stats["backend"],
-            "mean_swap_gain": run.stats["mean_swap_gain"]}
+    out = {"parents": parents, "time": elapsed, "time_selection": t_is, "families": len(table),
+           "families_scored": table.meta["families_scored"], "orders": run.orders,
+           "table_score": run.score, "swaps": run.stats["swaps"], "backend": run.stats["backend"],
+           "mean_swap_gain": run.stats["mean_swap_gain"],
+           "variables_exhausted": table.meta["variables_exhausted"]}
+    if measure:
+        out["backends"] = measure_backends(table, measure, seed)
+        print("per order:", json.dumps(out["backends"]), flush=True)
+    return out
 
 
 def write_dat(ds, path: Path) -> None:
@@ -146,6 +174,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--no-ours", action="store_true")
     ap.add_argument("--optimum", type=float, default=None)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--save-table", default=None, help="write our independence-selection table (.jkl)")
+    ap.add_argument("--measure-backends", type=int, default=0, metavar="ORDERS",
+                    help="after our run, time this many orders with the numpy and the numba kernels")
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
     from gobnilp_py import read_data
@@ -154,7 +185,7 @@ def main(argv: list[str] | None = None) -> None:
     row: dict = {"data": Path(args.data).stem, "n": ds.n, "N": ds.N, "time_budget": args.time, "jobs": args.jobs,
                  "share": args.share, "load_before": os.getloadavg()}
     if not args.no_ours:
-        ours = run_ours(ds, args.time, args.share, args.jobs, args.seed)
+        ours = run_ours(ds, args.time, args.share, args.jobs, args.seed, args.save_table, args.measure_backends)
         ours["bic"], _ = dag_bic(ds, ours["parents"])
         ours["acyclic"] = is_acyclic(ours["parents"])
         row["ours"] = {k: v for k, v in ours.items() if k != "parents"}
