@@ -162,6 +162,19 @@ def run_blip(ds, total: float, share: float, jobs: int, seed: int, jar: str, wor
             "solver_time_given": t_so}
 
 
+def _commit() -> str:
+    """The checkout's commit (with ``+dirty`` when files differ), to tie figures to code."""
+    here = Path(__file__).resolve().parent
+    try:
+        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here, capture_output=True,
+                             text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
+                               capture_output=True, text=True).stdout.strip()
+        return rev + ("+dirty" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", required=True)
@@ -183,7 +196,7 @@ def main(argv: list[str] | None = None) -> None:
 
     ds = read_data(args.data, header=False)
     row: dict = {"data": Path(args.data).stem, "n": ds.n, "N": ds.N, "time_budget": args.time, "jobs": args.jobs,
-                 "share": args.share, "load_before": os.getloadavg()}
+                 "share": args.share, "load_before": os.getloadavg(), "commit": _commit()}
     if not args.no_ours:
         ours = run_ours(ds, args.time, args.share, args.jobs, args.seed, args.save_table, args.measure_backends)
         ours["bic"], _ = dag_bic(ds, ours["parents"])
