@@ -62,7 +62,7 @@ def theorem_cases(draw):
 @settings(max_examples=60, deadline=None)
 @given(theorem_cases())
 def test_theorem1_and_corollary1(case):
-    """BIC = BIC* + N·ii(Π₁;Π₂;X) to 1e-9, |BIC − BIC*| ≤ N·min(H(X), H(Π₁), H(Π₂)), and the paper's inter form."""
+    """BIC = BIC* + N·ii(Π₁;Π₂;X) to 1e-9; |BIC − BIC*| ≤ N·min(H(X), H(Π₁), H(Π₂)); the paper's inter form."""
     codes, x, p1, p2 = case
     ds = _dataset(codes)
     N = ds.N
