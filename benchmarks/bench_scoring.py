@@ -2,16 +2,20 @@
 
 Usage
 -----
-    PYTHONPATH=/work/main /tmp/venv/bin/python benchmarks/bench_scoring.py \\
+    flock /work/cpu.lock env PYTHONPATH=. /work/venv/bin/python benchmarks/bench_scoring.py \\
         [--data-dir /work/shared/data] [--datasets wine zoo ...] [--scores BIC BDeu] \\
-        [--bf 1 3 20 150] [--palim N] [--budget 600] [--pgmpy-sample 200] [--no-pgmpy] \\
-        [--output results.md]
+        [--bf 3 20 150] [--palim N] [--budget 600] [--pgmpy-sample 200] [--no-pgmpy] \\
+        [--n-jobs N] [--gobnilp] [--output results.md]
 
 Every (dataset, score, Bayes factor) run is a separate subprocess with a wall
 time budget (``--budget`` seconds; a run that exceeds it is reported as
 ``timeout``), so peak memory (``ru_maxrss`` of that process) is per run.
-Defaults: every ``*.csv`` in the data folder, BIC and BDeu (ESS 1), BF 1, 3,
-20 and 150, no parent limit.  Columns:
+Defaults: every ``*.csv`` in the data folder, BIC and BDeu (ESS 1), BF 3, 20
+and 150, no parent limit, every core.  ``--gobnilp`` also times the GOBNILP C
+scorer (``../shared/tools/gobnilp-ebnsl/run_one.sh``, BIC only, with its own
+parent limit ``int(log2(rows + ln BF)) + 1``; its OPT and collection steps are
+given a 1 s timeout, only the scoring step is timed, within ``--budget``).
+Columns:
 
 * ``time s`` -- wall time of :func:`gobnilp_py.scoring.score` (data already loaded);
 * ``peak MB`` -- peak resident memory of the run's process;
@@ -43,6 +47,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data"
+if not DEFAULT_DATA.is_dir():
+    DEFAULT_DATA = Path("/work/shared/data")
+SHARED = DEFAULT_DATA.parent
 
 log = logging.getLogger("bench_scoring")
 
@@ -53,7 +60,7 @@ def _load(path: Path):
     return read_data(path, header=False)
 
 
-def worker(path: str, score_name: str, bf: float, palim: int | None, sample: int) -> dict:
+def worker(path: str, score_name: str, bf: float, palim: int | None, sample: int, n_jobs: int | None = None) -> dict:
     """One run, inside its own process: score, then (optionally) time pgmpy on a sample."""
     import numpy as np
 
@@ -61,14 +68,15 @@ def worker(path: str, score_name: str, bf: float, palim: int | None, sample: int
 
     ds = _load(Path(path))
     t0 = time.perf_counter()
-    table = score(ds, score=score_name, ess=1.0, bayes_factor=bf, palim=palim)
+    table = score(ds, score=score_name, ess=1.0, bayes_factor=bf, palim=palim, n_jobs=n_jobs)
     elapsed = time.perf_counter() - t0
     out = {
         "time": elapsed,
         "scored": int(table.meta["families_scored"]),
         "kept": len(table),
         "max_parents": max(len(ps) for fams in table.families for ps, _ in fams),
-        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+        "peak_mb": max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                       resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024.0,
     }
     if sample > 0:
         try:
@@ -77,13 +85,18 @@ def worker(path: str, score_name: str, bf: float, palim: int | None, sample: int
             import pandas as pd
             from pgmpy.estimators import BDeu as PgBDeu
             from pgmpy.estimators import BIC as PgBIC
+            from pgmpy.estimators import K2 as PgK2
         except ImportError:
             out["pgmpy"] = "not installed"
             return out
         warnings.filterwarnings("ignore")
         logging.getLogger("pgmpy").setLevel(logging.ERROR)
         frame = pd.DataFrame(ds.codes, columns=list(ds.names))
-        pg = PgBIC(frame) if score_name == "BIC" else PgBDeu(frame, equivalent_sample_size=1.0)
+        if score_name not in ("BIC", "BDeu", "K2"):
+            out["pgmpy"] = "n/a"
+            return out
+        pg = {"BIC": lambda: PgBIC(frame), "K2": lambda: PgK2(frame),
+              "BDeu": lambda: PgBDeu(frame, equivalent_sample_size=1.0)}[score_name]()
         fams = [(f.child, list(f.parents), f.score) for f in table]
         rng = np.random.default_rng(0)
         pick = rng.choice(len(fams), size=min(sample, len(fams)), replace=False)
@@ -98,17 +111,55 @@ def worker(path: str, score_name: str, bf: float, palim: int | None, sample: int
     return out
 
 
+def run_gobnilp(path: Path, bf: float, budget: float) -> dict:
+    """The GOBNILP C scorer on the same file (scoring step only), through the authors' pipeline."""
+    tool = SHARED / "tools" / "gobnilp-ebnsl" / "run_one.sh"
+    if not tool.exists():
+        return {"status": "gobnilp not found"}
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, RESULTS=tmp, DATA=str(path.parent), SCORE_TIMEOUT=str(int(budget)),
+                   OPT_TIMEOUT="1", COLLECT_TIMEOUT="1")
+        t0 = time.perf_counter()
+        proc = subprocess.run(["bash", str(tool), path.stem, f"{bf:g}", "1"], capture_output=True, text=True,
+                              env=env, timeout=budget + 120)
+        wall = time.perf_counter() - t0
+        rows = (Path(tmp) / "runs.csv").read_text().splitlines()
+        head, last = rows[0].split(","), rows[-1].split(",")
+        rec = dict(zip(head, last))
+        out = {"status": "ok", "palim": rec.get("palim"), "time": rec.get("score_wall_s"),
+               "peak_mb": rec.get("score_rss_mb"), "wall": wall}
+        if "scoring" in rec.get("status", ""):
+            out["status"] = rec["status"]
+        sf = Path(rec.get("score_file", ""))
+        if sf.is_file():
+            lines = sf.read_text().split("\n")
+            n = int(lines[0].split()[0])
+            out["families"] = sum(1 for ln in lines[1:] if ln.strip()) - n
+        del proc
+    return out
+
+
 def run_one(path: Path, score_name: str, bf: float, palim: int | None, sample: int,
-            budget: float) -> dict:
+            budget: float, n_jobs: int | None = None) -> dict:
     cmd = [sys.executable, __file__, "--worker", str(path), score_name, repr(bf),
-           str(palim if palim is not None else -1), str(sample)]
+           str(palim if palim is not None else -1), str(sample), str(n_jobs if n_jobs else 0)]
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     t0 = time.perf_counter()
+    # Own session, killed as a group on timeout: the run's worker processes go with it.
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            start_new_session=True)
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=budget, env=env)
+        out, err = proc.communicate(timeout=budget)
     except subprocess.TimeoutExpired:
+        import signal
+
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
         return {"status": f"timeout (>{budget:g} s)"}
+    proc = subprocess.CompletedProcess(cmd, proc.returncode, out, err)
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["?"])[-1]
         last = last.replace("gobnilp_py.errors.", "")
@@ -137,16 +188,18 @@ def fmt_row(name: str, score_name: str, bf: float, r: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "--worker":
-        path, score_name, bf, palim, sample = argv[1:6]
+        path, score_name, bf, palim, sample, nj = argv[1:7]
         p = int(palim)
-        res = worker(path, score_name, float(bf), None if p < 0 else p, int(sample))
+        res = worker(path, score_name, float(bf), None if p < 0 else p, int(sample), int(nj) or None)
         print(json.dumps(res))
         return 0
     ap = argparse.ArgumentParser(description="Benchmark gobnilp_py scoring (markdown table on stdout).")
     ap.add_argument("--data-dir", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--datasets", nargs="*", default=None, help="file stems (default: every *.csv)")
     ap.add_argument("--scores", nargs="*", default=["BIC", "BDeu"])
-    ap.add_argument("--bf", nargs="*", type=float, default=[1.0, 3.0, 20.0, 150.0])
+    ap.add_argument("--bf", nargs="*", type=float, default=[3.0, 20.0, 150.0])
+    ap.add_argument("--n-jobs", type=int, default=None, help="worker processes (default: every core)")
+    ap.add_argument("--gobnilp", action="store_true", help="also time the GOBNILP C scorer (BIC)")
     ap.add_argument("--palim", type=int, default=None)
     ap.add_argument("--budget", type=float, default=600.0, help="seconds per run (default 600)")
     ap.add_argument("--pgmpy-sample", type=int, default=200, help="families timed with pgmpy (0: none)")
@@ -172,10 +225,17 @@ def main(argv: list[str] | None = None) -> int:
     for f in files:
         for score_name in args.scores:
             for bf in args.bf:
-                r = run_one(f, score_name, bf, args.palim, sample, args.budget)
+                r = run_one(f, score_name, bf, args.palim, sample, args.budget, args.n_jobs)
                 row = fmt_row(f.stem, score_name, bf, r)
                 lines.append(row)
                 print(row, flush=True)
+                if args.gobnilp and score_name == "BIC":
+                    g = run_gobnilp(f, bf, args.budget)
+                    row = (f"| {f.stem} | GOBNILP C (palim {g.get('palim', '?')}) | {bf:g} | "
+                           f"{g.get('time', '-')} | {g.get('peak_mb', '-')} | | {g.get('families', '-')} | "
+                           f"| | {g['status']} | | |")
+                    lines.append(row)
+                    print(row, flush=True)
     if args.output is not None:
         sys.path.insert(0, str(ROOT))
         from gobnilp_py._io import atomic_write_text

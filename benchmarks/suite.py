@@ -186,7 +186,7 @@ def worker(job: dict[str, Any]) -> dict[str, Any]:
             state["phase"] = "k-best"
             t0 = time.perf_counter()
             try:
-                cs = kbest(data, int(job["k"]), method=job["method"], time_limit=budget, **options)
+                cs = kbest(data, int(job["k"]), method=job["method"], time_limit=budget, ties=False, **options)
             except GobnilpError as exc:  # a method that refuses (the DP beyond its size or memory limit)
                 row.update({"status": "not run", "note": str(exc).splitlines()[0][:160]})
                 return _finish(row, state)

@@ -18,13 +18,19 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from .constraints.structural import StructuralConstraints
-from .data import ConstantColumnWarning, Dataset, read_data
+from .data import ConstantColumnWarning, ContinuousColumnWarning, Dataset, read_data
 from .equivalence import CPDAG, EquivalenceClass, arrow_probabilities, cpdag, edge_probabilities, group_by_class
 from .errors import (
     ConfigError,
     ConstraintError,
+    CycleError,
     DataError,
     GobnilpError,
+    GobnilpWarning,
+    NetworkError,
+    OutputError,
+    ParameterError,
+    ParameterTypeError,
     ScoreError,
     SolverError,
 )
@@ -34,7 +40,7 @@ from .network import Network
 from .scoring import LocalScore, register_score, score
 from .scoring.table import Family, ScoreTable
 from .solve import METHODS, CredibleSet, enumerate_networks, kbest, learn, method_names
-from .output import RunResult, run
+from .output import RunResult, load_result, run
 
 __all__ = [
     "__version__",
@@ -42,6 +48,7 @@ __all__ = [
     "read_data",
     "Dataset",
     "ConstantColumnWarning",
+    "ContinuousColumnWarning",
     "example_path",
     # scoring
     "score",
@@ -62,6 +69,7 @@ __all__ = [
     # config-driven runs
     "run",
     "RunResult",
+    "load_result",
     "load_config",
     "RunConfig",
     "cpdag",
@@ -76,5 +84,11 @@ __all__ = [
     "ScoreError",
     "ConstraintError",
     "ConfigError",
+    "OutputError",
+    "ParameterError",
+    "ParameterTypeError",
+    "NetworkError",
+    "CycleError",
     "SolverError",
+    "GobnilpWarning",
 ]

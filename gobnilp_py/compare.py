@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from ._io import atomic_write_text
-from .errors import ConfigError, GobnilpError
+from .errors import GobnilpError, ParameterError
 
 __all__ = ["compare", "Comparison", "KBEST_METHODS", "plot_gaps"]
 
@@ -134,7 +134,7 @@ class Comparison:
         """Write ``compare.md``, ``compare.json`` and ``kbest_gap.png`` into ``folder`` (created if missing)."""
         out = Path(folder)
         if out.exists() and not out.is_dir():
-            raise ConfigError(f"output folder {out} exists and is not a folder")
+            raise ParameterError(f"output folder {out} exists and is not a folder")
         out.mkdir(parents=True, exist_ok=True)
         paths = {"markdown": out / "compare.md", "json": out / "compare.json", "plot": out / "kbest_gap.png"}
         atomic_write_text(paths["markdown"], self.to_markdown())
@@ -188,10 +188,10 @@ def compare(data: Any, *, ks: Sequence[int] = (10, 100, 1000), bayes_factors: Se
 
     unknown = [m for m in methods if m not in method_names("kbest") or m == "auto"]
     if unknown:
-        raise ConfigError(f"unknown k-best method {unknown[0]!r}; choose from "
+        raise ParameterError(f"unknown k-best method {unknown[0]!r}; choose from "
                           f"{', '.join(m for m in method_names('kbest') if m != 'auto')}")
     if time_limit is not None and not float(time_limit) > 0:
-        raise ConfigError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+        raise ParameterError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     label = source or (Path(data).name if isinstance(data, (str, Path)) else type(data).__name__)
     dataset = data if isinstance(data, Dataset) else read_data(data)
 
@@ -311,10 +311,10 @@ def _positive_ints(values: Sequence[Any], name: str) -> list[int]:
     out = []
     for v in values:
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise ConfigError(f"every value of {name} must be a positive integer, got {v!r}")
+            raise ParameterError(f"every value of {name} must be a positive integer, got {v!r}")
         out.append(int(v))
     if not out:
-        raise ConfigError(f"{name} must name at least one value")
+        raise ParameterError(f"{name} must name at least one value")
     return sorted(set(out))
 
 
@@ -324,9 +324,9 @@ def _bayes_factors(values: Sequence[Any]) -> list[float]:
         try:
             bf = float(v)
         except (TypeError, ValueError):
-            raise ConfigError(f"every Bayes factor must be a number >= 1, got {v!r}") from None
+            raise ParameterError(f"every Bayes factor must be a number >= 1, got {v!r}") from None
         if not (bf >= 1 and math.isfinite(bf)):
-            raise ConfigError(f"every Bayes factor must be a finite number >= 1, got {v!r}")
+            raise ParameterError(f"every Bayes factor must be a finite number >= 1, got {v!r}")
         out.append(bf)
     return sorted(set(out))
 

@@ -34,8 +34,6 @@ GOBNILP's ``gobnilp/scoring/prunegap``
 
 from __future__ import annotations
 
-import difflib
-import json
 import logging
 import math
 import re
@@ -45,7 +43,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError, ConstraintError
+from ._validation import (
+    check_bool,
+    check_choice,
+    check_delimiter,
+    check_int,
+    check_number,
+    check_str,
+    show,
+    suggest,
+)
+from .errors import ConfigError, ConstraintError, ParameterError
 from .ilp.settings import ENUMERATION_PARAMS
 
 __all__ = [
@@ -79,6 +87,9 @@ OUTPUTS: dict[str, str] = {
     "cpdag_png": "best_cpdag.png",
     "edges_png": "edge_probabilities.png",
     "scores_png": "score_rank.png",
+    "bif": "best.bif",
+    "adjacency": "best_adjacency.csv",
+    "arc_strength": "arc_strength.csv",
     "report": "report.md",  # report.html with report_format = "html"
 }
 #: The picture outputs ("pictures" in ``write`` means all of those the job has).
@@ -87,7 +98,8 @@ PICTURES = ("dag_png", "cpdag_png", "edges_png", "scores_png")
 #: Which outputs each job can produce (a picture of edge probabilities needs a collection, ...).
 OUTPUTS_FOR_JOB: dict[str, tuple[str, ...]] = {
     "score": ("json", "jkl", "report"),
-    "learn": ("json", "csv", "gobnilp", "jkl", "modelstring", "dot", "dag_png", "cpdag_png", "report"),
+    "learn": ("json", "csv", "gobnilp", "jkl", "modelstring", "dot", "dag_png", "cpdag_png", "bif", "adjacency",
+              "report"),
     "enumerate": tuple(OUTPUTS),
     "kbest": tuple(o for o in OUTPUTS if o != "jkl"),  # kbest rescores inside its search: no one table
 }
@@ -106,71 +118,37 @@ _PROTECTED_SCIP = tuple(ENUMERATION_PARAMS)
 _SCIP_HAS_KEY = {"limits/time": "[limits] time_limit", "limits/gap": "[limits] gap"}
 
 
-class _Bad(Exception):
-    """A value failed its check; the message completes '<key> ...'."""
-
-
-def _show(value: Any) -> str:
-    """A value as the user wrote it (TOML-like: strings in double quotes, true/false)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, Path):
-        value = str(value)
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return repr(value)
+#: A value failed its check; ``exc.problem`` completes '<key> ...'.  The checks are the shared
+#: ones of :mod:`gobnilp_py._validation`, so the API, this file and the CLI use the same words.
+_Bad = ParameterError
+_show = show
 
 
 # ------------------------------------------------------------------ checkers
 def _c_str(choices: Sequence[str] | None = None, *, fold: bool = False) -> Callable[[Any], Any]:
     def check(v: Any) -> Any:
-        if not isinstance(v, str):
-            raise _Bad(f"must be a string, got {_show(v)}")
-        if choices is not None:
-            lookup = {c.lower(): c for c in choices} if fold else {c: c for c in choices}
-            key = v.lower() if fold else v
-            if key not in lookup:
-                near = difflib.get_close_matches(key, list(lookup), n=1)
-                hint = f" (did you mean {_show(lookup[near[0]])}?)" if near else ""
-                raise _Bad(f"must be one of {', '.join(_show(c) for c in choices)}, got {_show(v)}{hint}")
-            return lookup[key]
-        return v
+        return check_str(v) if choices is None else check_choice(v, None, choices, fold=fold)
     return check
 
 
 def _c_bool(v: Any) -> bool:
-    if not isinstance(v, bool):
-        raise _Bad(f"must be true or false, got {_show(v)}")
-    return v
+    return check_bool(v)
 
 
 def _c_int(lo: int) -> Callable[[Any], int]:
     def check(v: Any) -> int:
-        if isinstance(v, bool) or not isinstance(v, int) or v < lo:
-            raise _Bad(f"must be an integer >= {lo}, got {_show(v)}")
-        return int(v)
+        return check_int(v, None, lo=lo)  # type: ignore[return-value]
     return check
 
 
-def _c_num(lo: float, *, strict: bool = False) -> Callable[[Any], float]:
-    op = ">" if strict else ">="
-
+def _c_num(lo: float, *, strict: bool = False, unit: str = "") -> Callable[[Any], float]:
     def check(v: Any) -> float:
-        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and (
-            v > lo if strict else v >= lo)
-        if not ok:
-            raise _Bad(f"must be a number {op} {lo:g}, got {_show(v)}")
-        return float(v)
+        return check_number(v, None, lo=lo, lo_strict=strict, unit=unit)  # type: ignore[return-value]
     return check
 
 
 def _c_delimiter(v: Any) -> str:
-    if v in ("tab", "\\t"):
-        return "\t"
-    if not isinstance(v, str) or len(v) != 1:
-        raise _Bad(f'must be one character (or "tab"), got {_show(v)}')
-    return v
+    return check_delimiter(v, None)  # type: ignore[return-value]
 
 
 def _c_arities(v: Any) -> Any:
@@ -178,6 +156,7 @@ def _c_arities(v: Any) -> Any:
         for name, a in v.items():
             if isinstance(a, bool) or not isinstance(a, int) or a < 1:
                 raise _Bad(f"[{name}] must be an integer >= 1, got {_show(a)}")
+
         return {str(k): int(a) for k, a in v.items()}
     if isinstance(v, list) and v and all(isinstance(a, int) and not isinstance(a, bool) and a >= 1 for a in v):
         return [int(a) for a in v]
@@ -192,9 +171,7 @@ def _c_write(v: Any) -> tuple[str, ...]:
     valid = list(OUTPUTS) + ["pictures", "all"]
     for x in v:
         if x not in valid:
-            near = difflib.get_close_matches(x, valid, n=1)
-            hint = f" (did you mean {_show(near[0])}?)" if near else ""
-            raise _Bad(f"has unknown output {_show(x)}{hint}; valid: {', '.join(valid)}")
+            raise _Bad(f"has unknown output {_show(x)}{suggest(x, valid, quote=True)}; valid: {', '.join(valid)}")
     return tuple(dict.fromkeys(v))
 
 
@@ -248,7 +225,8 @@ SPECS: tuple[Spec, ...] = (
     Spec("scoring", "prune", _c_bool, True, "bool",
          "Prune parent sets safely for the job's epsilon (false keeps every set up to palim: slow).", api="prune"),
     Spec("scoring", "max_candidates", _c_int(1), None, "int >= 1",
-         "Abort rather than score more than this many (child, parent set) pairs (default 20,000,000).",
+         "Abort rather than score more than this many (child, parent set) pairs (default 10,000,000); "
+         "a problem whose first level alone exceeds it is refused before scoring.",
          api="max_candidates"),
     Spec("search", "job", _c_str(JOBS), "enumerate", "string",
          'What to do: "score" (a .jkl table), "learn" (the optimum), "enumerate" (every network within '
@@ -270,8 +248,9 @@ SPECS: tuple[Spec, ...] = (
          "Inline structural constraints: required_arrows, forbidden_arrows, required_adjacencies, "
          "forbidden_adjacencies, tiers, max_parents, max_parents_per_variable, min_edges, max_edges, "
          "required_immoralities, forbidden_immoralities.", api="constraints", jobs=("learn", "enumerate", "kbest")),
-    Spec("limits", "time_limit", _c_num(0.0, strict=True), None, "seconds > 0",
-         "Search time limit (scoring excluded); a result cut short says so (status / complete = false).",
+    Spec("limits", "time_limit", _c_num(0.0, strict=True, unit="seconds"), None, "seconds > 0",
+         "Wall-clock seconds for the whole job (reading, scoring and search); a result cut short says so "
+         "in every output (status / complete = false, guarantee INCOMPLETE).",
          api="time_limit", jobs=("learn", "enumerate", "kbest")),
     Spec("limits", "max_networks", _c_int(1), 150_000, "int >= 1",
          "Stop collecting after this many networks (the result is then marked incomplete).",
@@ -282,14 +261,20 @@ SPECS: tuple[Spec, ...] = (
          'SCIP parameter overrides, e.g. "separating/maxrounds" = 5 or [scip.limits] nodes = 1000; '
          "names and types are checked against SCIP.", api="params", jobs=("learn", "enumerate", "kbest")),
     Spec("output", "dir", _c_str(), None, "path",
-         'Folder for the outputs (default "<config name>-out" beside the config); replaced as a whole '
-         "at the end of a successful run, never half-written.", is_path=True),
+         'Folder for the outputs (default "<config name>-out" beside the config); written as a whole '
+         "at the end of the run, never half-written. A folder holding files gobnilp-py did not write is "
+         "refused (see force).", is_path=True),
+    Spec("output", "force", _c_bool, False, "bool",
+         "Write into an output folder that holds files gobnilp-py did not write, overwriting those with the "
+         "names of our outputs (other files are left alone), or overwrite such a .jkl file.", api="force"),
     Spec("output", "write", _c_write, None, "list of string",
          "Outputs to write: " + ", ".join(OUTPUTS) + ', "pictures" (all pictures of the job) or "all". '
          "Default: json, report and the job's main file (jkl, gobnilp or csv)."),
     Spec("output", "report_format", _c_str(("markdown", "html")), "markdown", "string",
          'The report: "markdown" (report.md, linked pictures) or "html" (report.html, pictures embedded).'),
     Spec("output", "dpi", _c_int(30), 110, "int >= 30", "Resolution of the pictures."),
+    Spec("output", "picture_format", _c_str(("png", "svg", "pdf")), "png", "string",
+         'Format of the pictures: "png", "svg" or "pdf" (the file names take its suffix).'),
 )
 
 _SPEC: dict[tuple[str, str], Spec] = {(s.section, s.key): s for s in SPECS}
@@ -353,9 +338,6 @@ class RunConfig:
     def get(self, section: str, key: str) -> Any:
         return self.values.get(section, {}).get(key)
 
-    def is_set(self, section: str, key: str) -> bool:
-        return f"{section}.{key}" in self.origins
-
     @property
     def job(self) -> str:
         return self.values["search"]["job"]
@@ -387,6 +369,8 @@ class RunConfig:
     def output_file(self, name: str) -> str:
         if name == "report" and self.values["output"]["report_format"] == "html":
             return "report.html"
+        if name in PICTURES:
+            return OUTPUTS[name].rsplit(".", 1)[0] + "." + self.values["output"]["picture_format"]
         return OUTPUTS[name]
 
     def read_kwargs(self) -> dict[str, Any]:
@@ -399,10 +383,6 @@ class RunConfig:
         s = self.values["scoring"]
         kw = {k: s[k] for k in ("score", "ess", "palim", "prune", "max_candidates") if s.get(k) is not None}
         return kw
-
-    def epsilon_kwargs(self) -> dict[str, float]:
-        s = self.values["search"]
-        return {k: s[k] for k in ("bayes_factor", "epsilon") if s.get(k) is not None}
 
     @property
     def epsilon(self) -> float:
@@ -462,8 +442,7 @@ def _flatten_scip(d: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 
 
 def _suggest(word: str, options: Sequence[str]) -> str:
-    near = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
-    return f" (did you mean {near[0]}?)" if near else ""
+    return suggest(word, options)
 
 
 def _layer_from_toml(doc: Mapping[str, Any], source: str, base_dir: Path) -> _Layer:
@@ -630,6 +609,9 @@ def read_settings_file(path: str | Path, *, base_dir: Path | None = None) -> tup
         elif name.startswith("gobnilp/"):
             layer.warnings.append(f"{where}: {name} has no meaning in gobnilp_py and is ignored")
         elif name in scip_names:
+            if is_file_param(name):
+                raise ConfigError(f"{where}: {name} = {_show(value)} names a file SCIP would write or read "
+                                  "outside the output folder; file-naming SCIP parameters are not accepted")
             layer.values[("scip", name)] = (value, _Origin(where, origin_label, folder))
         else:
             layer.warnings.append(f"{where}: {name} is neither a GOBNILP nor a SCIP setting and is ignored")
@@ -694,6 +676,13 @@ def _resolve_path(value: str, origin: _Origin) -> str:
     return str(p.resolve())
 
 
+def is_file_param(name: str) -> bool:
+    """SCIP parameters naming files are refused (see :mod:`gobnilp_py._scip_params`)."""
+    from ._scip_params import is_file_param as _is
+
+    return _is(name)
+
+
 def _check_scip(merged: Mapping[tuple[str, str], tuple[Any, _Origin]], job: str) -> dict[str, Any]:
     defaults = _scip_defaults()
     out: dict[str, Any] = {}
@@ -702,6 +691,9 @@ def _check_scip(merged: Mapping[tuple[str, str], tuple[Any, _Origin]], job: str)
             continue
         if name in _SCIP_HAS_KEY:
             raise origin.error(f"is set by {_SCIP_HAS_KEY[name]}; use that key")
+        if is_file_param(name):
+            raise origin.error(f"= {_show(value)} names a file SCIP would write or read outside the output "
+                               "folder; file-naming SCIP parameters are not accepted")
         if name not in defaults:
             raise origin.error(f"is not a SCIP parameter{_suggest(name, list(defaults))}")
         default = defaults[name]
@@ -859,8 +851,12 @@ def _build(layers: Sequence[_Layer], source: str, default_out: Path | None) -> R
         else:
             expanded.append(name)
     out["write"] = tuple(dict.fromkeys(expanded))
+    if "bif" in out["write"] and str(values["data"]["path"]).lower().endswith(".jkl"):
+        raise origin_of("output", "write").error(
+            "asks for \"bif\", whose probability tables are fitted from the data; a .jkl score table has none")
     if out["dir"] is not None:
-        _check_output_dir(Path(out["dir"]), merged.get(("output", "dir"), (None, None))[1], source)
+        _check_output_dir(Path(out["dir"]), merged.get(("output", "dir"), (None, None))[1], source,
+                          force=bool(out.get("force")))
         if any(p in out["write"] for p in PICTURES):
             try:
                 import matplotlib  # noqa: F401
@@ -871,23 +867,20 @@ def _build(layers: Sequence[_Layer], source: str, default_out: Path | None) -> R
     return RunConfig(values=values, origins=origins, source=source, warnings=warnings, constraints=cons)
 
 
-#: Marker file in an output folder written by ``gobnilp-py run``: such a folder may be replaced.
+#: Marker file in an output folder written by gobnilp-py (the name lives in :mod:`gobnilp_py.output.folder`).
 RUN_MARKER = ".gobnilp-run"
 
 
-def _check_output_dir(folder: Path, origin: _Origin | None, source: str) -> None:
+def _check_output_dir(folder: Path, origin: _Origin | None, source: str, *, force: bool = False) -> None:
+    from .errors import OutputError
+    from .output.folder import check_output_folder
+
     where = origin.source if origin else source
     label = origin.label if origin else "output folder"
-    if folder.exists() and not folder.is_dir():
-        raise ConfigError(f"{where}: {label} {folder} exists and is not a folder")
-    if folder.is_dir() and any(folder.iterdir()) and not (folder / RUN_MARKER).is_file():
-        raise ConfigError(f"{where}: {label} {folder} holds files not written by gobnilp-py run; "
-                          "remove them or choose another folder (a run replaces its folder as a whole)")
-    ancestor = folder.parent
-    while not ancestor.exists() and ancestor != ancestor.parent:
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        raise ConfigError(f"{where}: {label} {folder}: {ancestor} is not a folder")
+    try:
+        check_output_folder(folder, force=force)
+    except OutputError as exc:
+        raise OutputError(f"{where}: {label}: {exc}") from None
 
 
 # ------------------------------------------------------------- entry points

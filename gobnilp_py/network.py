@@ -9,13 +9,23 @@ this module fixes one canonical representation:
   same arrows have identical ``parents`` dicts and identical :attr:`Network.key`.
 * The structure is checked on construction (known names, no self-loops, no
   duplicate parents, acyclic), because a cyclic "network" is never a valid
-  answer and catching it here turns a silent wrong result into a loud error.
+  answer and catching it here turns a silent wrong result into a loud error
+  (:class:`~gobnilp_py.errors.NetworkError`, :class:`~gobnilp_py.errors.CycleError`
+  for a cycle; both are ``ValueError``).
+* Every network says what it is worth: :attr:`Network.guarantee` is one human
+  line starting with ``complete:``, ``INCOMPLETE (<status>):``,
+  ``APPROXIMATE:`` or ``INFEASIBLE:``, shown in every output; ``complete`` and
+  ``approximate`` are the machine-readable halves.
+* Text formats whose separators could occur in a name (GOBNILP's
+  ``child<-p1,p2``, bnlearn's ``[c|p1:p2]``) refuse such names instead of
+  writing something that reads back differently.
 
 Scores are natural-log local scores, higher is better (GOBNILP's convention).
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -24,7 +34,8 @@ from typing import Any
 
 import networkx as nx
 
-from .errors import GobnilpError
+from ._json import float_or_none, jsonable
+from .errors import CycleError, NetworkError, ParameterError
 
 __all__ = ["Network", "find_cycle", "STATUSES"]
 
@@ -33,7 +44,7 @@ logger = logging.getLogger(__name__)
 #: Status strings used across the package.  Only ``"optimal"`` means the
 #: network is proven best (within the requested gap of 0); the others come
 #: from limits or from an impossible problem.
-STATUSES = ("optimal", "feasible", "time_limit", "gap_limit", "no_solution", "infeasible", "unknown")
+STATUSES = ("optimal", "feasible", "time_limit", "gap_limit", "interrupted", "no_solution", "infeasible", "unknown")
 
 # Tolerance for "these two scores are the same": scores are sums of a few
 # dozen log-likelihood terms, so 1e-9 relative is far above rounding noise and
@@ -87,29 +98,22 @@ def _same_score(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=_REL_TOL, abs_tol=_ABS_TOL)
 
 
-def _float_to_json(x: float | None) -> float | str | None:
-    """JSON has no inf/nan: write them as the strings float() reads back."""
-    if x is None:
-        return None
-    x = float(x)
-    return x if math.isfinite(x) else repr(x)
+@functools.lru_cache(maxsize=64)
+def _format_problem(names: tuple[str, ...], fmt: str) -> str | None:
+    """The reason ``names`` cannot be written in format ``fmt`` (None if they can); cached per name tuple."""
+    from ._validation import check_names_for
+
+    try:
+        check_names_for(names, [fmt])
+    except ParameterError as exc:
+        return str(exc)
+    return None
 
 
-def _jsonable(obj: Any) -> Any:
-    """Best-effort conversion of ``stats`` values to plain JSON types (others become ``str``)."""
-    if obj is None or isinstance(obj, (bool, int, str)):
-        return obj
-    if isinstance(obj, float):
-        return _float_to_json(obj)
-    if isinstance(obj, Mapping):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple, set, frozenset)):
-        items = sorted(obj, key=repr) if isinstance(obj, (set, frozenset)) else obj
-        return [_jsonable(v) for v in items]
-    try:  # numpy scalars
-        return _jsonable(obj.item())
-    except AttributeError:
-        return str(obj)
+def _check_format(names: tuple[str, ...], fmt: str) -> None:
+    problem = _format_problem(names, fmt)
+    if problem is not None:
+        raise NetworkError(problem)
 
 
 @dataclass(eq=False)
@@ -136,12 +140,21 @@ class Network:
         Local score of each variable's chosen family, when known.
     stats : dict
         Free-form solver statistics (time, nodes, ...), for reports.
+    approximate : bool
+        True when the network comes from a method with no optimality
+        guarantee (a heuristic engine, an approximate score table).
+    caveats : tuple of str
+        Further limits of the guarantee, one short sentence each (e.g. "the
+        score table's pruning is unknown"); shown after the guarantee in
+        every output (:attr:`notes`).
 
     Raises
     ------
-    GobnilpError
-        If a name is unknown or duplicated, a variable is its own parent, a
-        parent is listed twice, or the arrows form a cycle.
+    NetworkError
+        If a name is unknown or duplicated, a variable is its own parent, or a
+        parent is listed twice.
+    CycleError
+        If the arrows form a cycle (a subclass of NetworkError).
 
     Examples
     --------
@@ -161,17 +174,19 @@ class Network:
     dual_bound: float | None = None
     local_scores: dict[str, float] = field(default_factory=dict)
     stats: dict[str, Any] = field(default_factory=dict)
+    approximate: bool = False
+    caveats: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         self.names = tuple(str(v) for v in self.names)
         index = {v: i for i, v in enumerate(self.names)}
         if len(index) != len(self.names):
             dup = next(v for i, v in enumerate(self.names) if v in self.names[:i])
-            raise GobnilpError(f"network lists variable {dup!r} twice")
+            raise NetworkError(f"network lists variable {dup!r} twice")
         raw = dict(self.parents or {})
         for child in raw:
             if str(child) not in index:
-                raise GobnilpError(f"parents given for unknown variable {child!r}; known: {', '.join(self.names)}")
+                raise NetworkError(f"parents given for unknown variable {child!r}; known: {', '.join(self.names)}")
         canon: dict[str, tuple[str, ...]] = {}
         for child in self.names:
             ps = raw.get(child, ())
@@ -180,17 +195,17 @@ class Network:
             ps = [str(p) for p in ps]
             for p in ps:
                 if p not in index:
-                    raise GobnilpError(f"unknown parent {p!r} of {child!r}; known: {', '.join(self.names)}")
+                    raise NetworkError(f"unknown parent {p!r} of {child!r}; known: {', '.join(self.names)}")
                 if p == child:
-                    raise GobnilpError(f"variable {child!r} cannot be its own parent")
+                    raise NetworkError(f"variable {child!r} cannot be its own parent")
             if len(set(ps)) != len(ps):
-                raise GobnilpError(f"a parent of {child!r} is listed twice: {ps}")
+                raise NetworkError(f"a parent of {child!r} is listed twice: {ps}")
             canon[child] = tuple(sorted(ps, key=index.__getitem__))
         self.parents = canon
         self._index = index
         cycle = find_cycle(self.names, canon)
         if cycle is not None:
-            raise GobnilpError(f"parents form a cycle {'->'.join(cycle)}; a Bayesian network must be acyclic")
+            raise CycleError(f"parents form a cycle {'->'.join(cycle)}; a Bayesian network must be acyclic")
         self.score = float(self.score)
         self.status = str(self.status)
         if self.status not in STATUSES:
@@ -200,8 +215,12 @@ class Network:
         self.local_scores = {str(k): float(v) for k, v in (self.local_scores or {}).items()}
         for k in self.local_scores:
             if k not in index:
-                raise GobnilpError(f"local score given for unknown variable {k!r}")
+                raise NetworkError(f"local score given for unknown variable {k!r}")
         self.stats = dict(self.stats or {})
+        self.approximate = bool(self.approximate)
+        if isinstance(self.caveats, str):
+            self.caveats = (self.caveats,)
+        self.caveats = tuple(str(c) for c in (self.caveats or ()))
         if len(self.local_scores) == len(self.names) and math.isfinite(self.score):
             total = math.fsum(self.local_scores.values())
             if not _same_score(total, self.score):
@@ -262,6 +281,52 @@ class Network:
         """True only for a proven result (status ``"optimal"``); a time-limited network is not exact."""
         return self.status == "optimal"
 
+    @property
+    def complete(self) -> bool:
+        """True when the search finished: proven optimal, or proven infeasible (no network exists).
+
+        As for :class:`~gobnilp_py.solve.credible.CredibleSet`, an infeasible
+        answer is complete (the whole answer is "none"); ``status`` tells the
+        two apart.  Read it together with :attr:`approximate` (an optimum of
+        an approximate table is not the optimum of the data) and :attr:`caveats`.
+        """
+        return self.status in ("optimal", "infeasible")
+
+    @property
+    def guarantee(self) -> str:
+        """One human line saying what this result is worth, shown in every output.
+
+        Starts with ``complete:`` (proven optimal), ``INCOMPLETE (<status>):``
+        (a limit or an interrupt stopped the search), ``APPROXIMATE:`` or
+        ``INFEASIBLE:``.  :attr:`notes` adds the :attr:`caveats`, as
+        :class:`~gobnilp_py.solve.credible.CredibleSet` does.
+
+        Examples
+        --------
+        >>> Network(("A", "B"), {"B": ("A",)}, score=-1.0).guarantee
+        'complete: proven optimal (no network allowed by the score table and constraints scores higher)'
+        >>> Network(("A",), {}, score=-1.0, status="time_limit", dual_bound=-0.5).guarantee
+        'INCOMPLETE (time_limit): the best network found before the search stopped; the optimum is at most -0.500000'
+        """
+        if self.status == "infeasible":
+            text = "INFEASIBLE: no network satisfies the constraints and the score table"
+        elif self.approximate:
+            text = "APPROXIMATE: a good network found without an optimality guarantee"
+        elif self.status == "optimal":
+            text = "complete: proven optimal (no network allowed by the score table and constraints scores higher)"
+        elif not math.isfinite(self.score):
+            text = f"INCOMPLETE ({self.status}): no network found before the search stopped"
+        else:
+            text = f"INCOMPLETE ({self.status}): the best network found before the search stopped"
+            if self.dual_bound is not None and math.isfinite(self.dual_bound):
+                text += f"; the optimum is at most {self.dual_bound:.6f}"
+        return text
+
+    @property
+    def notes(self) -> list[str]:
+        """The guarantee line followed by every caveat (what every output file shows)."""
+        return [self.guarantee, *self.caveats]
+
     # ---------------------------------------------------------------- equality
     def __eq__(self, other: object) -> bool:
         """Same variables, same arrows and the same score (to 1e-9 relative).
@@ -288,8 +353,28 @@ class Network:
         g.graph["status"] = self.status
         return g
 
+    def to_pgmpy(self, data: Any, **kwargs: Any) -> Any:
+        """A pgmpy model of this structure with CPTs fitted from ``data`` (see :func:`gobnilp_py.interop.to_pgmpy`)."""
+        from .interop import to_pgmpy
+
+        return to_pgmpy(self, data, **kwargs)
+
+    def to_bif(self, data: Any, **kwargs: Any) -> str:
+        """BIF text with CPTs fitted from ``data``, no pgmpy needed (see :func:`gobnilp_py.interop.to_bif`)."""
+        from .interop import to_bif
+
+        return to_bif(self, data, **kwargs)
+
     def to_modelstring(self) -> str:
-        """bnlearn's model string, e.g. ``[A][B|A][C|A:B]`` (nodes and parents in ``names`` order)."""
+        """bnlearn's model string, e.g. ``[A][B|A][C|A:B]`` (nodes and parents in ``names`` order).
+
+        Raises
+        ------
+        NetworkError
+            If a name contains ``[``, ``]``, ``|``, ``:`` or a line break (the
+            string would read back as a different network).
+        """
+        _check_format(self.names, "modelstring")
         parts = []
         for c in self.names:
             ps = self.parents[c]
@@ -310,7 +395,13 @@ class Network:
         ``digits`` decimals are printed (GOBNILP prints 6); ``None`` prints
         the shortest text that reads back to the same float.  A node whose
         local score is unknown gets no score on its line.
+
+        Raises
+        ------
+        NetworkError
+            If a name contains ``<-``, ``,`` or white space (GOBNILP's separators).
         """
+        _check_format(self.names, "gobnilp")
         def fmt(x: float) -> str:
             return repr(float(x)) if digits is None else f"{x:.{digits}f}"
 
@@ -322,39 +413,71 @@ class Network:
         return "\n".join(lines) + "\n"
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-able dict (non-finite floats become the strings ``"inf"``, ``"-inf"``, ``"nan"``)."""
+        """Plain JSON-able dict; non-finite floats become ``None`` (the package's JSON convention).
+
+        An infeasible result has ``"score": null`` and ``"status": "infeasible"``.
+        """
         return {
             "names": list(self.names),
-            "score": _float_to_json(self.score),
+            "score": float_or_none(self.score),
             "status": self.status,
-            "dual_bound": _float_to_json(self.dual_bound),
+            "complete": self.complete,
+            "approximate": self.approximate,
+            "guarantee": self.guarantee,
+            "caveats": list(self.caveats),
+            "dual_bound": float_or_none(self.dual_bound),
             "parents": {c: list(self.parents[c]) for c in self.names},
             "edges": [list(e) for e in self.edges],
             "n_edges": self.n_edges,
-            "local_scores": {c: _float_to_json(self.local_scores[c]) for c in self.names
+            "local_scores": {c: float_or_none(self.local_scores[c]) for c in self.names
                              if c in self.local_scores},
-            "stats": _jsonable(self.stats),
+            "stats": jsonable(self.stats),
         }
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Network":
-        """Inverse of :meth:`to_dict` (``edges`` and ``n_edges`` are derived, so ignored)."""
+        """Inverse of :meth:`to_dict` (``edges``, ``n_edges``, ``complete`` and ``guarantee`` are derived).
+
+        A ``null`` score reads as ``-inf`` for a result without a network
+        (status ``"infeasible"`` or ``"no_solution"``), else as ``nan``.
+
+        Raises
+        ------
+        NetworkError
+            ``d`` is not a mapping, lacks ``names`` or ``score``, or holds
+            values of the wrong kind; CycleError for cyclic parents.
+        """
+        if not isinstance(d, Mapping):
+            raise NetworkError(f"a network dict must be a mapping, got {type(d).__name__}")
+        missing = [k for k in ("names", "score") if k not in d]
+        if missing:
+            raise NetworkError(f"network dict lacks {', '.join(repr(k) for k in missing)}; "
+                               "expected keys names, parents, score")
+        parents = d.get("parents") or {}
+        if not isinstance(parents, Mapping):
+            raise NetworkError(f"network dict: parents must be a mapping, got {type(parents).__name__}")
+        status = d.get("status", "optimal")
         try:
-            names = d["names"]
-            parents = d.get("parents", {})
+            names = tuple(d["names"])
             score = d["score"]
-        except (KeyError, TypeError) as exc:
-            raise GobnilpError(f"network dict lacks {exc}; expected keys names, parents, score") from None
-        dual = d.get("dual_bound")
-        return cls(
-            names=tuple(names),
-            parents={str(k): tuple(v) for k, v in parents.items()},
-            score=float(score),
-            status=d.get("status", "optimal"),
-            dual_bound=None if dual is None else float(dual),
-            local_scores={k: float(v) for k, v in (d.get("local_scores") or {}).items()},
-            stats=dict(d.get("stats") or {}),
-        )
+            if score is None:
+                score = -math.inf if status in ("infeasible", "no_solution") else math.nan
+            dual = d.get("dual_bound")
+            return cls(
+                names=names,
+                parents={str(k): tuple(v) for k, v in parents.items()},
+                score=float(score),
+                status=status,
+                dual_bound=None if dual is None else float(dual),
+                local_scores={k: float(v) for k, v in (d.get("local_scores") or {}).items() if v is not None},
+                stats=dict(d.get("stats") or {}),
+                approximate=bool(d.get("approximate", False)),
+                caveats=tuple(d.get("caveats") or ()),
+            )
+        except (TypeError, ValueError) as exc:
+            if isinstance(exc, NetworkError):
+                raise
+            raise NetworkError(f"network dict holds a value of the wrong kind: {exc}") from None
 
     @classmethod
     def from_edges(cls, names: Sequence[str], edges: Iterable[tuple[str, str]], score: float = math.nan,
@@ -366,7 +489,11 @@ class Network:
         return cls(tuple(names), {c: tuple(ps) for c, ps in parents.items()}, score, **kwargs)
 
     def __repr__(self) -> str:
-        return f"Network({self.to_modelstring()}, score={self.score:.6f}, status={self.status!r})"
+        try:
+            shape = self.to_modelstring()
+        except NetworkError:  # names a model string cannot hold: list the arrows instead
+            shape = repr(self.edges)
+        return f"Network({shape}, score={self.score:.6f}, status={self.status!r})"
 
 
 def _dot_id(s: str) -> str:

@@ -204,3 +204,138 @@ def test_networks_in_another_variable_order_are_aligned():
     a = arrow_probabilities(nets)
     assert a.loc["a", "b"] == pytest.approx(1.0)
     assert len(group_by_class(nets)) == 1
+
+
+# --------------------------------------------------------------------------- averaging over whole classes
+
+from gobnilp_py.equivalence import (  # noqa: E402
+    ClassWeight,
+    Extensions,
+    MemberConstraints,
+    class_arrow_probabilities,
+    class_edge_probabilities,
+    class_feature_table,
+    class_probabilities,
+    class_weights,
+    cpdag_from_masks,
+)
+
+
+def _random_masks(rng, n, density):
+    order = list(range(n))
+    rng.shuffle(order)
+    masks = [0] * n
+    for i, c in enumerate(order):
+        for p in order[:i]:
+            if rng.random() < density:
+                masks[c] |= 1 << p
+    return masks
+
+
+@st.composite
+def class_collections(draw):
+    import random as _random
+
+    n = draw(st.integers(2, 6))
+    names = tuple(f"x{i}" for i in range(n))
+    rng = _random.Random(draw(st.integers(0, 2**32 - 1)))
+    k = draw(st.integers(1, 4))
+    classes = []
+    for _ in range(k):
+        cp = cpdag_from_masks(names, _random_masks(rng, n, draw(st.floats(0.1, 0.9))))
+        classes.append((cp, draw(st.floats(-30.0, 0.0, allow_nan=False))))
+    cons = None
+    if draw(st.booleans()):
+        pairs = [(u, v) for u in range(n) for v in range(n) if u != v]
+        cons = MemberConstraints(
+            required=frozenset(draw(st.lists(st.sampled_from(pairs), max_size=1))),
+            forbidden=frozenset(draw(st.lists(st.sampled_from(pairs), max_size=2))),
+            max_parents=draw(st.one_of(st.none(), st.integers(1, 3))),
+        )
+    return names, classes, cons
+
+
+@settings(max_examples=80, derandomize=True, deadline=None)
+@given(class_collections())
+def test_class_averaging_equals_averaging_over_listed_members(case):
+    names, classes, cons = case
+    weights = []
+    nets = []
+    for cp, score in classes:
+        e = Extensions(cp, cons)
+        members = list(e.members())
+        for m in members:
+            nets.append({"names": names, "parents": {names[v]: tuple(names[p] for p in range(len(names)) if m[v] >> p & 1)
+                                                     for v in range(len(names))}, "score": score})
+        if cons is None and len(weights) % 2:
+            weights.append(ClassWeight(cp, score))  # counts filled in by the function
+        else:
+            weights.append(ClassWeight(cp, score, e.count(), e.arrow_counts()))
+    if not nets:
+        with pytest.raises(ScoreError, match="no class has a member"):
+            class_arrow_probabilities(weights)
+        return
+    pd.testing.assert_frame_equal(class_arrow_probabilities(weights), arrow_probabilities(nets), atol=1e-12, rtol=0)
+    pd.testing.assert_frame_equal(class_edge_probabilities(weights), edge_probabilities(nets), atol=1e-12, rtol=0)
+    ft_c, ft_n = class_feature_table(weights), feature_table(nets)
+    assert len(ft_c) == len(ft_n)
+    np.testing.assert_allclose(np.sort(ft_c["probability"].to_numpy()), np.sort(ft_n["probability"].to_numpy()), atol=1e-12)
+    # class probabilities = sum of member weights per class
+    w = network_weights(nets)
+    pos = 0
+    got = class_probabilities(weights)
+    np.testing.assert_allclose(got["probability"], class_weights(weights), atol=1e-15)
+    for row, (cp, score) in zip(got.itertuples(), classes):
+        n_m = row.n_networks
+        assert row.probability == pytest.approx(float(w[pos:pos + n_m].sum()), abs=1e-12)
+        assert row.best_score == score and row.cpdag is cp
+        pos += n_m
+    assert pos == len(nets)
+
+
+def test_class_averaging_with_astronomically_large_classes():
+    """A complete class on 180 nodes has 180! (about 2e329, beyond float) members."""
+    n = 180
+    names = tuple(f"v{i}" for i in range(n))
+    complete = cpdag_from_masks(names, [(1 << j) - 1 for j in range(n)])
+    empty = cpdag_from_masks(names, [0] * n)
+    fact = math.factorial(n)
+    with warnings.catch_warnings(), np.errstate(over="raise", invalid="raise"):
+        warnings.simplefilter("error")
+        p = class_weights([ClassWeight(complete, -1000.0), ClassWeight(empty, -10.0)])
+        # the empty class's relative mass is exp(990) / 180!: ln(180!) = 757.4..., so the empty class wins
+        want_log_ratio = 990.0 - math.lgamma(n + 1)
+        assert p[1] == pytest.approx(1 / (1 + math.exp(-want_log_ratio)))
+        arrows = class_arrow_probabilities([ClassWeight(complete, -10.0, fact, None), ClassWeight(empty, -10.0)])
+    assert arrows.iloc[0, 1] == pytest.approx(0.5) and arrows.iloc[1, 0] == pytest.approx(0.5)
+    edges = class_edge_probabilities([ClassWeight(complete, -10.0), ClassWeight(empty, -10.0)])
+    assert edges.iloc[0, 1] == pytest.approx(1.0)
+
+
+def test_class_averaging_errors():
+    cp = cpdag_from_masks("abc", [0, 1, 2])  # a - b - c, 3 members
+    with pytest.raises(ScoreError, match="no classes"):
+        class_edge_probabilities([])
+    with pytest.raises(DataError, match="not a ClassWeight"):
+        class_edge_probabilities([cp])
+    with pytest.raises(ScoreError, match="non-finite"):
+        class_edge_probabilities([ClassWeight(cp, float("inf"))])
+    with pytest.raises(DataError, match="class size 3"):
+        class_edge_probabilities([ClassWeight(cp, 0.0, 2)])
+    with pytest.raises(DataError, match="do not add up"):
+        class_edge_probabilities([ClassWeight(cp, 0.0, 3, {(0, 1): 1, (1, 0): 1, (1, 2): 1, (2, 1): 2})])
+    with pytest.raises(DataError, match="not adjacent"):
+        class_edge_probabilities([ClassWeight(cp, 0.0, 3, {(0, 2): 1})])
+    with pytest.raises(DataError, match="not a pair"):
+        class_edge_probabilities([ClassWeight(cp, 0.0, 3, {("a", "z"): 1})])
+    with pytest.raises(DataError, match="not those of class 0"):
+        class_edge_probabilities([ClassWeight(cp, 0.0), ClassWeight(cpdag_from_masks("abd", [0, 1, 2]), 0.0)])
+    with pytest.raises(ScoreError, match="above the given optimum"):
+        class_edge_probabilities([ClassWeight(cp, 0.0)], opt=-1.0)
+    # name-keyed arrow counts (as CPDAG.arrow_counts gives them) are accepted
+    by_name = class_arrow_probabilities([ClassWeight(cp, 0.0, 3, cp.arrow_counts())])
+    assert by_name.loc["b", "a"] == pytest.approx(2 / 3)
+    rows = class_probabilities([ClassWeight(cp, 0.0), ClassWeight(cp, -LN2)], opt=1.0)
+    np.testing.assert_allclose(rows["probability"], [2 / 3, 1 / 3])
+    np.testing.assert_allclose(rows["log_bayes_factor"], [1.0, 1.0 + LN2])
+    assert rows["n_networks"].tolist() == [3, 3]

@@ -81,7 +81,7 @@ BROKEN: dict[str, tuple[dict[str, str], list[str], str]] = {
     "arities wrong type": ({"c.toml": GOOD.replace("[data]\n", '[data]\narities = "2,2"\n')}, [],
                            "[data] arities must be a list of integers >= 1"),
     "time limit string": ({"c.toml": GOOD + '[limits]\ntime_limit = "10s"\n'}, [],
-                          '[limits] time_limit must be a number > 0, got "10s"'),
+                          '[limits] time_limit must be a number > 0 (seconds), got "10s"'),
     "max_networks for learn": ({"c.toml": GOOD.replace('"enumerate"', '"learn"') + "[limits]\nmax_networks = 5\n"},
                                [], '[limits] max_networks does not apply to job "learn"'),
     "gap for enumerate": ({"c.toml": GOOD + "[limits]\ngap = 0.01\n"}, [], '[limits] gap does not apply to job "enumerate"'),
@@ -101,7 +101,7 @@ BROKEN: dict[str, tuple[dict[str, str], list[str], str]] = {
     "report format": ({"c.toml": GOOD + '[output]\nreport_format = "pdf"\n'}, [],
                       '[output] report_format must be one of "markdown", "html", got "pdf"'),
     "foreign output dir": ({"c.toml": GOOD + '[output]\ndir = "mine"\n', "mine/notes.txt": "keep me\n"}, [],
-                           "holds files not written by gobnilp-py run"),
+                           "holds 'notes.txt', which gobnilp-py did not write"),
     "invalid toml": ({"c.toml": "[data\npath = 1\n"}, [], "c.toml: not valid TOML"),
     "missing config": ({}, [], "config file not found"),
     "scoring options on a table": ({"c.toml": GOOD.replace(ASIA, "t.jkl") + '[scoring]\nscore = "BDeu"\n',
@@ -126,7 +126,7 @@ BROKEN: dict[str, tuple[dict[str, str], list[str], str]] = {
                                      "g.set:1: gobnilp/scoring/score_type has an unterminated string"),
     "settings without data": ({"g.set": "gobnilp/scoring/palim = 2\n"}, [], "[data] path is required (or give --data FILE)"),
     "settings scip type": ({"g.set": "limits/time = soon\n"}, ["--data", ASIA],
-                           'limits/time ([limits] time_limit) must be a number > 0, got "soon"'),
+                           'limits/time ([limits] time_limit) must be a number > 0 (seconds), got "soon"'),
 }
 
 # Fail after reading the data but before scoring (they need the variable names): run with -q.
@@ -273,3 +273,123 @@ def test_every_config_validates():
     for p in configs:
         cfg = load_config(p)
         assert cfg.job in p.stem or p.stem not in ("score", "learn", "enumerate", "kbest")
+
+
+# ------------------------------------------------- file-naming SCIP parameters
+def test_file_params_are_scips_own_list():
+    """The refused parameters are exactly the file-naming string parameters SCIP describes (derived, not typed)."""
+    from gobnilp_py._scip_params import FILE_PARAMS, derive_file_params
+
+    assert derive_file_params() == FILE_PARAMS
+    assert {"visual/vbcfilename", "visual/bakfilename"} <= FILE_PARAMS
+
+
+@pytest.mark.parametrize("name", sorted(__import__("gobnilp_py._scip_params", fromlist=["x"]).FILE_PARAMS))
+def test_every_file_param_is_refused_everywhere(name, tmp_path, capsys):
+    from gobnilp_py._scip_params import check_scip_params
+    from gobnilp_py.errors import ParameterError
+
+    target = tmp_path / "written-by-scip"
+    with pytest.raises(ParameterError, match=f"SCIP parameter {name} = .* names a file"):
+        check_scip_params({name: str(target)})  # the API's params= (the ILP engine calls this)
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(GOOD.replace('"enumerate"', '"learn"').replace("bayes_factor = 3", "")
+                   + f'[scip]\n"{name}" = "{target}"\n')
+    with pytest.raises(ConfigError, match=f"{name} = .* names a file SCIP would write or read outside the output"):
+        load_config(cfg)
+    s = tmp_path / "g.set"
+    s.write_text(f'{name} = "{target}"\n')
+    with pytest.raises(ConfigError, match=f"g.set:1: {name} = .* names a file"):
+        load_config(s, data=ASIA)
+    assert main(["run", str(cfg), "--check"]) == 1
+    assert not target.exists()
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+@pytest.mark.parametrize("param", ["visual/vbcfilename", "visual/bakfilename"])
+def test_scip_really_writes_where_these_parameters_say(param, tmp_path):
+    """Why they are refused: SCIP writes the named file (checked on a tiny model)."""
+    import pyscipopt
+
+    m = pyscipopt.Model()
+    m.hideOutput()
+    x = m.addVar(vtype="B")
+    y = m.addVar(vtype="B")
+    m.addCons(x + y <= 1)
+    m.setObjective(x + 2 * y, "maximize")
+    target = tmp_path / "written.out"
+    m.setParam(param, str(target))
+    m.optimize()
+    m.freeProb()
+    assert target.exists()
+
+
+# ----------------------------------------------------- one validation vocabulary
+@pytest.mark.parametrize("api_call, config_body, words", [
+    ("check_time_limit(-1)", "[limits]\ntime_limit = -1\n", "time_limit must be a number > 0 (seconds), got -1"),
+    ("check_time_limit('10')", '[limits]\ntime_limit = "10"\n', 'time_limit must be a number > 0 (seconds), got "10"'),
+    ("check_max_networks(0)", "[limits]\nmax_networks = 0\n", "max_networks must be an integer >= 1, got 0"),
+    ("check_gap(-1)", "[limits]\ngap = -1\n", "gap must be a number >= 0, got -1"),
+])
+def test_api_and_config_use_the_same_words(api_call, config_body, words, tmp_path):
+    from gobnilp_py import _validation as V
+    from gobnilp_py.errors import ParameterError
+
+    with pytest.raises(ParameterError) as api:
+        eval("V." + api_call)
+    assert str(api.value) == words
+    job = "learn" if "gap" in config_body or "time_limit" in config_body else "enumerate"
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(GOOD.replace('"enumerate"', f'"{job}"').replace("bayes_factor = 3", "bayes_factor = 3"
+                   if job == "enumerate" else "") + config_body)
+    with pytest.raises(ConfigError) as conf:
+        load_config(cfg)
+    assert str(conf.value).endswith(words.split(" ", 1)[1]) and words.split(" ", 1)[0] in str(conf.value)
+
+
+def test_parameter_errors_subclass_the_builtins():
+    from gobnilp_py import _validation as V
+    from gobnilp_py.errors import GobnilpError, ParameterError, ParameterTypeError
+
+    with pytest.raises(TypeError) as info:
+        V.check_time_limit("10")
+    assert isinstance(info.value, ParameterTypeError) and isinstance(info.value, ValueError)
+    assert isinstance(info.value, GobnilpError)
+    for bad in (True, None, [1], "3"):
+        with pytest.raises(ParameterTypeError):
+            V.check_positive_int(bad, "k")
+    with pytest.raises(ParameterTypeError, match=r"k must be an integer >= 1, got 2.0"):
+        V.check_positive_int(2.0, "k")
+    for bad in (float("nan"), float("inf"), 0, -1):
+        with pytest.raises(ParameterError):
+            V.check_time_limit(bad)
+    import numpy as np
+
+    assert V.check_time_limit(np.float32(1.5)) == 1.5 and V.check_positive_int(np.int64(3), "k") == 3
+    assert V.check_time_limit(None) is None and V.check_max_networks(None) is None
+    with pytest.raises(ParameterError, match=r'score must be one of "BIC", "BDeu", got "bdue" \(did you mean "BDeu"\?\)'):
+        V.check_choice("bdue", "score", ["BIC", "BDeu"])
+    assert V.check_choice("bdeu", "score", ["BIC", "BDeu"], fold=True) == "BDeu"
+    assert V.check_bayes_factor_epsilon(None, None) == 0.0
+    assert V.check_bayes_factor_epsilon(math.e, None) == pytest.approx(1.0)
+    with pytest.raises(ParameterError, match="give a bayes_factor"):
+        V.check_bayes_factor_epsilon(None, None, required=True)
+    with pytest.raises(ParameterError, match="not both"):
+        V.check_bayes_factor_epsilon(3, 1.0)
+    with pytest.raises(ParameterTypeError, match='bayes_factor must be a number >= 1, got "3"'):
+        V.check_bayes_factor_epsilon("3", None)
+
+
+def test_force_key_and_flag(tmp_path, capsys):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("keep\n")
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(GOOD.replace('"enumerate"', '"learn"').replace("bayes_factor = 3", "")
+                   + '[output]\ndir = "mine"\nwrite = ["json"]\n')
+    with pytest.raises(ConfigError, match="holds 'notes.txt'"):
+        load_config(cfg)
+    assert load_config(cfg, [("output", "force", True, "--force")]).values["output"]["force"] is True
+    assert main(["run", str(cfg), "--force", "-q"]) == 0
+    assert sorted(p.name for p in folder.iterdir()) == [".gobnilp-run", "notes.txt", "result.json"]
+    capsys.readouterr()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import warnings
 from pathlib import Path
 
@@ -13,7 +14,9 @@ import pytest
 from gobnilp_py import ConstantColumnWarning, DataError, read_data
 from gobnilp_py.examples import ASIA_PARENTS, example_path, sample_asia
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+# ../shared beside the checkout (a git worktree sits one level deeper)
+SHARED = next((q / "shared" / "data" for q in Path(__file__).resolve().parents[2:4]
+               if (q / "shared" / "data").exists()), Path(__file__).resolve().parents[2] / "shared" / "data")
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:
@@ -42,7 +45,7 @@ def test_csv_without_header_names_columns_by_position(tmp_path):
 def test_numeric_labels_sort_as_numbers(tmp_path):
     p = write(tmp_path, "d.csv", "A,B\n10,0\n2,1\n1,0\n")
     d = read_data(p)
-    assert d.labels[0] == ("1", "2", "10")
+    assert d.labels[0] == (1, 2, 10)  # a numeric column: states are numbers, labelled by value
     assert d.codes[:, 0].tolist() == [2, 1, 0]
 
 
@@ -163,3 +166,112 @@ def test_no_warning_for_normal_data(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         read_data(p)
+
+
+# ------------------------------------------------------- numbers and states
+def test_numeric_text_is_read_as_numbers(tmp_path):
+    p = write(tmp_path, "n.csv", "A,B,C\n1,x,0.5\n1.0,y,1.5\n01,x,0.50\n1e0,y,2\n2,x,1.5\n")
+    d = read_data(p)
+    assert d.labels[0] == (1, 2) and d.codes[:, 0].tolist() == [0, 0, 0, 0, 1]  # 1, 1.0, 01, 1e0: one state
+    assert d.labels[1] == ("x", "y")  # categorical stays text
+    assert d.labels[2] == (0.5, 1.5, 2) and d.arities.tolist() == [2, 2, 3]
+    assert isinstance(d.labels[0][0], int) and isinstance(d.labels[2][0], float)
+
+
+def test_mixed_columns_stay_categorical(tmp_path):
+    p = write(tmp_path, "m.csv", "A,B\n1,0\n1.0,1\none,0\n")
+    d = read_data(p)
+    assert d.labels[0] == ("1", "1.0", "one") and d.arities.tolist() == [3, 2]
+
+
+def test_declared_arity_with_integral_float_labels(tmp_path):
+    p = write(tmp_path, "f.csv", "A,B\n2.0,0\n2,1\n0.0,1\n")
+    d = read_data(p, arities=[3, 2])
+    assert d.codes[:, 0].tolist() == [2, 2, 0] and d.arities.tolist() == [3, 2]
+
+
+def test_continuous_columns_warn(tmp_path):
+    from gobnilp_py.data import ContinuousColumnWarning
+
+    rng = np.random.default_rng(0)
+    rows = "".join(f"{x:.3f},{i % 40},{i % 2}\n" for i, x in enumerate(rng.normal(size=400)))
+    p = write(tmp_path, "c.csv", "x,many,b\n" + rows)
+    with pytest.warns(ContinuousColumnWarning) as rec:
+        read_data(p)
+    msgs = [str(w.message) for w in rec]
+    assert any(re.search(r"column 'x' has 3\d\d distinct non-integral numeric values in 400 rows", m)
+               and "discretise" in m for m in msgs)
+    assert any("column 'many' has 40 distinct numeric values in 400 rows" in m for m in msgs)
+    assert not any("column 'b'" in m for m in msgs)
+    small = write(tmp_path, "s.csv", "x,b\n" + "".join(f"{i % 12},{i % 2}\n" for i in range(200)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        read_data(small)  # 12 integer states in 200 rows: discrete, no warning
+
+
+def test_many_constant_columns_give_one_warning(tmp_path):
+    p = write(tmp_path, "k.csv", "a,b,c,d\n0,1,1,1\n1,1,1,1\n")
+    with pytest.warns(ConstantColumnWarning) as rec:
+        read_data(p)
+    assert len(rec) == 1 and "3 variables are constant (one value): 'b', 'c', 'd'" in str(rec[0].message)
+
+
+# ------------------------------------------------------------------- files
+@pytest.mark.parametrize("suffix, compress", [(".csv.gz", "gzip"), (".csv.bz2", "bz2"), (".csv.xz", "lzma"),
+                                              (".dat.gz", "gzip"), (".csv", "gzip")])
+def test_compressed_files_are_read(tmp_path, suffix, compress):
+    import importlib
+
+    mod = importlib.import_module(compress)
+    text = "A B\n2 2\n0 1\n1 1\n0 0\n" if suffix.startswith(".dat") else "A,B\n0,1\n1,1\n0,0\n"
+    p = tmp_path / f"d{suffix}"
+    p.write_bytes(mod.compress(text.encode()))
+    d = read_data(p)
+    assert d.names == ("A", "B") and d.codes.tolist() == [[0, 1], [1, 1], [0, 0]]
+
+
+@pytest.mark.parametrize("content, kwargs, pattern", [
+    (b"A,B\n0,\x001\n1,0\n", {}, r"is not a text file \(binary data at byte 6\)"),
+    (b"A,B\n\xff,1\n1,0\n", {}, r"is not UTF-8 text \(invalid byte at offset 4\)"),
+    (b"PK\x03\x04rest", {}, r"is a zip archive"),
+    (b"\x1f\x8b\x08\x00junk", {}, r"looks gzip-compressed but cannot be decompressed"),
+    (b"A,B\n" + b"y" * 140_000 + b",1\n1,0\n", {}, r"line 2: a field is over 131,072 characters"),
+    (b"A,B\n0,1\n1,0\n", {"delimiter": ""}, r'delimiter must be one character \(or "tab"\), got ""'),
+    (b"A,B\n0,1\n1,0\n", {"delimiter": "ab"}, r'delimiter must be one character \(or "tab"\), got "ab"'),
+    (b"A,B\n0,1\n1,0\n", {"delimiter": "\n"}, r"delimiter cannot be a quote or a line break"),
+    (b"A,B\n0,1\n1,0\n", {"arities": [2, "x"]}, r"arity of 'B' must be an integer >= 1, got \"x\""),
+    (b"A,B\n0,1\n1,0\n", {"arities": "22"}, r"arities must be a sequence of integers"),
+])
+def test_unreadable_files_are_one_line_data_errors(tmp_path, content, kwargs, pattern):
+    p = tmp_path / "bad.csv"
+    p.write_bytes(content)
+    with pytest.raises(DataError, match=pattern) as info:
+        read_data(p, **kwargs)
+    assert "\n" not in str(info.value)
+
+
+def test_folders_and_devices_are_not_data_files(tmp_path):
+    with pytest.raises(DataError, match=r"is a folder, not a file"):
+        read_data(tmp_path)
+    if Path("/dev/zero").exists():
+        with pytest.raises(DataError, match=r"/dev/zero is not a regular file"):
+            read_data("/dev/zero")
+
+
+def test_wide_data_is_read_but_refused_for_learning_at_once(tmp_path):
+    import time
+
+    from gobnilp_py._validation import check_width
+    from gobnilp_py.errors import ParameterError
+
+    n = 3_300
+    p = write(tmp_path, "w.csv", ",".join(f"v{j}" for j in range(n)) + "\n"
+              + "\n".join(",".join(str((i + j) % 2) for j in range(n)) for i in range(3)) + "\n")
+    t0 = time.perf_counter()
+    d = read_data(p)  # reading alone is allowed
+    with pytest.raises(ParameterError, match=r"3300 variables are too many for exact learning: the first level "
+                                             r"alone has 10,886,700 \(child, parent\) pairs"):
+        check_width(d.n, palim=None, max_candidates=10_000_000)
+    check_width(d.n, palim=0, max_candidates=10_000_000)  # the empty network needs no parent sets
+    check_width(d.n, palim=None, max_candidates=None)
+    assert time.perf_counter() - t0 < 30

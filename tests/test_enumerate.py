@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gobnilp_py import (
-    ConfigError,
+    ParameterError,
     ScoreError,
     ScoreTable,
     StructuralConstraints,
@@ -120,10 +120,10 @@ def test_dag_level_enumeration_equals_brute_force(problem):
 def test_ties_at_the_boundary_are_kept():
     # Two variables: 3 DAGs. Scores chosen so that A->B is exactly eps below the optimum.
     t = ScoreTable(["A", "B"], [[((), -10.0), ((1,), -12.0)], [((), -10.0), ((0,), -11.5)]], epsilon=10.0)
-    cs = enumerate_networks(t, epsilon=1.5)
+    cs = enumerate_networks(t, epsilon=1.5, method="ilp")
     keys = {net.key for net in cs.networks}
     assert keys == {((), ()), ((), (0,))}
-    cs = enumerate_networks(t, epsilon=2.0)
+    cs = enumerate_networks(t, epsilon=2.0, method="ilp")
     assert len(cs) == 3
 
 
@@ -193,8 +193,9 @@ def test_kbest_equals_top_of_brute_force_ranking(n, n_rows, k, score_name, seed)
     data = read_data(random_data(rng, n, n_rows))
     full = score(data, score=score_name, prune=False)
     ranking = sorted(brute_force(full, math.inf).items(), key=lambda t: (-t[1], t[0]))
-    cs = kbest(data, k, score=score_name)
-    want = ranking[:k]
+    cs = kbest(data, k, score=score_name, method="ilp")
+    kth = ranking[min(k, len(ranking)) - 1][1]
+    want = [r for r in ranking if r[1] >= kth - 1e-9 * max(1.0, abs(kth))]  # the k best and every tie of the k-th
     assert len(cs) == len(want)
     got = [(net.key, net.score) for net in cs.networks]
     # same scores in the same order; ties resolved canonically (by key) on both sides
@@ -211,17 +212,17 @@ def test_kbest_on_table_is_deterministic():
     rng = np.random.default_rng(7)
     data = read_data(random_data(rng, 4, 80))
     t = score(data, prune=False)
-    a = kbest(t, 12)
-    b = kbest(t, 12)
+    a = kbest(t, 12, method="ilp")
+    b = kbest(t, 12, method="ilp")
     assert [n.key for n in a] == [n.key for n in b]
 
 
 def test_network_cap_gives_incomplete_result():
     rng = np.random.default_rng(3)
     data = read_data(random_data(rng, 4, 30))
-    full = enumerate_networks(data, epsilon=6.0)
+    full = enumerate_networks(data, epsilon=6.0, method="ilp")
     assert len(full) > 5
-    capped = enumerate_networks(data, epsilon=6.0, max_networks=5)
+    capped = enumerate_networks(data, epsilon=6.0, max_networks=5, method="ilp")
     assert not capped.complete and capped.reason == "max_networks"
     assert len(capped) <= 5
     assert {n.key for n in capped} <= {n.key for n in full}
@@ -240,32 +241,33 @@ def test_time_limit_in_collection_keeps_the_optimum(monkeypatch):
     monkeypatch.setattr(en, "_collect", hurried)
     rng = np.random.default_rng(5)
     data = read_data(random_data(rng, 4, 60))
-    cs = enumerate_networks(data, epsilon=3.0, time_limit=100)
+    cs = enumerate_networks(data, epsilon=3.0, time_limit=100, method="ilp")
     assert not cs.complete and cs.reason == "time_limit"
     assert len(cs) >= 1 and cs.networks[0].score == pytest.approx(cs.opt)
 
 
 def test_bad_settings():
     data = read_data(np.array([[0, 1], [1, 0], [1, 1]]))
-    with pytest.raises(ConfigError, match="either bayes_factor or epsilon"):
-        enumerate_networks(data, bayes_factor=3, epsilon=1)
-    with pytest.raises(ConfigError, match="bayes_factor must be a finite number >= 1"):
-        enumerate_networks(data, bayes_factor=0.5)
-    with pytest.raises(ConfigError, match="give a bayes_factor"):
-        enumerate_networks(data)
-    with pytest.raises(ConfigError, match="max_networks must be an integer >= 1"):
-        enumerate_networks(data, bayes_factor=3, max_networks=0)
-    with pytest.raises(ConfigError, match="k must be a positive integer"):
-        kbest(data, 0)
-    t = score(data, epsilon=0.5)
+    with pytest.raises(ParameterError, match="either bayes_factor or epsilon"):
+        enumerate_networks(data, bayes_factor=3, epsilon=1, method="ilp")
+    with pytest.raises(ParameterError, match="bayes_factor must be a number >= 1"):
+        enumerate_networks(data, bayes_factor=0.5, method="ilp")
+    with pytest.raises(ParameterError, match="give a bayes_factor"):
+        enumerate_networks(data, method="ilp")
+    with pytest.raises(ParameterError, match="max_networks must be an integer >= 1"):
+        enumerate_networks(data, bayes_factor=3, max_networks=0, method="ilp")
+    with pytest.raises(ParameterError, match="k must be an integer >= 1"):
+        kbest(data, 0, method="ilp")
+    t = score(read_data(random_data(np.random.default_rng(1), 5, 200)), epsilon=0.5)
+    assert not t.is_unpruned  # (an unpruned table is safe for every gap and would be accepted)
     with pytest.raises(ScoreError, match="pruned for epsilon=0.5"):
-        enumerate_networks(t, epsilon=2.0)
+        enumerate_networks(t, epsilon=2.0, method="ilp")
 
 
 def test_model_averaging_and_classes():
     rng = np.random.default_rng(11)
     data = read_data(random_data(rng, 4, 50))
-    cs = enumerate_networks(data, bayes_factor=20)
+    cs = enumerate_networks(data, bayes_factor=20, method="ilp")
     ep = cs.edge_probabilities()
     assert ((ep.values >= -1e-12) & (ep.values <= 1 + 1e-12)).all()
     assert np.allclose(ep.values, ep.values.T)
@@ -291,7 +293,7 @@ def test_constraint_aware_pruning_is_exact_and_still_prunes(cons_kwargs, seed):
     eps = float(rng.uniform(0, 5))
     full = score(data, prune=False)
     expected = brute_force(full, eps, cons)
-    cs = enumerate_networks(data, epsilon=eps, constraints=cons)
+    cs = enumerate_networks(data, epsilon=eps, constraints=cons, method="ilp")
     assert_same(cs, expected)
     unpruned = cons.unprunable(data.names)
     partial = score(data, epsilon=eps, unpruned=sorted(unpruned))
@@ -309,7 +311,7 @@ def test_kbest_widens_epsilon_until_k_networks(seed):
     full = score(data, prune=False)
     ranking = sorted(brute_force(full, math.inf).items(), key=lambda t: (-t[1], t[0]))
     k = 25
-    cs = kbest(data, k, initial_epsilon=0.0)
+    cs = kbest(data, k, initial_epsilon=0.0, ties=False, method="ilp")
     assert cs.complete and len(cs) == k
     assert cs.stats["rounds"] > 1
     for net, (_, want) in zip(cs.networks, ranking[:k]):
@@ -326,7 +328,7 @@ def test_kbest_on_table_falls_back_to_unlimited_search():
     ranking = sorted(brute_force(t, math.inf).items(), key=lambda s: (-s[1], s[0]))
     k = 60
     assert ranking[0][1] - ranking[k - 1][1] > 0.5  # so initial_epsilon=0.5 is too small
-    cs = kbest(t, k, initial_epsilon=0.5, method="ilp")
+    cs = kbest(t, k, initial_epsilon=0.5, method="ilp", ties=False)
     assert cs.complete and len(cs) == k and cs.stats["searches"] == 2
     for net, (_, want) in zip(cs.networks, ranking[:k]):
         assert abs(net.score - want) <= TOL * max(1.0, abs(want))
@@ -336,7 +338,7 @@ def test_network_cap_records_exactly_the_cap():
     rng = np.random.default_rng(3)
     data = read_data(random_data(rng, 4, 30))
     for cap in (1, 5, 9):
-        capped = enumerate_networks(data, epsilon=6.0, max_networks=cap)
+        capped = enumerate_networks(data, epsilon=6.0, max_networks=cap, method="ilp")
         assert not capped.complete and capped.reason == "max_networks"
         assert len(capped) == cap
 
@@ -349,7 +351,7 @@ def test_user_params_override_collection_settings_and_stay_exact(seed):
     full = score(data, prune=False)
     expected = brute_force(full, 4.0)
     params = {"heuristics/rounding/freq": 1, "nodeselection/dfs/stdpriority": 0, "conflict/enable": True}
-    cs = enumerate_networks(data, epsilon=4.0, params=params)
+    cs = enumerate_networks(data, epsilon=4.0, params=params, method="ilp")
     assert_same(cs, expected)
 
 
@@ -361,7 +363,7 @@ def test_progress_hook_reports_scoring_levels_and_collection():
 
     rng = np.random.default_rng(21)
     data = read_data(random_data(rng, 5, 200))
-    cs = enumerate_networks(data, epsilon=4.0, progress=hook)
+    cs = enumerate_networks(data, epsilon=4.0, progress=hook, method="ilp")
     levels = [c for c in calls if c[0] == "scoring"]
     assert levels and [c[1] for c in levels] == list(range(1, len(levels) + 1))
     assert all("families" in c[3] for c in levels)
@@ -380,9 +382,30 @@ def test_bundled_example_matches_independent_dp_kbest():
     cons = StructuralConstraints(forbidden_arrows=[("dysp", "asia"), ("xray", "asia")])
     eps = math.log(20)
     table = score(data, score="BDeu", palim=3, epsilon=eps)
-    cs = enumerate_networks(table, epsilon=eps, constraints=cons)
-    ranked = kbest(cons.filter_table(table), len(cs) + 50, method="dp")
+    cs = enumerate_networks(table, epsilon=eps, constraints=cons, method="ilp")
+    ranked = kbest(cons.filter_table(table), len(cs) + 50, method="dp", ties=False)
     opt = ranked.networks[0].score
     within = {n.key for n in ranked.networks if n.score >= opt - eps - 1e-9 * abs(opt)}
     assert len(ranked) == len(cs) + 50  # the DP list reaches past the boundary
     assert cs.complete and {n.key for n in cs.networks} == within
+
+
+@pytest.mark.parametrize("by", ["class", "dag"])
+@pytest.mark.parametrize("nodes", [1, 5, 30])
+def test_threshold_of_a_cut_short_collection_is_certified(by, nodes):
+    """A collection stopped early lists every credible network scoring >= its threshold (checked on the full set)."""
+    rng = np.random.default_rng(2024)
+    data = read_data(random_data(rng, 5, 50))
+    eps = 5.0
+    full = enumerate_networks(data, epsilon=eps, method="ilp", by="dag", max_networks=None)
+    assert full.complete
+    part = enumerate_networks(data, epsilon=eps, method="ilp", by=by, max_networks=None,
+                              params={"limits/nodes": nodes})
+    if part.complete:
+        assert {n.key for n in part.networks} == {n.key for n in full.networks}
+        return
+    assert part.reason == "node_limit"
+    assert part.threshold is not None and "is listed" in part.guarantee
+    listed = {n.key for n in part.networks}
+    assert all(n.key in listed for n in full.networks if n.score >= part.threshold)
+    assert [n.score for n in part.networks] == sorted((n.score for n in part.networks), reverse=True)

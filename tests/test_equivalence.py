@@ -25,7 +25,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gobnilp_py.equivalence import CPDAG, class_key, cpdag, group_by_class
+from gobnilp_py.equivalence import CPDAG, arrow_probabilities, class_key, cpdag, group_by_class
 from gobnilp_py.equivalence.cpdag import _PDAG, _cpdag_from_key
 from gobnilp_py.errors import DataError, GobnilpError
 
@@ -517,7 +517,9 @@ def test_class_key_on_random_large_dags_matches_cpdag_and_validation_switch():
 
 # --------------------------------------------------------------------------- real data
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+# shared/data beside the repository (also found from a worktree one level further down)
+DATA = next((p / "shared" / "data" for p in Path(__file__).resolve().parents[2:4] if (p / "shared" / "data").is_dir()),
+            Path(__file__).resolve().parents[2] / "shared" / "data")
 
 
 def _best_subset_scores(table):
@@ -616,8 +618,21 @@ def test_real_data_class_counts(name, score_name, bf, opt, n_networks, n_classes
         assert max(scores) - min(scores) < 1e-6
         # ... so an epsilon-safe table holds the whole class: collected = all members
         assert c.size == c.cpdag.count_dags()
-        if c.size <= 200:
-            want = {frozenset(_arrows_of(names, m["parents"])) for m in c.members}
-            assert {frozenset(_arrows_of(names, d)) for d in c.cpdag.dags()} == want
+        want = {frozenset(_arrows_of(names, m["parents"])) for m in c.members}
+        assert {frozenset(_arrows_of(names, d)) for d in c.cpdag.dags()} == want
+        # arrow counts over the class = counting over its collected members
+        counts = c.cpdag.arrow_counts()
+        for u, v in itertools.permutations(range(len(names)), 2):
+            got = counts.get((names[u], names[v]), 0)
+            assert got == sum((u, v) in a for a in want)
     mec = mec_probabilities(nets, classes=classes)
     assert mec["probability"].sum() == pytest.approx(1.0)
+    # averaging over whole classes (members counted, not listed) = averaging over the networks;
+    # members' scores agree only up to the rounding of their family-score sums, hence 1e-9
+    from gobnilp_py.equivalence import ClassWeight, class_arrow_probabilities, class_probabilities
+
+    weights = [ClassWeight(c.cpdag, c.best_score) for c in classes]
+    import pandas as pd
+
+    pd.testing.assert_frame_equal(class_arrow_probabilities(weights), arrow_probabilities(nets), atol=1e-9, rtol=0)
+    np.testing.assert_allclose(class_probabilities(weights)["probability"], mec["probability"], atol=1e-9)

@@ -251,7 +251,9 @@ def test_bad_scip_parameters_are_config_errors():
         learn(table, params={"no/such/param": 1})
     with pytest.raises(ConfigError, match="sub-IP"):
         learn(table, model_options={"subip_params": {"no/such/param": 1}})
-    with pytest.raises(ConfigError):
+    from gobnilp_py.errors import ParameterError
+
+    with pytest.raises(ParameterError):
         learn(table, gap=-1.0)
-    with pytest.raises(ConfigError):
+    with pytest.raises(ParameterError):
         learn(table, palim=2)  # scoring options cannot apply to a score table

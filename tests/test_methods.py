@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from gobnilp_py import ConfigError, ScoreTable, enumerate_networks, kbest, learn, method_names
+from gobnilp_py import ParameterError, ScoreTable, enumerate_networks, kbest, learn, method_names
 from gobnilp_py.solve.methods import METHODS, TASKS, check_method, choose_method, get_method
 
 
@@ -35,20 +35,20 @@ def test_every_method_declares_known_tasks_and_a_module():
 
 
 def test_unknown_method_suggests_the_nearest():
-    with pytest.raises(ConfigError, match=r"unknown method 'ilpp' \(did you mean 'ilp'\?\)"):
+    with pytest.raises(ParameterError, match=r"unknown method 'ilpp' \(did you mean 'ilp'\?\)"):
         learn(_table(), method="ilpp")
 
 
 def test_method_that_cannot_do_the_task_is_refused_with_the_alternatives():
-    with pytest.raises(ConfigError, match="method 'resolve' cannot compute an optimal network; methods that can: "):
+    with pytest.raises(ParameterError, match="method 'resolve' cannot compute an optimal network; methods that can: "):
         learn(_table(), method="resolve")
-    with pytest.raises(ConfigError, match="cannot compute every network within a Bayes factor"):
+    with pytest.raises(ParameterError, match="cannot compute every network within a Bayes factor"):
         enumerate_networks(_table(), bayes_factor=3, method="dp")
 
 
 def test_constraint_a_method_cannot_honour_is_named():
     cons = {"required_adjacencies": [("A", "C")]}
-    with pytest.raises(ConfigError, match="method 'dp' cannot honour the structural constraint "
+    with pytest.raises(ParameterError, match="method 'dp' cannot honour the structural constraint "
                                           "required_adjacencies; methods that can: ilp"):
         learn(_table(), method="dp", constraints=cons)
     # filterable constraints are honoured by every method, through the filtered table
@@ -58,9 +58,9 @@ def test_constraint_a_method_cannot_honour_is_named():
 
 
 def test_method_option_for_another_engine_is_refused():
-    with pytest.raises(ConfigError, match="option 'params' does not apply to method 'dp'"):
+    with pytest.raises(ParameterError, match="option 'params' does not apply to method 'dp'"):
         learn(_table(), method="dp", params={"limits/nodes": 10})
-    with pytest.raises(ConfigError, match="option 'memory_budget' does not apply to method 'ilp'"):
+    with pytest.raises(ParameterError, match="option 'memory_budget' does not apply to method 'ilp'"):
         learn(_table(), method="ilp", memory_budget=10**9)
 
 
@@ -79,7 +79,7 @@ def test_choose_method_prefers_ilp_for_many_variables_or_ilp_only_constraints():
 
 
 def test_check_method_limits():
-    with pytest.raises(ConfigError, match="handles at most 24 variables"):
+    with pytest.raises(ParameterError, match="handles at most 24 variables"):
         check_method(get_method("dp"), "optimum", 30, frozenset())
 
 

@@ -216,9 +216,12 @@ def test_dict_json_round_trip():
 def test_dict_round_trip_non_finite_scores():
     net = Network(("A", "B"), {}, float("-inf"), status="infeasible", dual_bound=float("inf"))
     d = json.loads(json.dumps(net.to_dict(), allow_nan=False))
-    assert d["score"] == "-inf" and d["dual_bound"] == "inf"
+    # one JSON convention: non-finite floats are null (strict JSON); status says what a null score means
+    assert d["score"] is None and d["dual_bound"] is None and d["guarantee"].startswith("INFEASIBLE")
     back = Network.from_dict(d)
-    assert back.score == float("-inf") and back.dual_bound == float("inf") and back.status == "infeasible"
+    assert back.score == float("-inf") and back.dual_bound is None and back.status == "infeasible"
+    old = Network.from_dict({"names": ["A"], "score": "-inf", "status": "infeasible"})  # files of earlier versions
+    assert old.score == float("-inf")
     nan = Network.from_dict(Network(("A",), {}, float("nan")).to_dict())
     assert math.isnan(nan.score)
 
@@ -234,3 +237,62 @@ def test_from_edges():
     net = Network.from_edges(NAMES, [("B", "C"), ("A", "C"), ("A", "B")], score=-1.0)
     assert net == Network(NAMES, {"B": ("A",), "C": ("A", "B")}, -1.0)
     assert "[C|A:B]" in repr(net)
+
+
+# ------------------------------------------------------- errors and guarantees
+def test_network_errors_are_value_errors_with_a_cycle_leaf():
+    from gobnilp_py.errors import CycleError, NetworkError
+
+    with pytest.raises(CycleError, match="cycle A->B->A") as info:
+        Network(("A", "B"), {"A": ("B",), "B": ("A",)}, 0.0)
+    assert isinstance(info.value, NetworkError) and isinstance(info.value, ValueError)
+    for bad in ({}, {"names": ["A"]}, {"score": 1.0}, [], "x", {"names": ["A"], "score": 0, "parents": ["A"]}):
+        with pytest.raises(NetworkError):
+            Network.from_dict(bad)
+    with pytest.raises(NetworkError, match="its own parent"):
+        Network(("A",), {"A": ("A",)}, 0.0)
+
+
+@pytest.mark.parametrize("status, dual, start", [
+    ("optimal", None, "complete: proven optimal"),
+    ("time_limit", -0.5, "INCOMPLETE (time_limit): the best network found before the search stopped; the optimum is at most -0.500000"),
+    ("gap_limit", -0.9, "INCOMPLETE (gap_limit)"),
+    ("interrupted", None, "INCOMPLETE (interrupted): the best network found"),
+    ("feasible", None, "INCOMPLETE (feasible)"),
+])
+def test_guarantee_says_what_the_network_is_worth(status, dual, start):
+    net = Network(("A", "B"), {"B": ("A",)}, -1.0, status=status, dual_bound=dual)
+    assert net.guarantee.startswith(start)
+    assert net.complete is (status == "optimal") and net.approximate is False
+    d = json.loads(json.dumps(net.to_dict(), allow_nan=False))
+    assert d["guarantee"] == net.guarantee and d["complete"] is net.complete
+
+
+def test_guarantee_of_infeasible_approximate_and_caveats():
+    inf = Network(("A",), {}, float("-inf"), status="infeasible")
+    assert inf.guarantee == "INFEASIBLE: no network satisfies the constraints and the score table" and inf.complete  # a whole answer
+    none = Network(("A",), {}, float("-inf"), status="no_solution")
+    assert none.guarantee == "INCOMPLETE (no_solution): no network found before the search stopped"
+    approx = Network(("A", "B"), {"B": ("A",)}, -1.0, status="feasible", approximate=True)
+    assert approx.guarantee.startswith("APPROXIMATE:")
+    cav = Network(("A",), {}, -1.0, caveats=("the score table's pruning is unknown",))
+    assert cav.guarantee.startswith("complete:") and cav.complete
+    assert cav.notes == [cav.guarantee, "the score table's pruning is unknown"]
+    back = Network.from_dict(json.loads(json.dumps(cav.to_dict())))
+    assert back.caveats == cav.caveats and Network.from_dict(approx.to_dict()).approximate
+
+
+@pytest.mark.parametrize("name, fmt", [("a:b", "modelstring"), ("a|b", "modelstring"), ("a[1]", "modelstring"),
+                                       ("x<-y", "gobnilp"), ("p,q", "gobnilp"), ("two words", "gobnilp")])
+def test_names_a_format_cannot_hold_are_refused_there(name, fmt):
+    from gobnilp_py.errors import NetworkError
+
+    net = Network((name, "B"), {"B": (name,)}, -1.0)
+    writer = net.to_modelstring if fmt == "modelstring" else net.to_gobnilp_text
+    with pytest.raises(NetworkError, match="use as a separator; rename the variable"):
+        writer()
+    other = net.to_gobnilp_text if fmt == "modelstring" else net.to_modelstring
+    if not any(ch in name for ch in "[]|: ,") and "<-" not in name:
+        other()
+    assert name in repr(net)  # repr never fails: it falls back to the arrows
+    assert net.to_dot().count(name) >= 2  # DOT quotes every identifier

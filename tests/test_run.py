@@ -58,6 +58,13 @@ def test_enumerate_json_equals_api(small_csv, tmp_path, capsys):
     want = json.loads(json.dumps(cs.to_dict()))
     for d in (got["result"], want):
         d["stats"] = {k: v for k, v in d["stats"].items() if not k.startswith("time")}
+    assert got["result"].pop("guarantee").startswith("complete: every network with score >= OPT - ")
+    assert got.pop("guarantee").startswith("complete:") and got["complete"] is True
+    for key in ("approximate", "infeasible"):
+        assert got["result"].pop(key) is False
+        want.pop(key, None)
+    assert got["result"].pop("caveats") == want.pop("caveats", [])
+    want.pop("guarantee", None)
     assert got["result"] == want
     assert len(got["mecs"]) == cs.n_mecs
     assert sum(m["size"] for m in got["mecs"]) == len(cs)
@@ -83,7 +90,7 @@ def test_failure_during_work_leaves_no_output(small_csv, tmp_path, capsys, monke
     def broken(*a, **k):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(pictures, "score_rank_png", broken)
+    monkeypatch.setattr(pictures, "draw_score_rank", broken)
     cfg = tmp_path / "e.toml"
     cfg.write_text(f'[data]\npath = "{small_csv}"\n[search]\nbayes_factor = 3\n'
                    '[output]\ndir = "res"\nwrite = ["json", "csv", "pictures"]\n')
@@ -101,10 +108,13 @@ def test_rerun_replaces_its_own_folder(small_csv, tmp_path, capsys):
     assert sorted(p.name for p in (tmp_path / "res").iterdir()) == [".gobnilp-run", "networks.txt"]
 
 
-def test_settings_file_run_with_progress(small_csv, tmp_path, capsys, caplog):
+def test_settings_file_run_with_progress(small_csv, tmp_path, capsys, caplog, monkeypatch):
+    import sys
+
     s = tmp_path / "g.set"
     s.write_text('gobnilp/scoring/score_type = "BIC"\ngobnilp/scoring/palim = 2\ngobnilp/outputfile/solution = "x"\n'
                  "gobnilp/verbose/solvingstats = TRUE\n")
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)  # progress shows on a terminal only
     code = main(["run", str(s), "--data", str(small_csv), "-o", str(tmp_path / "o")])
     out, err = capsys.readouterr()
     assert code == 0
@@ -114,12 +124,14 @@ def test_settings_file_run_with_progress(small_csv, tmp_path, capsys, caplog):
     assert (tmp_path / "o" / "networks.txt").read_text().endswith(out.split("status:")[0].splitlines()[-1] + "\n")
 
 
-def test_quiet_prints_nothing(small_csv, tmp_path, capsys):
+def test_quiet_prints_results_only(small_csv, tmp_path, capsys):
     cfg = tmp_path / "c.toml"
     cfg.write_text(f'[data]\npath = "{small_csv}"\n[search]\njob = "score"\nbayes_factor = 3\n')
-    assert main(["-q", "run", str(cfg)]) == 0
-    out, err = capsys.readouterr()
-    assert out == "" and err == ""
+    for argv in (["-q", "run", str(cfg)], ["run", str(cfg), "-q"]):
+        assert main(argv) == 0
+        out, err = capsys.readouterr()
+        assert "candidate parent sets for 5 variables" in out and "epsilon-safe" in out
+        assert err == ""  # no progress, no log lines
 
 
 def test_progress_heartbeat_reports_time_limit_share():
@@ -145,3 +157,73 @@ def test_bundled_gobnilp_settings_file_runs(tmp_path, capsys):
     assert d["job"] == "learn" and d["result"]["status"] == "optimal"
     assert d["config"]["scoring"] == {"score": "BDeu", "ess": 1.0, "palim": 3, "prune": True}
     assert d["config"]["limits"]["time_limit"] == 120.0
+
+
+# ----------------------------------------------------------- honest folders
+def _strict(text):
+    from gobnilp_py._json import loads_strict
+
+    return loads_strict(text)
+
+
+def test_infeasible_run_writes_a_labelled_folder_and_exits_1(small_csv, tmp_path, capsys):
+    cfg = tmp_path / "i.toml"
+    cfg.write_text(f'[data]\npath = "{small_csv}"\n[search]\njob = "learn"\n[constraints]\n'
+                   'required_adjacencies = [["asia", "smoke"]]\nmax_edges = 0\n[output]\ndir = "o"\n'
+                   'write = ["json", "gobnilp", "csv", "modelstring", "dot", "report"]\n')
+    code = main(["run", str(cfg), "-q"])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert out.startswith("# INFEASIBLE") and "status: infeasible" in out
+    assert err.strip() == "gobnilp-py: infeasible: no network satisfies the constraints and the score table"
+    folder = tmp_path / "o"
+    d = _strict((folder / "result.json").read_text())
+    assert d["infeasible"] is True and d["result"]["status"] == "infeasible" and d["result"]["score"] is None
+    for name in ("networks.txt", "networks.csv", "modelstrings.txt"):
+        assert (folder / name).read_text().startswith("# INFEASIBLE"), name
+    assert (folder / "best.dot").read_text().startswith("// INFEASIBLE")
+    assert "| guarantee | INFEASIBLE" in (folder / "report.md").read_text()
+    marker = _strict((folder / ".gobnilp-run").read_text())
+    assert "INFEASIBLE" in marker["note"]  # the folder never claims success
+
+
+def test_time_limited_run_labels_every_file(small_csv, tmp_path, capsys):
+    cfg = tmp_path / "t.toml"
+    cfg.write_text(f'[data]\npath = "{small_csv}"\n[search]\njob = "enumerate"\nbayes_factor = 1000\n'
+                   '[limits]\nmax_networks = 3\n[output]\ndir = "o"\nwrite = "all"\n')
+    assert main(["run", str(cfg), "-q"]) == 0
+    out, _ = capsys.readouterr()
+    assert out.startswith("# INCOMPLETE (max_networks)")
+    folder = tmp_path / "o"
+    d = _strict((folder / "result.json").read_text())
+    assert d["complete"] is False and d["result"]["guarantee"].startswith("INCOMPLETE (max_networks)")
+    for name in ("networks.csv", "networks.txt", "modelstrings.txt"):
+        assert (folder / name).read_text().startswith("# INCOMPLETE (max_networks)"), name
+    assert (folder / "best.dot").read_text().startswith("// INCOMPLETE (max_networks)")
+    assert "| guarantee | INCOMPLETE (max_networks)" in (folder / "report.md").read_text()
+    jkl = (folder / "scores.jkl").read_text()
+    assert '# gobnilp_py: guarantee = "epsilon-safe"' in jkl
+
+
+def test_every_json_of_a_run_is_strict(small_csv, tmp_path, capsys):
+    for job, extra in (("score", "bayes_factor = 3\n"), ("learn", ""), ("enumerate", "bayes_factor = 3\n"),
+                       ("kbest", "k = 3\n")):
+        cfg = tmp_path / f"{job}.toml"
+        cfg.write_text(f'[data]\npath = "{small_csv}"\n[search]\njob = "{job}"\n{extra}[output]\ndir = "{job}-o"\n'
+                       'write = ["json"]\n')
+        assert main(["run", str(cfg), "-q"]) == 0
+        d = _strict((tmp_path / f"{job}-o" / "result.json").read_text())
+        assert d["job"] == job and d["guarantee"] and d["complete"] is True
+    capsys.readouterr()
+
+
+def test_rerun_never_deletes_a_users_file(small_csv, tmp_path, capsys):
+    cfg = tmp_path / "l.toml"
+    cfg.write_text(f'[data]\npath = "{small_csv}"\n[search]\njob = "learn"\n[output]\ndir = "res"\nwrite = ["json"]\n')
+    assert main(["run", str(cfg), "-q"]) == 0
+    (tmp_path / "res" / "analysis.ipynb").write_text("{}")
+    assert main(["run", str(cfg), "-q"]) == 1
+    err = capsys.readouterr().err
+    assert "holds 'analysis.ipynb', which gobnilp-py did not write" in err and err.count("\n") == 1
+    assert main(["run", str(cfg), "-q", "--force"]) == 0
+    assert sorted(p.name for p in (tmp_path / "res").iterdir()) == [".gobnilp-run", "analysis.ipynb", "result.json"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,9 @@ from hypothesis import strategies as st
 
 from gobnilp_py import ScoreError, ScoreTable
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "wine.BIC.3.jkl"
+# ../shared beside the checkout (a git worktree sits one level deeper)
+REFERENCE = next((q / "shared" / "reference" / "wine.BIC.3.jkl" for q in Path(__file__).resolve().parents[2:4]
+               if (q / "shared" / "reference" / "wine.BIC.3.jkl").exists()), Path(__file__).resolve().parents[2] / "shared" / "reference" / "wine.BIC.3.jkl")
 
 
 def small_table() -> ScoreTable:
@@ -54,7 +57,7 @@ def test_jkl_round_trip_is_exact(tmp_path):
     back = ScoreTable.from_jkl(path)
     assert back.names == t.names
     assert back.families == t.families
-    assert back.epsilon is None  # a .jkl file does not say how it was pruned
+    assert back.epsilon == t.epsilon == 0.0 and back.score_name == "BIC"  # provenance lines round trip
 
 
 @settings(max_examples=50, derandomize=True, deadline=None)
@@ -93,5 +96,91 @@ def test_malformed_jkl(text, pattern):
 
 
 def test_missing_jkl_file(tmp_path):
-    with pytest.raises(ScoreError, match="cannot read score file"):
+    with pytest.raises(ScoreError, match="score file not found"):
         ScoreTable.from_jkl(tmp_path / "none.jkl")
+
+
+# ------------------------------------------------------------------ provenance
+def _scored_table(**kw):
+    from gobnilp_py import read_data, score
+    from gobnilp_py.examples import example_path
+
+    ds = read_data(example_path("asia"))
+    return score(read_data(ds.codes[:300, :5], names=list(ds.names[:5])), **kw)
+
+
+def test_provenance_round_trip_is_exact(tmp_path):
+    t = _scored_table(bayes_factor=3, score="BDeu", ess=2.0)
+    path = tmp_path / "t.jkl"
+    t.to_jkl(path)
+    text = path.read_text()
+    assert text.startswith("# gobnilp_py score table")
+    assert "# gobnilp_py: epsilon = " + repr(t.epsilon) in text
+    back = ScoreTable.from_jkl(path)
+    assert back.families == t.families and back.names == t.names
+    assert back.epsilon == t.epsilon and back.score_name == "BDeu"  # exact floats, not rounded
+    for key in ("N", "arities", "ess", "palim", "bayes_factor", "prune", "unpruned", "families_scored"):
+        assert back.meta[key] == t.meta[key], key
+    assert back.pruning == t.pruning and back.meta["source"] == str(path)
+    assert back.meta["written_by"].startswith("gobnilp_py ")
+    assert back.guarantee == t.guarantee and back.guarantee.startswith("epsilon-safe:")
+    assert ScoreTable.from_jkl_text(back.to_jkl()).to_jkl() == back.to_jkl()  # a fixed point
+
+
+def test_foreign_file_without_provenance_is_unknown():
+    t = ScoreTable.from_jkl_text("2\nA 1\n-1.0 0\nB 2\n-2.0 0\n-1.5 1 A\n", source="gob.jkl")
+    assert t.epsilon is None and t.score_name is None and t.safe_epsilon is None
+    assert t.guarantee.startswith("UNKNOWN:") and not t.is_unpruned
+    assert "# gobnilp_py: guarantee = \"unknown\"" in t.to_jkl()  # written back, it stays unknown
+    assert ScoreTable.from_jkl_text(t.to_jkl()).epsilon is None
+
+
+def test_unpruned_and_approximate_tables():
+    exact = _scored_table(prune=False, palim=2)
+    assert exact.is_unpruned and exact.safe_epsilon == float("inf")
+    assert exact.guarantee == "exact: every parent set with at most 2 parents is present (no pruning)"
+    back = ScoreTable.from_jkl_text(exact.to_jkl())
+    assert back.is_unpruned and back.meta["prune"] is False and back.meta["palim"] == 2
+    approx = small_table()
+    approx.meta["approximate"] = True
+    assert approx.guarantee.startswith("APPROXIMATE:") and approx.safe_epsilon is None
+    back = ScoreTable.from_jkl_text(approx.to_jkl())
+    assert back.approximate and back.guarantee.startswith("APPROXIMATE:")
+    assert '# gobnilp_py: guarantee = "approximate"' in approx.to_jkl()
+
+
+def test_provenance_lines_are_comments_for_other_readers():
+    """Every provenance line starts with '#', the comment mark GOBNILP's reader and ours skip."""
+    text = _scored_table(bayes_factor=20).to_jkl()
+    head = text.split("\n5\n", 1)[0].splitlines()
+    assert head and all(ln.startswith("#") for ln in head)
+    body = [ln for ln in text.splitlines() if not ln.startswith("#")]
+    assert body[0] == "5"
+
+
+@pytest.mark.parametrize("score", [float("-inf"), -1e20, 1e21, float("inf")])
+def test_table_refuses_scores_scip_cannot_hold(score):
+    with pytest.raises(ScoreError, match=r"not a finite number with \|score\| < 1e\+20"):
+        ScoreTable(["A"], [[((), score)]])
+
+
+def test_jkl_reading_errors_name_file_and_line(tmp_path):
+    (tmp_path / "d.jkl").mkdir()
+    with pytest.raises(ScoreError, match=r"d.jkl is a folder"):
+        ScoreTable.from_jkl(tmp_path / "d.jkl")
+    (tmp_path / "b.jkl").write_bytes(b"1\nA 1\n\x00\x01 0\n")
+    with pytest.raises(ScoreError, match=r"b.jkl is not a text file \(binary data at byte 6\)"):
+        ScoreTable.from_jkl(tmp_path / "b.jkl")
+    with pytest.raises(ScoreError, match=r"line 3: score '-inf' is not a finite number"):
+        ScoreTable.from_jkl_text("1\nA 1\n-inf 0\n")
+    with pytest.raises(ScoreError, match=r"line 4: score 'B' is not a number; it looks like the next variable's header"):
+        ScoreTable.from_jkl_text("2\nA 2\n-1 0\nB 1\n-2 0\n")
+    if Path("/dev/zero").exists():
+        os.symlink("/dev/zero", tmp_path / "z.jkl")
+        with pytest.raises(ScoreError, match="not a regular file"):
+            ScoreTable.from_jkl(tmp_path / "z.jkl")
+
+
+def test_to_jkl_refuses_names_it_cannot_hold():
+    with pytest.raises(ScoreError, match=r'variable name "#A" starts with "#"'):
+        ScoreTable(["#A"], [[((), -1.0)]]).to_jkl()

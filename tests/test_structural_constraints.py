@@ -546,15 +546,11 @@ def test_exact_vs_brute_force_five_nodes_learn():
 
 
 # ======================================================= real data, scored tables
-DATA = __import__("pathlib").Path(__file__).resolve().parents[2] / "shared" / "data"
-
-
 def _iris():
-    path = DATA / "iris.csv"
-    if not path.exists():
-        pytest.skip(f"dataset {path} not available")
+    from datasets import dataset
     from gobnilp_py.data import read_data
-    return read_data(path, header=False)
+
+    return read_data(dataset("iris"), header=False)
 
 
 def test_filter_error_hints_at_pruning():

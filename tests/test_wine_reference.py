@@ -1,4 +1,4 @@
-"""Agreement with GOBNILP's own BIC scores for wine (``/work/shared/reference/wine.BIC.3.jkl``).
+"""Agreement with GOBNILP's own BIC scores for wine (``tests/data/wine.BIC.3.jkl``).
 
 The reference file is GOBNILP's score table for ``wine.csv`` (nodes named
 0..13 in column order) pruned for Bayes factor 3 with its default parent
@@ -13,22 +13,18 @@ from __future__ import annotations
 
 import math
 from itertools import combinations
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from datasets import dataset
+from datasets import reference as reference_file
 from gobnilp_py.data.dataset import Dataset
 from gobnilp_py.scoring import BIC, ScoreTable, score
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-DATA = SHARED / "data" / "wine.csv"
-REF = SHARED / "reference" / "wine.BIC.3.jkl"
-
 
 def load_wine() -> Dataset:
-    if not DATA.exists() or not REF.exists():
-        pytest.skip(f"shared wine data or GOBNILP reference not found under {SHARED}")
+    DATA = dataset("wine")
     raw = np.loadtxt(DATA, delimiter=",", dtype=np.int64)
     if raw.ndim != 2 or raw.shape[1] != 14:
         pytest.skip(f"{DATA} is not the 14-column wine file")
@@ -48,9 +44,7 @@ def wine() -> Dataset:
 
 @pytest.fixture(scope="module")
 def reference() -> ScoreTable:
-    if not REF.exists():
-        pytest.skip(f"GOBNILP reference {REF} not found")
-    return ScoreTable.from_jkl(REF)
+    return ScoreTable.from_jkl(reference_file("wine.BIC.3.jkl"))
 
 
 @pytest.fixture(scope="module")
@@ -132,9 +126,7 @@ def test_pruned_tables_reach_the_published_optimum(name, bf):
     """Exact DP over our pruned (no parent limit) table hits the published optimal BIC score."""
     from oracle_dp import optimal_dag
 
-    path = SHARED / "data" / f"{name}.csv"
-    if not path.exists():
-        pytest.skip(f"{path} not found")
+    path = dataset(name)
     from gobnilp_py.data import read_data
 
     ds = read_data(path, header=False)

@@ -1,35 +1,48 @@
 """Command-line interface: a thin layer over the Python API.
 
 ``main(argv) -> int`` parses flags, calls the library and writes outputs.
-A user error (any :class:`~gobnilp_py.errors.GobnilpError`, a bad flag) is one
-line on stderr and exit code 1 (2 for bad flags); Ctrl-C exits 130; anything
-unexpected exits 3 with its traceback saved to a log file whose path is
-printed, so users can report it.  Each subcommand lives in its own module and
-registers itself through :data:`_COMMANDS`.
+
+* A user error (any :class:`~gobnilp_py.errors.GobnilpError`, an OS error such
+  as a full disk) is one line on stderr and exit 1; a bad flag exit 2.
+* An infeasible problem is an answer: the labelled result on stdout, one line
+  ``gobnilp-py: infeasible: ...`` on stderr, exit 1.
+* Ctrl-C exits 130 and SIGTERM 143.  During a search the engine stops and
+  returns what it found; the command writes that labelled partial result
+  first.  Anywhere else the command stops at once, leaving no file behind.
+* A closed stdout (``... --json | head -c 10``) exits 141 quietly.
+* Anything unexpected exits 3 with its traceback saved to a log file whose
+  path is printed, so users can report it.
+
+``-q`` prints results and errors only (no progress lines, log messages or
+warnings).  Each subcommand lives in its own module and registers itself.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 import tempfile
 import traceback
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from .. import __version__
 from ..errors import GobnilpError
+from ._results import PROG
 
 __all__ = ["main"]
-
-PROG = "gobnilp-py"
 
 
 class _OneLineParser(argparse.ArgumentParser):
     """argparse that reports a bad flag in one line (and exit 2) instead of a usage block."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+        sub = self.prog[len(PROG):].strip()
+        where = f"{sub}: " if sub else ""
+        self.exit(2, f"{PROG}: error: {where}{message} (see '{self.prog} --help')\n")
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -38,8 +51,9 @@ def _build_parser() -> argparse.ArgumentParser:
     parser = _OneLineParser(prog=PROG, description="Exact Bayesian network structure learning on SCIP: "
                             "the optimal network and every network within a Bayes factor of it.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    parser.add_argument("-q", "--quiet", action="store_true", help="print only results and errors")
-    parser.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="print only results and errors (no progress, no warnings)")
+    parser.add_argument("--log-level", default=None, choices=["DEBUG", "INFO", "WARNING", "ERROR"],
                         help="library log level (default WARNING)")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_OneLineParser)
     for module in (_score, _learn, _enumerate, _run, _compare):
@@ -47,26 +61,90 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@contextmanager
+def _console(quiet: bool, level: str | None) -> Iterator[None]:
+    """Logging and warnings as one ``WARNING: ...`` line each on stderr (none with ``-q``), restored after."""
+    pkg = logging.getLogger("gobnilp_py")
+    old_level = pkg.level
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
+    pkg.addHandler(handler)
+    pkg.setLevel(logging.ERROR if quiet and level is None else getattr(logging, level or "WARNING"))
+    old_show = warnings.showwarning
+
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int, file=None,
+             line=None) -> None:
+        if not quiet:
+            print(f"WARNING: {message}", file=sys.stderr)
+
+    warnings.showwarning = show  # type: ignore[assignment]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("default")
+            warnings.showwarning = show  # type: ignore[assignment]
+            yield
+    finally:
+        warnings.showwarning = old_show
+        pkg.removeHandler(handler)
+        pkg.setLevel(old_level)
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe: point stdout at /dev/null so the interpreter's final flush cannot fail."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout is not a real file (e.g. captured by a test)
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
+    from .._interrupt import cli_handlers, exit_status
+
     parser = _build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=getattr(logging, args.log_level), format="%(levelname)s: %(message)s")
-    if args.quiet:
-        logging.getLogger("gobnilp_py").setLevel(logging.ERROR)
-    try:
-        return int(args.func(args) or 0)
-    except GobnilpError as exc:
+    args.quiet = bool(args.quiet or getattr(args, "sub_quiet", False))
+    level = getattr(args, "sub_log_level", None) or args.log_level
+    with cli_handlers(), _console(args.quiet, level):
+        try:
+            code = int(args.func(args) or 0)
+            sys.stdout.flush()
+            return code
+        except BrokenPipeError:
+            _quiet_stdout()
+            return 141
+        except KeyboardInterrupt:
+            print(f"{PROG}: interrupted", file=sys.stderr)
+            return exit_status()
+        except Exception as exc:
+            return _failure(exc)
+
+
+def _failure(exc: Exception) -> int:
+    """One stderr line and the exit status for an exception that ended a command."""
+    from .._interrupt import exit_status, last_signal
+
+    if last_signal() is not None:
+        # A signal raised inside a solver callback surfaces as the solver's own error: it is the
+        # interrupt, not a failure (engines that stop cleanly return a labelled partial result instead).
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return exit_status()
+    if isinstance(exc, GobnilpError):
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
-    except Exception:  # a bug: keep the traceback, but in a file
-        with tempfile.NamedTemporaryFile("w", prefix="gobnilp-py-crash-", suffix=".log", delete=False) as fh:
-            traceback.print_exc(file=fh)
-        print(f"{PROG}: internal error: {sys.exc_info()[1]!r}; traceback saved to {fh.name}", file=sys.stderr)
-        return 3
+    if isinstance(exc, MemoryError):
+        print(f"{PROG}: error: out of memory; try a parent limit (--palim) or fewer variables", file=sys.stderr)
+        return 1
+    if isinstance(exc, OSError):  # the environment (disk full, permissions), not the package
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"{PROG}: error: cannot access{where}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    # a bug: keep the traceback, but in a file
+    with tempfile.NamedTemporaryFile("w", prefix="gobnilp-py-crash-", suffix=".log", delete=False) as fh:
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=fh)
+    print(f"{PROG}: internal error: {exc!r}; traceback saved to {fh.name}", file=sys.stderr)
+    return 3
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -9,12 +9,12 @@ network against k, BF levels marked).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from ..errors import ConfigError
-from ._options import add_data_options, add_scoring_options, load_table_or_data, scoring_kwargs
+from ._options import add_common_options, add_data_options, add_force, add_scoring_options, \
+    load_table_or_data, scoring_kwargs
 
 __all__ = ["register"]
 
@@ -27,18 +27,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("data", help="data file (CSV or .dat), or example:NAME for a bundled example")
     add_data_options(p)
     add_scoring_options(p, epsilon=False)
-    p.add_argument("--k", dest="ks", default="10,100,1000", help="comma-separated k values (default 10,100,1000)")
+    p.add_argument("-k", "--k", dest="ks", default="10,100,1000",
+                   help="comma-separated k values (default 10,100,1000)")
     p.add_argument("--bf", dest="bfs", default="3,20,150",
                    help="comma-separated Bayes factors (default 3,20,150)")
     p.add_argument("--methods", default="dp,resolve,ilp",
                    help="k-best methods, comma separated, among dp, resolve, ilp, ordergraph (default dp,resolve,ilp)")
     p.add_argument("--time-limit", type=float, default=None,
-                   help="seconds per run; runs that reach it are marked as stopped")
+                   help="wall-clock seconds per run (each k-best method and each Bayes factor); runs that reach "
+                   "it are marked as stopped")
     p.add_argument("--max-networks", type=int, default=150_000,
                    help="cap of each Bayes-factor enumeration (default 150000)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the tables")
     p.add_argument("-o", "--output-dir", default=None,
                    help="write compare.md, compare.json and kbest_gap.png into this folder")
+    add_force(p)
+    add_common_options(p)
     p.set_defaults(func=run)
 
 
@@ -50,11 +54,17 @@ def _split(text: str, kind: type, flag: str) -> list:
 
 
 def run(args: argparse.Namespace) -> int:
+    from .._json import dumps
+    from .._validation import check_time_limit
     from ..compare import compare
+    from ..output.folder import check_output_folder
 
-    source = load_table_or_data(args, args.data)
-    if hasattr(source, "families"):
+    check_time_limit(args.time_limit, "--time-limit")
+    if args.output_dir:
+        check_output_folder(Path(args.output_dir), force=args.force)
+    if Path(args.data).suffix.lower() == ".jkl":
         raise ConfigError("compare needs data, not a score table: every method scores the data itself")
+    source = load_table_or_data(args, args.data, table_ok=False)
     kw = scoring_kwargs(args)
     cmp = compare(source, ks=_split(args.ks, int, "--k"), bayes_factors=_split(args.bfs, float, "--bf"),
                   methods=[m.strip() for m in args.methods.split(",") if m.strip()],
@@ -65,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             print("wrote " + ", ".join(str(p) for p in paths.values()), file=sys.stderr)
     if args.json:
-        print(json.dumps(cmp.to_dict()))
+        print(dumps(cmp.to_dict()))
     else:
         print(cmp.to_markdown())
     return 0

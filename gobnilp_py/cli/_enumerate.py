@@ -1,18 +1,22 @@
-"""``gobnilp-py enumerate`` and ``gobnilp-py kbest``: collections of networks."""
+"""``gobnilp-py enumerate`` and ``gobnilp-py kbest``: collections of networks.
+
+``-o DIR`` writes ``networks.csv`` and ``summary.json`` through the same
+all-or-nothing folder as ``gobnilp-py run`` (:class:`~gobnilp_py.output.StagedFolder`):
+checked before the work, never over a file gobnilp-py did not write unless
+``--force``, and each file labelled with the result's guarantee.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
-import shutil
 import sys
-import tempfile
 from pathlib import Path
+from typing import Any
 
-from ..errors import ConfigError
-from ._options import add_data_options, add_scoring_options, load_table_or_data, scoring_kwargs
+from ._options import add_common_options, add_data_options, add_force, add_scoring_options, add_time_limit, \
+    load_table_or_data, scoring_kwargs
 
-__all__ = ["register"]
+__all__ = ["register", "write_collection"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -24,13 +28,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--bf", type=float, dest="bayes_factor", help="Bayes factor (>= 1)")
     g.add_argument("--epsilon", type=float, help="score gap, epsilon = ln BF (>= 0)")
     p.add_argument("--max-networks", type=int, default=150_000,
-                   help="stop after this many networks (result marked incomplete; default 150000)")
+                   help="stop after this many networks (result labelled INCOMPLETE; default 150000)")
     p.set_defaults(func=run_enumerate)
 
     k = sub.add_parser("kbest", help="the k best networks, provably",
                        description="Find the k highest-scoring networks, best first (ties in canonical order).")
     _common(k)
-    k.add_argument("-k", type=int, required=True, help="number of networks")
+    k.add_argument("-k", "--k", dest="k", type=int, required=True, help="number of networks")
     k.set_defaults(func=run_kbest)
 
 
@@ -39,14 +43,29 @@ def _common(p: argparse.ArgumentParser) -> None:
     add_data_options(p)
     add_scoring_options(p, epsilon=False)
     p.add_argument("--constraints", default=None, help="GOBNILP-style constraints file")
-    p.add_argument("--time-limit", type=float, default=None, help="seconds (result then marked incomplete)")
+    add_time_limit(p)
     p.add_argument("--json", action="store_true", help="print one JSON object (with every network)")
     p.add_argument("-o", "--output-dir", default=None,
                    help="write networks.csv and summary.json into this folder")
+    add_force(p)
+    add_common_options(p)
 
 
-def _source_and_kwargs(args: argparse.Namespace) -> tuple[object, dict]:
+def _prepare(args: argparse.Namespace) -> tuple[object, dict]:
+    """Checks that need no work (flags, the output folder), then the data; the keyword arguments of the driver."""
+    from .._validation import check_names_for, check_time_limit
+    from ..errors import ConfigError, ParameterError
+    from ..output.folder import check_output_folder
+
+    args.time_limit = check_time_limit(args.time_limit, "--time-limit")
+    if args.output_dir:
+        check_output_folder(Path(args.output_dir), force=args.force)
     source = load_table_or_data(args, args.data)
+    if args.output_dir:
+        try:
+            check_names_for(source.names, ["modelstring"], where="networks.csv")  # type: ignore[attr-defined]
+        except ParameterError as exc:
+            raise ConfigError(str(exc)) from None
     kw = {} if hasattr(source, "families") else scoring_kwargs(args)
     kw.pop("bayes_factor", None)
     kw.pop("epsilon", None)
@@ -56,56 +75,78 @@ def _source_and_kwargs(args: argparse.Namespace) -> tuple[object, dict]:
 
 
 def run_enumerate(args: argparse.Namespace) -> int:
-    from ..solve import enumerate_networks
+    from .. import enumerate_networks
+    from .._validation import check_bayes_factor_epsilon, check_max_networks
+    from ..errors import ParameterError
 
-    source, kw = _source_and_kwargs(args)
-    cs = enumerate_networks(source, bayes_factor=args.bayes_factor, epsilon=args.epsilon,
-                            max_networks=args.max_networks, time_limit=args.time_limit, **kw)
+    try:
+        check_bayes_factor_epsilon(args.bayes_factor, args.epsilon, required=True)
+    except ParameterError as exc:
+        raise ParameterError(exc.problem, {"bayes_factor": "--bf", "epsilon": "--epsilon"}.get(exc.name or "",
+                                                                                                 exc.name)) from None
+    check_max_networks(args.max_networks, "--max-networks")
+    source, kw = _prepare(args)
+    from ..progress import Progress
+
+    with Progress.for_terminal((), quiet=args.quiet) as progress:
+        cs = enumerate_networks(source, bayes_factor=args.bayes_factor, epsilon=args.epsilon,
+                                max_networks=args.max_networks, time_limit=args.time_limit, progress=progress, **kw)
     return _report(args, cs)
 
 
 def run_kbest(args: argparse.Namespace) -> int:
-    from ..solve import kbest
+    from .. import kbest
+    from .._validation import check_positive_int
 
-    source, kw = _source_and_kwargs(args)
-    cs = kbest(source, args.k, time_limit=args.time_limit, **kw)
+    check_positive_int(args.k, "-k")
+    source, kw = _prepare(args)
+    from ..progress import Progress
+
+    with Progress.for_terminal((), quiet=args.quiet) as progress:
+        cs = kbest(source, args.k, time_limit=args.time_limit, progress=progress, **kw)
     return _report(args, cs)
 
 
-def _report(args: argparse.Namespace, cs) -> int:
+def _summary_dict(cs: Any) -> dict:
+    from ..output.writers import labels
+
+    return {**cs.to_dict(), **labels(cs)}
+
+
+def _report(args: argparse.Namespace, cs: Any) -> int:
+    from .._json import dumps
+    from ._results import display, exit_code, print_notes, say_infeasible
+
     if args.output_dir:
-        write_collection(cs, Path(args.output_dir))
+        paths = write_collection(cs, Path(args.output_dir), force=args.force)
+        if not args.quiet:
+            print("wrote " + " and ".join(str(p) for p in paths), file=sys.stderr)
     if args.json:
-        print(json.dumps(cs.to_dict()))
-    elif not args.quiet:
-        state = "complete" if cs.complete else f"INCOMPLETE ({cs.reason}): more networks may exist"
-        print(f"{len(cs)} networks in {cs.n_mecs} equivalence classes; OPT = {cs.opt:.6f}, "
-              f"epsilon = {cs.epsilon:.6g} (BF {cs.bayes_factor:.6g}); {state}")
+        print(dumps(_summary_dict(cs)))
+    else:
+        opt = f"{cs.opt:.6f}" if cs.opt == cs.opt else "none"
+        print_notes(cs)
+        print(f"{len(cs)} networks in {cs.n_mecs} equivalence classes; OPT = {opt}, "
+              f"epsilon = {cs.epsilon:.6g} (BF {cs.bayes_factor:.6g})")
         for i, net in enumerate(cs.networks[:10], 1):
-            print(f"{i:>4}  {net.score:.6f}  {net.to_modelstring()}")
+            print(f"{i:>4}  {net.score:.6f}  {display(net)}")
         if len(cs) > 10:
             print(f"  ... {len(cs) - 10} more" + (" (use -o DIR or --json for all)" if not args.output_dir else ""))
-    return 0
+    say_infeasible(cs)
+    return exit_code(cs)
 
 
-def write_collection(cs, folder: Path) -> None:
-    """Write networks.csv and summary.json into ``folder``, all or nothing.
+def write_collection(cs: Any, folder: Path, *, force: bool = False) -> list[Path]:
+    """Write networks.csv and summary.json into ``folder``, all or nothing, each labelled with the guarantee.
 
-    Files are written into a temporary sibling folder first and moved into
-    place only when all are complete, so a failure leaves no partial output.
+    Uses :class:`~gobnilp_py.output.StagedFolder`: files are staged beside the
+    folder and moved into place together; a folder holding files gobnilp-py
+    did not write is refused unless ``force``.
     """
-    if folder.exists() and not folder.is_dir():
-        raise ConfigError(f"output folder {folder} exists and is not a folder")
-    parent = folder.parent if str(folder.parent) else Path(".")
-    if not parent.is_dir():
-        raise ConfigError(f"output folder's parent {parent} does not exist")
-    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=parent))
-    try:
-        cs.to_dataframe().to_csv(tmp / "networks.csv", index=False)
-        (tmp / "summary.json").write_text(json.dumps(cs.to_dict(), indent=1))
-        folder.mkdir(exist_ok=True)
-        for f in tmp.iterdir():
-            f.replace(folder / f.name)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    print(f"wrote {folder / 'networks.csv'} and {folder / 'summary.json'}", file=sys.stderr)
+    from ..output.folder import StagedFolder
+    from ..output.writers import guarantee_of, networks_csv, to_json
+
+    with StagedFolder(folder, force=force) as staged:
+        staged.write_text("networks.csv", networks_csv(cs))
+        staged.write_text("summary.json", to_json(_summary_dict(cs)))
+        return staged.commit(f"written by gobnilp-py {getattr(cs, 'kind', 'enumerate')}; {guarantee_of(cs)}")

@@ -4,14 +4,17 @@ Flags override config values (``--bf 20``, ``--time-limit 60``,
 ``--output-dir out``, ``--set section.key=value``).  The whole config is
 validated before any work; a bad one is one line naming the file and key.
 ``--check`` stops after validation.  Progress goes to stderr (``--quiet``
-silences it); the summary goes to stdout.
+silences it); the summary, headed by the result's guarantee, goes to stdout.
+An infeasible problem writes its (labelled) folder and exits 1; an
+interrupted search writes its labelled partial result and exits 130 / 143.
 """
 
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
+
+from ._options import TIME_LIMIT_HELP, add_common_options
 
 __all__ = ["register"]
 
@@ -28,9 +31,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--bf", dest="bayes_factor", type=float, default=None, help="override [search] bayes_factor")
     g.add_argument("--epsilon", type=float, default=None, help="override [search] epsilon (= ln BF)")
-    p.add_argument("-k", type=int, default=None, help="override [search] k")
+    p.add_argument("-k", "--k", dest="k", type=int, default=None, help="override [search] k")
     p.add_argument("--score", default=None, help="override [scoring] score")
-    p.add_argument("--time-limit", type=float, default=None, help="override [limits] time_limit (seconds)")
+    p.add_argument("--time-limit", type=float, default=None,
+                   help="override [limits] time_limit: " + TIME_LIMIT_HELP)
     p.add_argument("--max-networks", type=int, default=None, help="override [limits] max_networks")
     p.add_argument("-o", "--output-dir", default=None, help="override [output] dir (relative to the working folder)")
     p.add_argument("--write", default=None,
@@ -38,10 +42,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--report", choices=["markdown", "html"], default=None, help="override [output] report_format")
     p.add_argument("--set", dest="sets", action="append", default=[], metavar="SECTION.KEY=VALUE",
                    help="override any key (value in TOML syntax, e.g. --set scip.limits/nodes=100); repeatable")
+    p.add_argument("--force", action="store_const", const=True, default=None,
+                   help="override [output] force: write into a folder holding files gobnilp-py did not write")
     p.add_argument("--check", action="store_true", help="validate the config and stop (no work, no output)")
-    p.add_argument("-q", "--quiet", dest="run_quiet", action="store_true", help="no progress lines, no summary")
-    p.add_argument("--log-level", dest="run_log_level", default=None,
-                   choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="library log level")
+    add_common_options(p)
     p.set_defaults(func=run)
 
 
@@ -53,7 +57,8 @@ def _overrides(args: argparse.Namespace) -> list[tuple]:
              ("epsilon", "search", "epsilon", "--epsilon"), ("k", "search", "k", "-k"),
              ("score", "scoring", "score", "--score"), ("time_limit", "limits", "time_limit", "--time-limit"),
              ("max_networks", "limits", "max_networks", "--max-networks"),
-             ("output_dir", "output", "dir", "--output-dir"), ("report", "output", "report_format", "--report")]
+             ("output_dir", "output", "dir", "--output-dir"), ("report", "output", "report_format", "--report"),
+             ("force", "output", "force", "--force")]
     for attr, section, key, flag in flags:
         value = getattr(args, attr)
         if value is not None:
@@ -70,50 +75,41 @@ def run(args: argparse.Namespace) -> int:
     from ..config import load_config
     from ..output.job import phases_for, run_job
     from ..progress import Progress
+    from ._results import exit_code, say_infeasible
 
-    quiet = bool(args.quiet or args.run_quiet)
-    if args.run_log_level:
-        logging.getLogger().setLevel(getattr(logging, args.run_log_level))
-        logging.getLogger("gobnilp_py").setLevel(getattr(logging, args.run_log_level))
-    elif quiet:
-        logging.getLogger("gobnilp_py").setLevel(logging.ERROR)
-    else:  # inherit the level main() gave the root logger (an earlier quiet call in-process may have raised it)
-        logging.getLogger("gobnilp_py").setLevel(logging.NOTSET)
+    quiet = bool(args.quiet)
     cfg = load_config(args.config, _overrides(args), data=args.data)
     if args.check:
-        if not quiet:
-            where = f", writing {', '.join(cfg.outputs)} to {cfg.output_dir}" if cfg.output_dir else ""
-            print(f"{args.config}: OK: job {cfg.job} on {cfg.data_path}{where}")
+        where = f", writing {', '.join(cfg.outputs)} to {cfg.output_dir}" if cfg.output_dir else ""
+        print(f"{args.config}: OK: job {cfg.job} on {cfg.data_path}{where}")
         return 0
-    progress = Progress(phases_for(cfg.job), enabled=not quiet, time_limit=cfg.values["limits"]["time_limit"])
+    progress = Progress.for_terminal(phases_for(cfg.job, cfg.outputs), quiet=quiet,
+                                     time_limit=cfg.values["limits"]["time_limit"])
     res = run_job(cfg, progress)
-    if not quiet:
-        _summary(res)
-    return _exit_code(res)
+    _summary(res, quiet)
+    say_infeasible(res.result)
+    return exit_code(res.result)
 
 
-def _exit_code(res) -> int:
-    if res.job == "learn" and res.result.status == "infeasible":
-        return 1
-    return 0
+def _summary(res, quiet: bool) -> None:
+    from ._results import display, gobnilp_display, print_notes
 
-
-def _summary(res) -> None:
     r, job = res.result, res.job
+    print_notes(r)
     if job == "score":
         print(f"{len(r)} candidate parent sets for {r.n} variables ({r.score_name}, epsilon={r.epsilon or 0:.6g})")
     elif job == "learn":
-        print(r.to_gobnilp_text(), end="")
+        if r.status != "infeasible":
+            print(gobnilp_display(r), end="")
         print(f"status: {r.status}")
     else:
-        state = "complete" if r.complete else f"INCOMPLETE ({r.reason}): more networks may exist"
         opt = f"{r.opt:.6f}" if r.opt == r.opt else "none"
         print(f"{len(r)} networks in {r.n_mecs} equivalence classes; OPT = {opt}, epsilon = {r.epsilon:.6g} "
-              f"(BF {r.bayes_factor:.6g}); {state}")
+              f"(BF {r.bayes_factor:.6g})")
         for i, net in enumerate(r.networks[:5], 1):
-            print(f"{i:>4}  {net.score:.6f}  {net.to_modelstring()}")
+            print(f"{i:>4}  {net.score:.6f}  {display(net)}")
         if len(r) > 5:
             print(f"  ... {len(r) - 5} more")
-    if res.files:
+    if res.files and not quiet:
         folder = res.files[0].parent
         print(f"wrote {len(res.files)} files to {folder}: {', '.join(f.name for f in res.files)}", file=sys.stderr)

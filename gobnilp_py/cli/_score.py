@@ -1,13 +1,20 @@
-"""``gobnilp-py score``: compute and prune local scores, write a GOBNILP .jkl file."""
+"""``gobnilp-py score``: compute and prune local scores, write a GOBNILP .jkl file.
+
+The output file is checked before any work (its folder exists and is
+writable; an existing file is overwritten only if gobnilp-py wrote it, or
+with ``--force``), so a long scoring run never ends in "cannot write".  The
+``.jkl`` starts with provenance comment lines saying how it was pruned
+(see :class:`gobnilp_py.ScoreTable`).
+"""
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
-from ._options import add_data_options, add_scoring_options, load_table_or_data, scoring_kwargs
+from ._options import add_common_options, add_data_options, add_force, add_scoring_options, load_table_or_data, \
+    scoring_kwargs
 
 __all__ = ["register"]
 
@@ -15,32 +22,46 @@ __all__ = ["register"]
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("score", help="compute pruned local scores and write a .jkl score file",
                        description="Compute local scores of candidate parent sets, pruned safely for the "
-                       "given Bayes factor, and write them in GOBNILP's .jkl format.")
-    p.add_argument("data", help="data file (CSV with or without header, or GOBNILP .dat)")
+                       "given Bayes factor, and write them in GOBNILP's .jkl format (with comment lines "
+                       "recording how the table was pruned).")
+    p.add_argument("data", help="data file (CSV with or without header, or GOBNILP .dat; may be gzip/bzip2/xz)")
     add_data_options(p)
     add_scoring_options(p)
     p.add_argument("-o", "--output", required=True, help="output .jkl file")
+    add_force(p, "file")
+    add_common_options(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..scoring import score
+    from .. import score
+    from .._validation import check_names_for
+    from ..errors import ParameterError, ScoreError
+    from ..output.folder import check_output_file, write_error
 
     out = Path(args.output)
-    if out.exists() and out.is_dir():
-        from ..errors import ScoreError
-
-        raise ScoreError(f"output {out} is a folder, expected a file name")
+    check_output_file(out, force=args.force)
     t0 = time.perf_counter()
-    data = load_table_or_data(args, args.data)
-    table = score(data, **scoring_kwargs(args))
+    data = load_table_or_data(args, args.data, table_ok=False)
+    try:
+        check_names_for(data.names, ["jkl"], where=str(out))  # type: ignore[attr-defined]
+    except ParameterError as exc:
+        raise ScoreError(str(exc)) from None
+    from ..progress import Progress
+
+    with Progress.for_terminal((), quiet=args.quiet) as progress:
+        table = score(data, progress=progress, **scoring_kwargs(args))
     elapsed = time.perf_counter() - t0
-    table.to_jkl(out)
+    try:
+        table.to_jkl(out)
+    except OSError as exc:
+        raise write_error(exc, out) from None
+    counts = table.n_candidates()
+    eps = table.epsilon if table.epsilon is not None else 0.0
+    print(f"{len(table)} candidate parent sets for {table.n} variables "
+          f"({table.score_name}, epsilon={eps:.6g}) in {elapsed:.2f} s -> {out}")
+    print(f"# {table.guarantee}")  # a table's provenance is in the .jkl itself
     if not args.quiet:
-        counts = table.n_candidates()
-        eps = table.epsilon if table.epsilon is not None else 0.0
-        print(f"{len(table)} candidate parent sets for {table.n} variables "
-              f"({table.score_name}, epsilon={eps:.6g}) in {elapsed:.2f} s -> {out}", file=sys.stdout)
         width = max(len(nm) for nm in counts)
         for nm, k in counts.items():
             print(f"  {nm:<{width}}  {k}")

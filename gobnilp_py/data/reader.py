@@ -8,24 +8,49 @@ Why the CSV reader is the :mod:`csv` module and not pandas: pandas silently pads
 short rows with empty strings, which would turn a ragged row into a "missing
 value" at the wrong place.  Parsing is not a hot path (reading 30,000 rows takes
 well under a second); counting, which is, works on the integer codes.
+
+How text values become states (documented in ``docs/conventions.md``)
+    A column is *numeric* when every value in it is a decimal number
+    (``-2``, ``1``, ``1.0``, ``1e0``, ``.5``; not ``inf``, ``nan`` or ``0x1``).
+    Its states are the distinct *numbers*, so ``1``, ``1.0``, ``01`` and ``1e0``
+    are one state, labelled by the number (``1``; an integral value becomes an
+    ``int`` label, any other a ``float``), sorted by value.  Any other column
+    is *categorical*: its states are the distinct texts (after stripping
+    blanks), sorted as text.  A numeric column that looks continuous (more
+    than ``max(20, sqrt(N))`` distinct values, or non-integral values with
+    more than 10 distinct ones) gets a :class:`ContinuousColumnWarning`
+    naming it: every distinct value would become a state of its own, which
+    is almost never what the user wants; discretise first.
+
+Files
+    CSV files may be compressed (gzip, bzip2, xz: recognised by their first
+    bytes, whatever the suffix).  A folder, a device, a binary file, a field
+    over 131,072 characters (the :mod:`csv` module's limit) and a delimiter
+    that is not one character are each refused with one line.
 """
 
 from __future__ import annotations
 
+import bz2
 import csv
+import gzip
 import io
 import logging
+import lzma
+import math
 import os
+import re
+import stat
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 
-from ..errors import DataError
+from ..errors import DataError, GobnilpWarning, ParameterError
 from .dataset import Dataset
 
-__all__ = ["read_data", "ConstantColumnWarning", "MISSING_TOKENS"]
+__all__ = ["read_data", "ConstantColumnWarning", "ContinuousColumnWarning", "MISSING_TOKENS"]
 
 log = logging.getLogger("gobnilp_py")
 
@@ -34,11 +59,27 @@ log = logging.getLogger("gobnilp_py")
 MISSING_TOKENS = frozenset({"", "NA", "N/A", "NaN", "nan", "null", "NULL", "None", "?"})
 
 
-class ConstantColumnWarning(UserWarning):
+class ConstantColumnWarning(GobnilpWarning):
     """A variable takes one value only: every parent set of it scores the same."""
 
 
-DataSource = "str | os.PathLike[str] | pandas.DataFrame | numpy.ndarray"
+class ContinuousColumnWarning(GobnilpWarning):
+    """A numeric column has so many distinct values that it looks continuous (discretise it first)."""
+
+
+#: A decimal number as text (what makes a column numeric).
+_NUMBER_RE = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
+#: More distinct values than this many non-integral ones make a numeric column look continuous.
+CONTINUOUS_NONINTEGRAL = 10
+#: First bytes of the compressed formats read transparently.
+_MAGIC = ((b"\x1f\x8b", "gzip", gzip.decompress), (b"BZh", "bzip2", bz2.decompress),
+          (b"\xfd7zXZ\x00", "xz", lzma.decompress))
+_COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz")
+
+
+def continuous_threshold(n_rows: int) -> int:
+    """A numeric column with more distinct values than this looks continuous: ``max(20, sqrt(N))``."""
+    return max(20, int(math.sqrt(max(n_rows, 0))))
 
 
 def read_data(
@@ -105,13 +146,14 @@ def read_data(
         return _from_array(source, names=names, arities=arities)
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
-        if not path.is_file():
-            raise DataError(f"data file not found: {path}")
+        text = _read_text_file(path)
         try:
-            text = path.read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise DataError(f"cannot read data file {path}: {exc}") from None
-        if path.suffix.lower() == ".dat":
+            from .._validation import check_delimiter
+
+            delimiter = check_delimiter(delimiter)
+        except ParameterError as exc:
+            raise DataError(str(exc)) from None
+        if _base_suffix(path) == ".dat":
             table, file_names, declared = _parse_dat(text, str(path))
             if arities is None:
                 arities = declared
@@ -121,13 +163,58 @@ def read_data(
             table, file_names = _parse_csv(text, str(path), header=header, delimiter=delimiter)
         if names is None and file_names is None:
             names = [str(j) for j in range(len(table[0]) if table else 0)]
-        first = 3 if path.suffix.lower() == ".dat" else (2 if header else 1)
+        first = 3 if _base_suffix(path) == ".dat" else (2 if header else 1)
         return _encode(table, names or file_names, arities, str(path), first_data_line=first)
     raise DataError(
         f"cannot read data from a {type(source).__name__}: give a file path, a pandas DataFrame or a 2-D numpy array")
 
 
 # ---------------------------------------------------------------- text files
+def _base_suffix(path: Path) -> str:
+    """The suffix that says the format (``.csv`` of ``d.csv.gz``), lower case."""
+    suffixes = [x.lower() for x in path.suffixes]
+    while suffixes and suffixes[-1] in _COMPRESSED_SUFFIXES:
+        suffixes.pop()
+    return suffixes[-1] if suffixes else ""
+
+
+def _read_text_file(path: Path) -> str:
+    """The text of a data file (decompressed if need be); one-line DataErrors for everything else."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise DataError(f"data file not found: {path}") from None
+    except OSError as exc:
+        raise DataError(f"cannot read data file {path}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise DataError(f"data file {path} is a folder, not a file")
+    if not (stat.S_ISREG(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+        raise DataError(f"data file {path} is not a regular file (a device or socket)")
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise DataError(f"cannot read data file {path}: {exc.strerror or exc}") from None
+    for magic, kind, decompress in _MAGIC:
+        if raw.startswith(magic):
+            try:
+                raw = decompress(raw)
+            except Exception as exc:  # zlib.error, OSError, EOFError, lzma.LZMAError: all mean "corrupt"
+                raise DataError(f"data file {path} looks {kind}-compressed but cannot be decompressed: {exc}") \
+                    from None
+            break
+    else:
+        if raw.startswith(b"PK\x03\x04"):
+            raise DataError(f"data file {path} is a zip archive; unzip it (gzip, bzip2 and xz files are read "
+                            "directly)")
+    nul = raw.find(b"\0")
+    if nul >= 0:
+        raise DataError(f"data file {path} is not a text file (binary data at byte {nul})")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DataError(f"data file {path} is not UTF-8 text (invalid byte at offset {exc.start})") from None
+
+
 def _parse_csv(text: str, src: str, *, header: bool, delimiter: str | None) -> tuple[list[list[str]], list[str] | None]:
     lines = text.splitlines()
     while lines and not lines[-1].strip():
@@ -138,7 +225,16 @@ def _parse_csv(text: str, src: str, *, header: bool, delimiter: str | None) -> t
     if delim in (None, " ", "whitespace"):
         rows = [ln.split() for ln in lines]
     else:
-        rows = list(csv.reader(io.StringIO("\n".join(lines)), delimiter=delim, skipinitialspace=True))
+        reader = csv.reader(io.StringIO("\n".join(lines)), delimiter=delim, skipinitialspace=True)
+        rows = []
+        try:
+            for row in reader:
+                rows.append(row)
+        except csv.Error as exc:
+            if "field larger than field limit" in str(exc):
+                raise DataError(f"{src}, line {reader.line_num}: a field is over {csv.field_size_limit():,} "
+                                "characters; this is not a table of discrete values") from None
+            raise DataError(f"{src}, line {reader.line_num}: cannot parse CSV: {exc}") from None
     names: list[str] | None = None
     first_line = 1
     if header:
@@ -248,17 +344,29 @@ def _labels_of(ds: Dataset) -> list[np.ndarray]:
 
 # ----------------------------------------------------------------- encoding
 def _arity_list(arities: object, names: Sequence[str], src: str) -> list[int | None]:
+    from .._validation import check_positive_int
+
+    def one(a: object, nm: str) -> int:
+        try:
+            return int(check_positive_int(a, f"arity of {nm!r}"))  # type: ignore[arg-type]
+        except ParameterError as exc:
+            raise DataError(f"{src}: {exc}") from None
+
     if arities is None:
         return [None] * len(names)
     if isinstance(arities, Mapping):
         unknown = [k for k in arities if str(k) not in names]
         if unknown:
             raise DataError(f"{src}: arity given for unknown variable {unknown[0]!r}")
-        return [None if nm not in arities else int(arities[nm]) for nm in names]  # type: ignore[index]
-    seq = list(arities)  # type: ignore[call-overload]
+        given = {str(k): v for k, v in arities.items()}
+        return [None if nm not in given else one(given[nm], nm) for nm in names]
+    if isinstance(arities, (str, bytes)) or not isinstance(arities, Sequence | np.ndarray):
+        raise DataError(f"{src}: arities must be a sequence of integers (column order) or a mapping name -> "
+                        f"arity, got {type(arities).__name__}")
+    seq = list(arities)
     if len(seq) != len(names):
         raise DataError(f"{src}: {len(seq)} arities given for {len(names)} variables")
-    return [int(a) for a in seq]
+    return [one(a, nm) for a, nm in zip(seq, names)]
 
 
 def _encode(
@@ -299,6 +407,7 @@ def _encode(
     codes = np.empty((n_rows, len(cols)), dtype=np.int64)
     ar = np.empty(len(cols), dtype=np.int64)
     labels: list[tuple[object, ...]] = []
+    constant: list[str] = []
     line = (lambda r: f"line {r + first_data_line}") if first_data_line else (lambda r: f"row {r}")
     for j, col in enumerate(cols):
         if col.dtype.kind in "OUS":
@@ -310,8 +419,13 @@ def _encode(
             if missing.any():
                 r = int(np.argmax(missing))
                 raise DataError(f"{src}, {line(r)}, column {names[j]!r}: missing value {str(col[r]).strip()!r}")
-        uniq, inv = _unique(col, src, names[j])
+        uniq, inv, numeric, nonintegral = _unique(col, src, names[j])
         r_obs = len(uniq)
+        if numeric and (r_obs > continuous_threshold(n_rows) or (nonintegral and r_obs > CONTINUOUS_NONINTEGRAL)):
+            kind = "non-integral numeric" if nonintegral else "numeric"
+            warnings.warn(f"{src}: column {names[j]!r} has {r_obs} distinct {kind} values in {n_rows} rows and looks "
+                          f"continuous; each value becomes a state of its own ({r_obs} states): discretise it "
+                          "first (e.g. into a few quantile bins)", ContinuousColumnWarning, stacklevel=3)
         r_decl = declared[j]
         if r_decl is not None:
             if r_decl < 1:
@@ -332,38 +446,63 @@ def _encode(
             labels.append(tuple(uniq.tolist()))
             ar[j] = r_obs
         if r_obs == 1:
-            msg = (f"{src}: variable {names[j]!r} is constant (one value); every parent set of it scores the same "
-                   f"and it is independent of everything in the data")
-            warnings.warn(msg, ConstantColumnWarning, stacklevel=3)
+            constant.append(names[j])
+    if len(constant) == 1:
+        warnings.warn(f"{src}: variable {constant[0]!r} is constant (one value); every parent set of it scores the "
+                      "same and it is independent of everything in the data", ConstantColumnWarning, stacklevel=3)
+    elif constant:
+        shown = ", ".join(repr(c) for c in constant[:5]) + (f" and {len(constant) - 5} more" if len(constant) > 5 else "")
+        warnings.warn(f"{src}: {len(constant)} variables are constant (one value): {shown}; every parent set of each "
+                      "scores the same and each is independent of everything in the data",
+                      ConstantColumnWarning, stacklevel=3)
     return Dataset(tuple(names), ar, codes, tuple(labels), src)
 
 
-def _unique(col: np.ndarray, src: str, name: str) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted distinct labels and inverse codes; numeric-looking strings sort as numbers."""
-    if col.dtype.kind in "iub":
-        return np.unique(col, return_inverse=True)
-    values = col.astype(str) if col.dtype.kind != "O" else np.array([str(v) if not isinstance(v, str) else v.strip() for v in col], dtype=object)
+def _unique(col: np.ndarray, src: str, name: str) -> tuple[np.ndarray, np.ndarray, bool, bool]:
+    """Sorted distinct states, inverse codes, whether the column is numeric, whether it has non-integral values.
+
+    Text columns whose every value is a decimal number are read as numbers
+    (so ``1`` and ``1.0`` are one state, labelled ``1``); see the module docstring.
+    """
+    if col.dtype.kind == "b":
+        uniq, inv = np.unique(col, return_inverse=True)
+        return uniq.astype(object), inv.reshape(-1), False, False
+    if col.dtype.kind in "iu":
+        uniq, inv = np.unique(col, return_inverse=True)
+        return uniq.astype(object), inv.reshape(-1), True, False
     if col.dtype.kind == "f":
-        return np.unique(col, return_inverse=True)
-    uniq, inv = np.unique(values.astype(str), return_inverse=True)
-    try:
-        keys = np.array([float(u) for u in uniq])
-    except ValueError:
-        return uniq.astype(object), inv
-    order = np.argsort(keys, kind="stable")
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    return uniq[order].astype(object), rank[inv]
+        uniq, inv = np.unique(col, return_inverse=True)
+        return _number_labels(uniq), inv.reshape(-1), True, bool(np.any(uniq != np.floor(uniq)))
+    if col.dtype.kind == "O" and all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+                                     for v in col):
+        vals = np.asarray(col, dtype=np.float64)
+        uniq, inv = np.unique(vals, return_inverse=True)
+        return _number_labels(uniq), inv.reshape(-1), True, bool(np.any(uniq != np.floor(uniq)))
+    text = np.array([v.strip() if isinstance(v, str) else str(v) for v in col], dtype=object) \
+        if col.dtype.kind == "O" else np.char.strip(col.astype(str))
+    uniq_s, inv_s = np.unique(text.astype(str), return_inverse=True)
+    inv_s = inv_s.reshape(-1)
+    if len(uniq_s) and all(_NUMBER_RE.match(u) for u in uniq_s):
+        vals = np.array([float(u) for u in uniq_s], dtype=np.float64)
+        uniq_v, inv_v = np.unique(vals, return_inverse=True)
+        nonintegral = bool(np.any(uniq_v != np.floor(uniq_v)))
+        return _number_labels(uniq_v), inv_v.reshape(-1)[inv_s], True, nonintegral
+    return uniq_s.astype(object), inv_s, False, False
+
+
+def _number_labels(values: np.ndarray) -> np.ndarray:
+    """Labels of numeric states: ``int`` for integral values (exactly representable), else ``float``."""
+    out = np.empty(len(values), dtype=object)
+    for i, v in enumerate(values.tolist()):
+        out[i] = int(v) if isinstance(v, float) and v.is_integer() and abs(v) < 2 ** 53 else v
+    return out
 
 
 def _as_state_indices(uniq: np.ndarray, arity: int) -> np.ndarray | None:
     """If the distinct labels are integers within 0..arity-1, return them as ints."""
-    try:
-        vals = np.array([int(str(u)) for u in uniq], dtype=np.int64)
-    except ValueError:
+    if not all(isinstance(u, (int, np.integer)) and not isinstance(u, (bool, np.bool_)) for u in uniq):
         return None
-    if np.any(np.array([str(int(str(u))) != str(u).strip() for u in uniq])):
-        return None
+    vals = np.array([int(u) for u in uniq], dtype=np.int64)
     if vals.min() < 0 or vals.max() >= arity:
         return None
     return vals

@@ -20,16 +20,24 @@ and the normalised weights do not depend on which constant is subtracted.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..errors import DataError, ScoreError
-from .cpdag import EquivalenceClass, _index, group_by_class, network_parts
+from .cpdag import CPDAG, EquivalenceClass, _index, group_by_class, network_parts
+from .extensions import Extensions
 
 __all__ = [
+    "ClassWeight",
+    "class_weights",
+    "class_probabilities",
+    "class_edge_probabilities",
+    "class_arrow_probabilities",
+    "class_feature_table",
     "network_weights",
     "edge_probabilities",
     "arrow_probabilities",
@@ -217,10 +225,19 @@ def feature_table(
         ``source -> target``.  Sorted by probability (descending), then
         feature, then variable order, so the order is deterministic.
     """
+    _check_features(features)
+    names, a = _arrow_matrix(networks, opt)
+    return _feature_frame(names, a, features, min_probability)
+
+
+def _check_features(features: Sequence[str]) -> None:
     unknown = set(features) - {"edge", "arrow"}
     if unknown:
         raise DataError(f"unknown feature kind {sorted(unknown)[0]!r}; use 'edge' or 'arrow'")
-    names, a = _arrow_matrix(networks, opt)
+
+
+def _feature_frame(names: tuple[str, ...], a: np.ndarray, features: Sequence[str], min_probability: float) -> pd.DataFrame:
+    """Long-format edges and arrows from an arrow-probability matrix (shared by both feature tables)."""
     n = len(names)
     frames = []
     if "edge" in features:
@@ -302,3 +319,198 @@ def mec_probabilities(
     if seen != len(nets):
         raise DataError(f"the classes hold {seen} networks, but {len(nets)} were given")
     return pd.DataFrame(rows, columns=["rank", "n_networks", "best_score", "log_bayes_factor", "probability", "equivalence_class"])
+
+
+# --------------------------------------------------------------------------- #
+# averaging over whole classes, members weighted exactly without listing them
+# --------------------------------------------------------------------------- #
+
+
+@dataclass(frozen=True)
+class ClassWeight:
+    """A credible Markov equivalence class, for model averaging without listing its members.
+
+    With a score-equivalent score every member of a class has the same score,
+    so a class contributes ``n_members * exp(score - OPT)`` to the posterior
+    mass, and ``arrow_counts[u, v] * exp(score - OPT)`` to that of the arrow
+    ``u -> v``: exactly what listing its members one by one would give.
+
+    Attributes
+    ----------
+    cpdag : CPDAG
+        The class.
+    score : float
+        The score of each member.
+    n_members : int, optional
+        How many members count (default: all, ``cpdag.count_dags()``).  Give
+        it, with ``arrow_counts``, when structural constraints keep only some
+        members (``Extensions(cpdag, constraints).count()``).
+    arrow_counts : mapping, optional
+        Members with ``u -> v`` per adjacent pair, keyed by index pairs (as
+        :meth:`Extensions.arrow_counts` returns) or name pairs (as
+        :meth:`CPDAG.arrow_counts`).  Default: computed for all members.
+    """
+
+    cpdag: CPDAG
+    score: float
+    n_members: int | None = None
+    arrow_counts: Mapping[tuple[Any, Any], int] | None = None
+
+
+def _resolve_classes(classes: Iterable[ClassWeight]) -> tuple[tuple[str, ...], list[ClassWeight], list[int], list[np.ndarray]]:
+    """Validate; fill in member and arrow counts; arrow fractions as ``n x n`` arrays (count / members)."""
+    cls = list(classes)
+    if not cls:
+        raise ScoreError("no classes to average over")
+    names = None
+    counts: list[int] = []
+    fractions: list[np.ndarray] = []
+    for i, c in enumerate(cls):
+        if not isinstance(c, ClassWeight):
+            raise DataError(f"class {i} is a {type(c).__name__}, not a ClassWeight")
+        if not isinstance(c.cpdag, CPDAG):
+            raise DataError(f"class {i}: cpdag is a {type(c.cpdag).__name__}, not a CPDAG")
+        if names is None:
+            names = c.cpdag.names
+        elif c.cpdag.names != names:
+            raise DataError(f"class {i} has variables {list(c.cpdag.names)[:5]}..., not those of class 0 (same order needed)")
+        try:
+            sc = float(c.score)
+        except (TypeError, ValueError):
+            raise ScoreError(f"class {i} has a score that is not a number: {c.score!r}") from None
+        if not math.isfinite(sc):
+            raise ScoreError(f"class {i} has a non-finite score {c.score!r}")
+        n = len(names)
+        if c.arrow_counts is None:
+            ext = Extensions(c.cpdag)
+            total = ext.count()
+            if c.n_members is not None and c.n_members != total:
+                raise DataError(f"class {i}: n_members={c.n_members} is not the class size {total}; "
+                                "pass the arrow_counts of the members that count as well")
+            ac: Mapping[tuple[Any, Any], int] = ext.arrow_counts()
+        else:
+            ac = c.arrow_counts
+            if c.n_members is None:
+                total = c.cpdag.count_dags()
+            else:
+                total = c.n_members
+        if isinstance(total, bool) or not isinstance(total, (int, np.integer)) or total < 0:
+            raise DataError(f"class {i}: n_members must be a non-negative int, got {total!r}")
+        total = int(total)
+        frac = np.zeros((n, n))
+        idx = _index(names)
+        seen: dict[tuple[int, int], int] = {}
+        for (u, v), x in ac.items():
+            a = idx.get(u) if isinstance(u, str) else u
+            b = idx.get(v) if isinstance(v, str) else v
+            if not isinstance(a, int) or not isinstance(b, int) or not (0 <= a < n and 0 <= b < n) or a == b:
+                raise DataError(f"class {i}: arrow_counts key {(u, v)!r} is not a pair of two variables")
+            if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 0 or x > total:
+                raise DataError(f"class {i}: arrow count {x!r} for {(u, v)!r} is not an int in 0..{total}")
+            seen[(a, b)] = int(x)
+        adjacent = _adjacent_pairs(c.cpdag)
+        if set(seen) - adjacent:
+            a, b = sorted(set(seen) - adjacent)[0]
+            raise DataError(f"class {i}: arrow_counts has {names[a]!r} -> {names[b]!r}, which are not adjacent")
+        for a, b in adjacent:
+            if seen.get((a, b), 0) + seen.get((b, a), 0) != total:
+                raise DataError(f"class {i}: the arrow counts of {names[a]!r} - {names[b]!r} do not add up to "
+                                f"n_members={total}")
+        if total:
+            for (a, b), x in seen.items():
+                frac[a, b] = x / total  # int / int: correctly rounded however large
+        counts.append(total)
+        fractions.append(frac)
+    assert names is not None
+    return names, cls, counts, fractions
+
+
+def _adjacent_pairs(cp: CPDAG) -> set[tuple[int, int]]:
+    out = set()
+    for v, (u, p) in enumerate(zip(cp._und, cp._pa)):
+        m = u | p
+        while m:
+            low = m & -m
+            m ^= low
+            w = low.bit_length() - 1
+            out.add((v, w))
+            out.add((w, v))
+    return out
+
+
+def _class_mass(cls: Sequence[ClassWeight], counts: Sequence[int], opt: float | None) -> tuple[np.ndarray, float]:
+    """Normalised posterior mass of each class, ``n_c exp(s_c)`` over the sum, in log space."""
+    s = np.array([float(c.score) for c in cls])
+    live = np.array([n > 0 for n in counts])
+    if not live.any():
+        raise ScoreError("no class has a member that counts: nothing to average over")
+    opt_v = _resolve_opt(s[live], opt)
+    logw = np.full(len(cls), -np.inf)
+    for i, n in enumerate(counts):
+        if n:
+            logw[i] = math.log(n) + s[i]  # math.log takes ints of any size
+    w = np.exp(logw - logw.max())
+    return w / w.sum(), opt_v
+
+
+def class_weights(classes: Iterable[ClassWeight], opt: float | None = None) -> np.ndarray:
+    """Posterior probability of each class: ``n_c exp(s_c - OPT)`` normalised (the DAG-uniform prior)."""
+    _, cls, counts, _ = _resolve_classes(classes)
+    return _class_mass(cls, counts, opt)[0]
+
+
+def _class_arrow_matrix(classes: Iterable[ClassWeight], opt: float | None) -> tuple[tuple[str, ...], np.ndarray]:
+    names, cls, counts, fractions = _resolve_classes(classes)
+    p, _ = _class_mass(cls, counts, opt)
+    a = np.zeros((len(names), len(names)))
+    for pc, frac in zip(p, fractions):
+        if pc:
+            a += pc * frac
+    return names, np.clip(a, 0.0, 1.0)
+
+
+def class_arrow_probabilities(classes: Iterable[ClassWeight], opt: float | None = None) -> pd.DataFrame:
+    """Posterior probability of each arrow, from whole classes: as :func:`arrow_probabilities`
+    on the list of every member (that counts) of every class, without listing them."""
+    names, a = _class_arrow_matrix(classes, opt)
+    return pd.DataFrame(a, index=pd.Index(names, name="parent"), columns=pd.Index(names, name="child"))
+
+
+def class_edge_probabilities(classes: Iterable[ClassWeight], opt: float | None = None) -> pd.DataFrame:
+    """Posterior probability of each adjacency, from whole classes (see :func:`edge_probabilities`)."""
+    names, a = _class_arrow_matrix(classes, opt)
+    e = np.clip(a + a.T, 0.0, 1.0)
+    return pd.DataFrame(e, index=pd.Index(names, name="u"), columns=pd.Index(names, name="v"))
+
+
+def class_feature_table(
+    classes: Iterable[ClassWeight],
+    opt: float | None = None,
+    *,
+    features: Sequence[str] = ("edge", "arrow"),
+    min_probability: float = 0.0,
+) -> pd.DataFrame:
+    """Edges and arrows in long format from whole classes (see :func:`feature_table`)."""
+    _check_features(features)
+    names, a = _class_arrow_matrix(classes, opt)
+    return _feature_frame(names, a, features, min_probability)
+
+
+def class_probabilities(classes: Iterable[ClassWeight], opt: float | None = None) -> pd.DataFrame:
+    """One row per class, in the given order (see :func:`mec_probabilities`).
+
+    Columns ``rank``, ``n_networks`` (members that count, exact int),
+    ``best_score`` (the members' score), ``log_bayes_factor`` (``OPT - score``),
+    ``probability`` (sum of its members' posterior weights) and ``cpdag``.
+    """
+    names, cls, counts, _ = _resolve_classes(classes)
+    p, opt_v = _class_mass(cls, counts, opt)
+    rows = [{
+        "rank": r,
+        "n_networks": n,
+        "best_score": float(c.score),
+        "log_bayes_factor": opt_v - float(c.score),
+        "probability": float(pc),
+        "cpdag": c.cpdag,
+    } for r, (c, n, pc) in enumerate(zip(cls, counts, p))]
+    return pd.DataFrame(rows, columns=["rank", "n_networks", "best_score", "log_bayes_factor", "probability", "cpdag"])

@@ -36,13 +36,17 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from ..errors import DataError
+from .chordal import bits as _bits
+from .extensions import Extensions, MemberConstraints
 
 __all__ = [
     "CPDAG",
     "EquivalenceClass",
     "ClassKey",
     "cpdag",
+    "cpdag_from_masks",
     "class_key",
+    "class_key_from_masks",
     "group_by_class",
     "network_parts",
 ]
@@ -108,14 +112,6 @@ def _index(names: tuple[str, ...]) -> dict[str, int]:
         dup = next(x for x in names if x in seen or seen.add(x))  # type: ignore[func-returns-value]
         raise DataError(f"duplicate variable name {dup!r}")
     return idx
-
-
-def _bits(mask: int) -> Iterator[int]:
-    """Positions of the set bits of ``mask``, lowest first."""
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
 
 
 def _children_masks(pa: list[int]) -> list[int]:
@@ -234,6 +230,47 @@ def class_key(names: Sequence[str], parents: Mapping[str, Iterable[str]], *, val
     return _key_of(tuple(names), parents, validate)
 
 
+def class_key_from_masks(parent_masks: Sequence[int], *, validate: bool = True) -> ClassKey:
+    """:func:`class_key` of a DAG given as parent bitmasks (entry ``v``: bit ``j`` = parent ``j``).
+
+    The form the search engines and :meth:`Extensions.members` use; no names
+    are parsed.  ``validate`` checks the masks (range, self-loops) and
+    acyclicity (:class:`~gobnilp_py.errors.DataError`).
+    """
+    pa = [int(m) for m in parent_masks]
+    n = len(pa)
+    if validate:
+        full = (1 << n) - 1
+        for v, m in enumerate(pa):
+            if m < 0 or m & ~full:
+                raise DataError(f"parent mask of node {v} names a node outside 0..{n - 1}")
+            if m >> v & 1:
+                raise DataError(f"node {v} is its own parent")
+        left = full
+        while left:
+            free = 0
+            m = left
+            while m:
+                low = m & -m
+                m ^= low
+                if not pa[low.bit_length() - 1] & left:
+                    free |= low
+            if not free:
+                raise DataError(f"graph is not acyclic: {left.bit_count()} nodes lie on or below a directed cycle")
+            left &= ~free
+    ch = _children_masks(pa)
+    adj = [p | c for p, c in zip(pa, ch)]
+    vp = [0] * n
+    for z, m in enumerate(pa):
+        if m & (m - 1):
+            v = 0
+            for x in _bits(m):
+                if m & ~adj[x] & ~(1 << x):
+                    v |= 1 << x
+            vp[z] = v
+    return tuple(adj), tuple(vp)
+
+
 # --------------------------------------------------------------------------- #
 # Meek's rules on bitmasks
 # --------------------------------------------------------------------------- #
@@ -326,97 +363,6 @@ def _pattern(key: ClassKey) -> _PDAG:
     return _PDAG(und, pa, ch, list(adj))
 
 
-def _components(und: list[int], scope: int) -> list[int]:
-    """Connected components (as masks) of the undirected graph ``und`` restricted to ``scope``."""
-    comps = []
-    left = scope
-    while left:
-        comp = frontier = left & -left
-        while frontier:
-            nxt = 0
-            for v in _bits(frontier):
-                nxt |= und[v]
-            nxt &= scope & ~comp
-            comp |= nxt
-            frontier = nxt
-        comps.append(comp)
-        left &= ~comp
-    return comps
-
-
-# --------------------------------------------------------------------------- #
-# counting and listing the members of a class
-# --------------------------------------------------------------------------- #
-
-
-def _rooted(und_all: list[int], comp: int, root: int) -> tuple[list[tuple[int, int]], list[int]]:
-    """Orient a chordal component from ``root`` and close with Meek's rules.
-
-    Returns the arrows forced inside ``comp`` and the undirected components
-    that remain (He, Jia & Yu 2015: the members of a connected chordal chain
-    component with a given unique source are counted by the product over
-    these components).
-    """
-    n = len(und_all)
-    und = [und_all[i] & comp if comp >> i & 1 else 0 for i in range(n)]
-    adj = list(und)
-    pdag = _PDAG(und, [0] * n, [0] * n, adj)
-    for v in _bits(und[root]):
-        pdag.orient(root, v)
-    pdag.close(comp)
-    arrows = [(p, c) for c in _bits(comp) for p in _bits(pdag.pa[c])]
-    rest = [c for c in _components(pdag.und, comp) if c & (c - 1)]
-    return arrows, rest
-
-
-def _popcount(x: int) -> int:
-    return bin(x).count("1")
-
-
-def _count_component(und: list[int], comp: int, memo: dict[int, int]) -> int:
-    """Number of acyclic orientations without v-structures of a chordal component."""
-    if not comp & (comp - 1):
-        return 1
-    hit = memo.get(comp)
-    if hit is not None:
-        return hit
-    k = _popcount(comp)
-    n_edges = sum(_popcount(und[v] & comp) for v in _bits(comp)) // 2
-    if n_edges == k * (k - 1) // 2:  # clique: every ordering is one orientation
-        total = math.factorial(k)
-    elif n_edges == k - 1:  # tree: each node as the unique source gives one orientation
-        total = k
-    else:
-        total = 0
-        for root in _bits(comp):
-            _, rest = _rooted(und, comp, root)
-            prod = 1
-            for c in rest:
-                prod *= _count_component(und, c, memo)
-            total += prod
-    memo[comp] = total
-    return total
-
-
-def _orientations(und: list[int], comp: int) -> Iterator[list[tuple[int, int]]]:
-    """All acyclic orientations without v-structures of a chordal component (as arrow lists)."""
-    if not comp & (comp - 1):
-        yield []
-        return
-    for root in _bits(comp):
-        arrows, rest = _rooted(und, comp, root)
-        yield from _combine(und, rest, arrows)
-
-
-def _combine(und: list[int], comps: list[int], base: list[tuple[int, int]]) -> Iterator[list[tuple[int, int]]]:
-    if not comps:
-        yield list(base)
-        return
-    head, tail = comps[0], comps[1:]
-    for arrows in _orientations(und, head):
-        yield from _combine(und, tail, base + arrows)
-
-
 # --------------------------------------------------------------------------- #
 # value objects
 # --------------------------------------------------------------------------- #
@@ -454,38 +400,34 @@ class CPDAG:
     def count_dags(self) -> int:
         """Number of DAGs in the class (all of them, not just those in some collection).
 
-        The product over chain components of the number of acyclic
-        orientations without new v-structures, each counted by the rooted
-        recursion of He, Jia & Yu (2015) with memoisation (cliques and trees
-        in closed form).  Exponential in the worst case, fast for the sparse
-        graphs learned with a parent limit.
+        Exact, in polynomial time: Clique-Picking (Wienöbst, Bannach &
+        Liśkiewicz 2021) over the chain components; see :mod:`.extensions`.
         """
-        und = list(self._und)
-        memo: dict[int, int] = {}
-        total = 1
-        for comp in _components(und, (1 << len(self.names)) - 1):
-            total *= _count_component(und, comp, memo)
-        return total
+        return Extensions(self).count()
+
+    def extensions(self, constraints: MemberConstraints | None = None) -> Extensions:
+        """The members (optionally restricted by ``constraints``): count, list, arrow counts.
+
+        See :class:`~gobnilp_py.equivalence.extensions.Extensions`; nodes are
+        indices into :attr:`names` and parent sets bitmasks.
+        """
+        return Extensions(self, constraints)
+
+    def arrow_counts(self) -> dict[tuple[str, str], int]:
+        """Number of member DAGs with ``u -> v``, for both directions of every adjacent pair (by name)."""
+        names = self.names
+        return {(names[u], names[v]): c for (u, v), c in Extensions(self).arrow_counts().items()}
 
     def dags(self, limit: int | None = None) -> Iterator[dict[str, tuple[str, ...]]]:
         """Yield the member DAGs as ``parents`` dicts (parents in ``names`` order).
 
-        Each member is produced once: for every chain component, one
-        orientation per choice of its unique source followed by Meek's rules.
+        Each member exactly once, in a fixed order, with polynomial delay
+        (:meth:`Extensions.members`, which yields bitmasks and is faster).
         ``limit`` stops after that many.
         """
-        n = len(self.names)
-        und = list(self._und)
-        comps = [c for c in _components(und, (1 << n) - 1) if c & (c - 1)]
-        produced = 0
-        for arrows in _combine(und, comps, []):
-            if limit is not None and produced >= limit:
-                return
-            pa = list(self._pa)
-            for p, c in arrows:
-                pa[c] |= 1 << p
-            yield {self.names[c]: tuple(self.names[p] for p in _bits(pa[c])) for c in range(n)}
-            produced += 1
+        names = self.names
+        for masks in Extensions(self).members(limit):
+            yield {names[c]: tuple(names[p] for p in _bits(m)) for c, m in enumerate(masks)}
 
     def to_networkx(self) -> Any:
         """A ``networkx.DiGraph``: arrows once, undirected edges in both directions.
@@ -577,6 +519,22 @@ def cpdag(names: Sequence[str], parents: Mapping[str, Iterable[str]] | None = No
         names, parents, _ = network_parts(names)
     names_t = tuple(names)
     return _cpdag_from_key(names_t, _key_of(names_t, parents, True))[0]
+
+
+def cpdag_from_masks(names: Sequence[str], parent_masks: Sequence[int], *, validate: bool = True) -> CPDAG:
+    """The CPDAG of a DAG given as parent bitmasks over ``names`` (see :func:`class_key_from_masks`).
+
+    Examples
+    --------
+    >>> cp = cpdag_from_masks("abc", [0, 0b001, 0b010])     # a -> b -> c
+    >>> cp == cpdag("abc", {"b": ("a",), "c": ("b",)}), cp.count_dags()
+    (True, 3)
+    """
+    names_t = tuple(names)
+    if len(names_t) != len(parent_masks):
+        raise DataError(f"{len(parent_masks)} parent masks for {len(names_t)} variables")
+    _index(names_t)
+    return _cpdag_from_key(names_t, class_key_from_masks(parent_masks, validate=validate))[0]
 
 
 class EquivalenceClass:

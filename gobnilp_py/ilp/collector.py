@@ -143,6 +143,17 @@ class NetworkCollector(pyscipopt.Conshdlr):
             return None
         return tuple(chosen.tolist())
 
+    def request_stop(self, reason: str = "interrupted") -> None:
+        """Record nothing more from now on (a signal asked the search to stop); the result says ``reason``."""
+        if self.stop_reason is None:
+            self.stop_reason = reason
+
+    def report_now(self) -> None:
+        """Report progress now (the heartbeat calls this about once a second)."""
+        if self.progress is not None:
+            self._last_report = -math.inf
+            self._report()
+
     def _report(self) -> None:
         """Tell the progress hook (at most once a second): networks found, current bound, elapsed."""
         now = time.perf_counter()
@@ -153,8 +164,12 @@ class NetworkCollector(pyscipopt.Conshdlr):
             bound = float(self.model.getDualbound())
         except Exception:  # no bound in this stage
             bound = math.nan
+        # The search ends when its bound falls below the target: OPT - epsilon (the objective limit,
+        # a hair below it), or for k-best the rising k-th best score.
+        target = self.threshold if self.kbest is not None else float(self.model.getObjlimit())
         self.progress("collecting", len(self.found), self.max_networks, bound=bound,
-                      elapsed=self.model.getSolvingTime())
+                      elapsed=self.model.getSolvingTime(),
+                      target=target if math.isfinite(target) and abs(target) < 1e19 else None)
 
     def _class_key(self, key: tuple[int, ...]) -> Any:
         """The Markov equivalence class key of the network ``key`` (flat families)."""

@@ -71,15 +71,21 @@ def tolerances(opt: float) -> tuple[float, float]:
     return REL_TOL * scale, REL_MARGIN * scale
 
 
-def _optimize(model: Any, what: str) -> None:
-    """Run SCIP; Ctrl-C / SIGTERM stop it at its next safe point (status ``userinterrupt``)."""
-    try:
-        from .._interrupt import interruptible
-    except ImportError:  # until the signal-handling module lands: SCIP's own Ctrl-C catching only
-        from contextlib import nullcontext as interruptible  # type: ignore[assignment]
+def _optimize(model: Any, what: str, on_stop: Any = None) -> None:
+    """Run SCIP; Ctrl-C / SIGTERM stop it at its next safe point (status ``userinterrupt``).
+
+    ``on_stop`` is called too (the collector stops recording at once: SCIP may
+    keep re-solving one node's LP for a long time before it checks its flag).
+    """
+    from .._interrupt import interruptible
+
+    def stop() -> None:
+        if on_stop is not None:
+            on_stop()
+        model.interruptSolve()
 
     try:
-        with interruptible(model.interruptSolve):
+        with interruptible(stop):
             model.optimize()
     except Exception as exc:  # SCIP errors surface as generic exceptions
         raise SolverError(f"SCIP failed in {what}: {exc}") from exc
@@ -89,10 +95,8 @@ def _checked_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
     """The caller's SCIP parameters, refusing those that would write files outside our control."""
     user = dict(params or {})
     if user:
-        try:
-            from .._scip_params import check_scip_params
-        except ImportError:  # until the file-parameter check lands
-            return user
+        from .._scip_params import check_scip_params
+
         check_scip_params(user)
     return user
 
@@ -100,7 +104,8 @@ def _checked_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
 # --------------------------------------------------------------------------- optimum
 def optimum(table: ScoreTable, *, constraints: Any = None, time_limit: float | None = None, gap: float = 0.0,
             params: Mapping[str, Any] | None = None, verbose: bool = False,
-            model_options: Mapping[str, Any] | None = None, lower_bound: float | None = None) -> Solution:
+            model_options: Mapping[str, Any] | None = None, lower_bound: float | None = None,
+            progress: Any = None) -> Solution:
     """A network of maximum score in ``table`` under ``constraints`` (linear rows for what filtering cannot express).
 
     ``lower_bound`` is accepted for interface symmetry and ignored: SCIP's own
@@ -207,10 +212,12 @@ def _collect(table: ScoreTable, constraints: Any, *, objlimit: float | None, max
         fm.model.setParam(key, value)
     col = include_collector(fm.model, fm.index, fm.xflat, max_networks=max_networks, kbest=kbest,
                             tie_tolerance=tie_tolerance, progress=progress, by_class=by_class)
+    if progress is not None:  # report also while no network is found (the collector reports when it records)
+        fm.extra["heartbeat"].tick = col.report_now
     if objlimit is not None:
         fm.model.setObjlimit(objlimit)
     t0 = time.perf_counter()
-    _optimize(fm.model, "the collecting search")
+    _optimize(fm.model, "the collecting search", on_stop=col.request_stop)
     status = fm.model.getStatus()
     stats: dict[str, Any] = {
         "time_collect": time.perf_counter() - t0,
@@ -285,13 +292,18 @@ def epsilon_set(table: ScoreTable, *, opt: float, epsilon: float, constraints: A
 
 def kbest(table: ScoreTable, *, k: int, opt: float | None = None, constraints: Any = None,
           time_limit: float | None = None, epsilon_hint: float | None = None,
-          params: Mapping[str, Any] | None = None, verbose: bool = False, progress: Any = None) -> Collection:
+          params: Mapping[str, Any] | None = None, verbose: bool = False, progress: Any = None,
+          by_class: bool = False, widen: bool = True) -> Collection:
     """The ``k`` best networks of ``table`` (and every network tied with the k-th), in one or two searches.
 
     ``opt`` is the proven optimum (found first when not given).  With
     ``epsilon_hint`` the first search runs under the objective limit
     ``opt - epsilon_hint`` as well as the rising k-th best threshold; if fewer
     than ``k`` networks lie within it, a second search runs without the limit.
+    With ``by_class`` the entries are one representative per equivalence class:
+    the k best classes (and every class tied with the k-th).  With
+    ``widen=False`` no second search runs: the caller rescores the data for a
+    wider gap instead (cheaper than searching an ε-safe table without a limit).
     """
     t0 = time.perf_counter()
     if opt is None:
@@ -314,9 +326,9 @@ def kbest(table: ScoreTable, *, k: int, opt: float | None = None, constraints: A
         objlimit = opt - epsilon_hint - tol - margin if use_limit else None
         fm, col, stats = _collect(table, constraints, objlimit=objlimit, max_networks=None, kbest=k,
                                   tie_tolerance=tol + margin, time_limit=remaining, params=params, verbose=verbose,
-                                  progress=progress)
+                                  progress=progress, by_class=by_class)
         reason = _incomplete_reason(stats["scip_status"], col)
-        if reason is not None or len(col.found) >= k or not use_limit:
+        if reason is not None or len(col.found) >= k or not use_limit or not widen:
             break
         use_limit = False  # fewer than k networks within the hint: search the whole table
     ranked = sorted(col.found.values(), reverse=True)
@@ -326,7 +338,7 @@ def kbest(table: ScoreTable, *, k: int, opt: float | None = None, constraints: A
         entries = [e for e in entries if e[0] >= kth - tol]
     new_opt = ranked[0] if ranked and ranked[0] > opt + tol else None
     stats["searches"] = rounds
-    return Collection(entries, reason, opt=new_opt, stats=stats)
+    return Collection(entries, reason, opt=new_opt, by_class=by_class, stats=stats)
 
 
 def _table_floor(table: ScoreTable) -> float:

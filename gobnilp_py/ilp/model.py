@@ -130,6 +130,7 @@ def build_model(table: ScoreTable, *, constraints: StructuralConstraints | None 
     FamilyModel
     """
     from .acyclicity import add_acyclicity
+    from .heartbeat import add_heartbeat
     from .heuristic import add_sink_heuristic
     from .structural_rows import add_structural_rows
 
@@ -166,6 +167,7 @@ def build_model(table: ScoreTable, *, constraints: StructuralConstraints | None 
         fm.heuristic = add_sink_heuristic(m, index, xflat, stats, derived=derived)
     if constraints is not None:
         add_structural_rows(constraints, fm)
+    fm.extra["heartbeat"] = add_heartbeat(m)
     for key, value in {**DEFAULT_PARAMS, **dict(params or {})}.items():
         try:
             m.setParam(key, value)

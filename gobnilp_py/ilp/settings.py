@@ -18,9 +18,11 @@ __all__ = ["DEFAULT_PARAMS", "ENUMERATION_PARAMS", "COLLECT_PARAMS", "COLLECT_MO
 
 #: SCIP settings applied before the caller's overrides (measured, see docs/solver.md).
 DEFAULT_PARAMS: dict[str, Any] = {
-    # Ctrl-C stops SCIP at its next safe point with status "userinterrupt", and the result is
-    # returned labelled "interrupted" (SIGTERM is routed to the same stop by gobnilp_py._interrupt).
-    "misc/catchctrlc": True,
+    # SCIP's own Ctrl-C catching prints "pressed CTRL-C ..." to stdout (even with hideOutput(),
+    # which would corrupt --json output) and exits the process at the fifth Ctrl-C.  Signals are
+    # handled by gobnilp_py._interrupt instead: SIGINT and SIGTERM call interruptSolve(), SCIP stops
+    # at its next safe point with status "userinterrupt", and the result is labelled "interrupted".
+    "misc/catchctrlc": False,
     # Multi-aggregated family variables can be neither set in heuristic
     # solutions nor bounded by propagation; the convexity rows are tiny anyway.
     "presolving/donotmultaggr": True,

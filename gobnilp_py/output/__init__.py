@@ -7,7 +7,8 @@ be used on their own with any result (``ScoreTable``, ``Network``,
 """
 
 from .folder import StagedFolder
-from .pictures import cpdag_png, dag_png, edge_heatmap_png, score_rank_png
+from .load import load_result
+from .pictures import PictureSet, cpdag_png, dag_png, dot_files, draw_pictures, edge_heatmap_png, score_rank_png
 from .report import ReportData, render_html, render_markdown
 from .job import RunResult, run, run_job
 from .writers import dot_text, gobnilp_text, modelstrings, networks_csv, to_json
@@ -26,6 +27,10 @@ __all__ = [
     "cpdag_png",
     "edge_heatmap_png",
     "score_rank_png",
+    "draw_pictures",
+    "dot_files",
+    "PictureSet",
+    "load_result",
     "ReportData",
     "render_markdown",
     "render_html",

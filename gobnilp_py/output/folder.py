@@ -1,35 +1,168 @@
-"""All-or-nothing output folders: a failed or interrupted run leaves no output files.
+"""Output folders and files: all or nothing, and never a file of the user's touched.
 
-Files are written into a hidden staging folder beside the destination; only
-when every file is complete is the staging folder renamed into place (and a
-previous run's folder, recognised by its marker file, moved aside and
-deleted).  Renames within one parent folder are atomic, so readers see the
-old folder or the new one, never a mixture.
+All or nothing
+    Files are written into a hidden staging folder beside the destination;
+    only when every file is complete is the staging folder renamed into place
+    (a previous run's folder moved aside and deleted).  Renames within one
+    parent folder are atomic, so readers see the old folder or the new one,
+    never a mixture, and an error or an interrupt leaves nothing behind.
+
+Never a file we did not write
+    Every folder we write holds a marker file, :data:`RUN_MARKER`, listing the
+    files of that run.  A later run may replace exactly those.  Any other file
+    in the folder (one the user put there, or a folder that was never ours)
+    blocks the run *before the work*, with one line naming the file, unless
+    ``force`` is given: then our files are written into the folder one by one
+    (each atomically), overwriting files with the same names, and every other
+    file is left where it is.  A single output file (``score -o x.jkl``) is
+    overwritten only if it is one of ours (a ``.jkl`` we wrote starts with our
+    provenance lines) or with ``force``.
+
+Checked before the work
+    :func:`check_output_folder` and :func:`check_output_file` find a missing
+    or read-only parent, a path that is a file where a folder is wanted (or
+    the reverse), and foreign files, so a long run never ends in "cannot
+    write".  Write errors that only appear later (a full disk) are one-line
+    :class:`~gobnilp_py.errors.OutputError` messages, and still leave nothing.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
-from .._io import atomic_write_bytes, atomic_write_text
-from ..config import RUN_MARKER
-from ..errors import ConfigError
+from .._io import atomic_write_bytes, atomic_write_text, umask
+from ..errors import OutputError
 
-__all__ = ["StagedFolder"]
+__all__ = ["StagedFolder", "RUN_MARKER", "check_output_folder", "check_output_file", "ours_in", "write_error"]
 
-log = logging.getLogger("gobnilp_py")
+log = logging.getLogger(__name__)
+
+#: Marker file in every output folder gobnilp-py writes: JSON with the list of its files.
+RUN_MARKER = ".gobnilp-run"
+#: Files a marker of an earlier version (plain text, no list) may have vouched for.
+_LEGACY_NAMES = frozenset({"result.json", "networks.csv", "networks.txt", "scores.jkl", "modelstrings.txt",
+                           "best.dot", "best_dag.png", "best_cpdag.png", "edge_probabilities.png",
+                           "score_rank.png", "report.md", "report.html", "summary.json"})
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+def write_error(exc: OSError, what: str | os.PathLike[str]) -> OutputError:
+    """A one-line :class:`OutputError` for an OS error while writing ``what``."""
+    reason = exc.strerror or str(exc)
+    return OutputError(f"cannot write {what}: {reason}")
+
+
+def ours_in(folder: Path) -> frozenset[str] | None:
+    """Names of the files our marker in ``folder`` vouches for (``None``: no marker, not our folder)."""
+    marker = folder / RUN_MARKER
+    if not marker.is_file():
+        return None
+    try:
+        text = marker.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return frozenset()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return _LEGACY_NAMES  # a marker of an earlier version: plain text
+    files = data.get("files") if isinstance(data, dict) else None
+    if not isinstance(files, list):
+        return frozenset()
+    return frozenset(str(f) for f in files if isinstance(f, str) and "/" not in f and f not in ("", ".", ".."))
+
+
+def _foreign(folder: Path) -> list[str]:
+    ours = ours_in(folder) or frozenset()
+    return sorted(p.name for p in folder.iterdir() if p.name != RUN_MARKER and p.name not in ours)
+
+
+def _nearest_existing(path: Path) -> Path:
+    p = path
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    return p
+
+
+def _writable(folder: Path) -> bool:
+    return os.access(folder, os.W_OK | os.X_OK)
+
+
+def check_output_folder(folder: str | os.PathLike[str], *, force: bool = False) -> None:
+    """Refuse, before any work, an output folder that could not be written or holds foreign files.
+
+    Raises
+    ------
+    OutputError
+        ``folder`` is a file; its nearest existing ancestor is not a folder or
+        not writable; it exists but is not writable; or it holds a file our
+        marker does not list (naming it) and ``force`` is false.
+    """
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(f"{folder} exists and is not a folder")
+    if folder.is_dir():
+        if not force:
+            foreign = _foreign(folder)
+            if foreign:
+                more = f" (and {len(foreign) - 1} more)" if len(foreign) > 1 else ""
+                raise OutputError(f"{folder} holds {foreign[0]!r}{more}, which gobnilp-py did not write; choose "
+                                  "another folder, move it away, or pass --force (force = true) to write beside it")
+        if not _writable(folder):
+            raise OutputError(f"{folder} is not writable")
+        if not _writable(folder.parent if str(folder.parent) else Path(".")):
+            raise OutputError(f"{folder}: its parent folder {folder.parent} is not writable (the folder is "
+                              "replaced as a whole)")
+        return
+    ancestor = _nearest_existing(folder.parent if str(folder.parent) else Path("."))
+    if not ancestor.is_dir():
+        raise OutputError(f"{folder}: {ancestor} is not a folder")
+    if not _writable(ancestor):
+        raise OutputError(f"{folder}: {ancestor} is not writable")
+
+
+def _jkl_is_ours(path: Path) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(200)
+    except OSError:
+        return False
+    return head.startswith(b"# gobnilp_py")
+
+
+def check_output_file(path: str | os.PathLike[str], *, force: bool = False,
+                      is_ours: Callable[[Path], bool] = _jkl_is_ours) -> None:
+    """Refuse, before any work, an output file that could not be written or is not ours to overwrite.
+
+    Raises
+    ------
+    OutputError
+        The path is a folder; its folder does not exist or is not writable;
+        or it exists, was not written by gobnilp-py (``is_ours``) and
+        ``force`` is false.
+    """
+    path = Path(path)
+    parent = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise OutputError(f"output {path} is a folder, expected a file name")
+    if not parent.exists():
+        raise OutputError(f"cannot write {path}: folder {parent} does not exist")
+    if not parent.is_dir():
+        raise OutputError(f"cannot write {path}: {parent} is not a folder")
+    if not _writable(parent):
+        raise OutputError(f"cannot write {path}: folder {parent} is not writable")
+    if path.exists() or path.is_symlink():
+        if not path.is_file():
+            raise OutputError(f"output {path} exists and is not a regular file")
+        if not force and not is_ours(path):
+            raise OutputError(f"{path} exists and was not written by gobnilp-py; choose another name, or pass "
+                              "--force to overwrite it")
 
 
 class StagedFolder:
@@ -37,72 +170,138 @@ class StagedFolder:
 
     Use as a context manager: leaving the block by an exception (or without
     :meth:`commit`) deletes the staging folder and leaves ``dest`` untouched.
+
+    Parameters
+    ----------
+    dest : path
+        The output folder.
+    force : bool
+        Write into a folder holding files we did not write (see the module docstring).
     """
 
-    def __init__(self, dest: str | os.PathLike[str]) -> None:
+    def __init__(self, dest: str | os.PathLike[str], *, force: bool = False) -> None:
         self.dest = Path(dest).resolve()
+        self.force = force
         self.staging: Path | None = None
         self.files: list[str] = []
+        self._created: list[Path] = []
 
     def __enter__(self) -> "StagedFolder":
+        check_output_folder(self.dest, force=self.force)
         parent = self.dest.parent
         missing = []
         p = parent
         while not p.exists():
             missing.append(p)
             p = p.parent
-        if not p.is_dir():
-            raise ConfigError(f"output folder {self.dest}: {p} is not a folder")
-        parent.mkdir(parents=True, exist_ok=True)
-        self._created = missing  # removed again if the run fails, so a failure leaves nothing behind
-        self.staging = Path(tempfile.mkdtemp(prefix=f".{self.dest.name}.staging-", dir=parent))
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+            self._created = missing  # removed again if the run fails, so a failure leaves nothing behind
+            self.staging = Path(tempfile.mkdtemp(prefix=f".{self.dest.name}.staging-", dir=parent))
+        except OSError as exc:
+            self._remove_created()
+            raise write_error(exc, self.dest) from None
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         if self.staging is not None and self.staging.exists():
             shutil.rmtree(self.staging, ignore_errors=True)
-            for d in getattr(self, "_created", []):  # deepest first
-                try:
-                    d.rmdir()
-                except OSError:
-                    break
+            self._remove_created()
+
+    def _remove_created(self) -> None:
+        for d in self._created:  # deepest first
+            try:
+                d.rmdir()
+            except OSError:
+                break
 
     def path(self, name: str) -> Path:
-        assert self.staging is not None, "use StagedFolder as a context manager"
+        if self.staging is None:
+            raise RuntimeError("use StagedFolder as a context manager")
         return self.staging / name
 
     def write_text(self, name: str, text: str) -> Path:
         return self.write_bytes(name, text.encode("utf-8"))
 
     def write_bytes(self, name: str, data: bytes) -> Path:
-        atomic_write_bytes(self.path(name), data)
-        os.chmod(self.path(name), 0o666 & ~_umask())  # temp files are private; results are not
+        try:
+            atomic_write_bytes(self.path(name), data, mode=0o666 & ~umask())
+        except OSError as exc:
+            raise write_error(exc, self.dest / name) from None
         self.files.append(name)
         return self.dest / name
 
+    def _marker(self, note: str) -> str:
+        from .. import __version__
+
+        return json.dumps({"written_by": f"gobnilp-py {__version__}", "note": note, "time": time.ctime(),
+                           "files": list(dict.fromkeys(self.files))}, indent=1) + "\n"
+
     def commit(self, marker_text: str = "") -> list[Path]:
-        """Move the staged files into place; returns their final paths."""
-        assert self.staging is not None
-        os.chmod(self.staging, 0o777 & ~_umask())
-        atomic_write_text(self.staging / RUN_MARKER, marker_text or f"written by gobnilp-py run at {time.ctime()}\n")
-        old: Path | None = None
+        """Move the staged files into place; returns their final paths.
+
+        Raises
+        ------
+        OutputError
+            A file we did not write appeared in ``dest`` during the run (and
+            ``force`` is false), or a write failed; nothing is then changed.
+        """
+        if self.staging is None:
+            raise RuntimeError("use StagedFolder as a context manager")
+        try:
+            os.chmod(self.staging, 0o777 & ~umask())
+            atomic_write_text(self.staging / RUN_MARKER, self._marker(marker_text.strip()),
+                              mode=0o666 & ~umask())
+        except OSError as exc:
+            raise write_error(exc, self.dest / RUN_MARKER) from None
         if self.dest.exists():
             if not self.dest.is_dir():
-                raise ConfigError(f"output folder {self.dest} exists and is not a folder")
-            if any(self.dest.iterdir()) and not (self.dest / RUN_MARKER).is_file():
-                raise ConfigError(f"output folder {self.dest} now holds files not written by gobnilp-py run; "
-                                  "nothing was written")
-            old = Path(tempfile.mkdtemp(prefix=f".{self.dest.name}.old-", dir=self.dest.parent))
-            os.rmdir(old)
-            os.replace(self.dest, old)
+                raise OutputError(f"output folder {self.dest} exists and is not a folder; nothing was written")
+            foreign = _foreign(self.dest)
+            if foreign and not self.force:
+                raise OutputError(f"output folder {self.dest} now holds {foreign[0]!r}, which gobnilp-py did not "
+                                  "write; nothing was written")
+            if foreign:
+                self._merge_into_dest()
+                return [self.dest / f for f in self.files]
+        self._swap_in()
+        return [self.dest / f for f in self.files]
+
+    def _swap_in(self) -> None:
+        """Rename the staging folder to ``dest`` (moving an old folder of ours aside first)."""
+        assert self.staging is not None
+        old: Path | None = None
         try:
-            os.replace(self.staging, self.dest)
-        except BaseException:
-            if old is not None:
-                os.replace(old, self.dest)
-            raise
+            if self.dest.exists():
+                old = Path(tempfile.mkdtemp(prefix=f".{self.dest.name}.old-", dir=self.dest.parent))
+                os.rmdir(old)
+                os.replace(self.dest, old)
+            try:
+                os.replace(self.staging, self.dest)
+            except BaseException:
+                if old is not None:
+                    os.replace(old, self.dest)
+                raise
+        except OSError as exc:
+            raise write_error(exc, self.dest) from None
         self.staging = None
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
-        return [self.dest / f for f in self.files]
+
+    def _merge_into_dest(self) -> None:
+        """``force`` with foreign files present: replace our files one by one, leave every other file alone."""
+        assert self.staging is not None
+        previous = ours_in(self.dest) or frozenset()
+        try:
+            for name in dict.fromkeys(self.files):
+                os.replace(self.staging / name, self.dest / name)
+            for name in previous - set(self.files):  # stale outputs of our previous run
+                stale = self.dest / name
+                if stale.is_file():
+                    stale.unlink()
+            os.replace(self.staging / RUN_MARKER, self.dest / RUN_MARKER)
+        except OSError as exc:
+            raise write_error(exc, self.dest) from None
+        shutil.rmtree(self.staging, ignore_errors=True)
+        self.staging = None

@@ -11,7 +11,20 @@ The phases, each timed by :class:`~gobnilp_py.progress.Progress`:
 3. **solving**: :func:`~gobnilp_py.learn`, :func:`~gobnilp_py.enumerate_networks`
    or :func:`~gobnilp_py.kbest`;
 4. **summarising**: equivalence classes and edge probabilities of a collection;
-5. **writing**: every output into a staging folder, moved into place at the end.
+5. **drawing**: the pictures asked for (networks of more than 60 variables are
+   skipped, with the reason in the report);
+6. **writing**: every output into a staging folder, moved into place at the end.
+
+Before any work (end of phase 1) the run also refuses what would fail only
+at the end: variable names that a requested format cannot hold (model
+strings in ``networks.csv``, ``modelstrings.txt`` and the report; GOBNILP
+text; ``.jkl``), and a problem too wide to score (:func:`gobnilp_py._validation.check_width`).
+
+Every output says what the result is worth (:func:`gobnilp_py.output.writers.guarantee_of`):
+a result cut short (network cap, time limit, interrupt), approximate, from a
+table of unknown pruning, or infeasible is labelled in each file.  An
+infeasible problem is an answer: its folder is written like any other, every
+file saying ``INFEASIBLE``, and the command line exits non-zero.
 """
 
 from __future__ import annotations
@@ -65,6 +78,11 @@ class RunResult:
     def job(self) -> str:
         return self.config.job
 
+    @property
+    def guarantee(self) -> str:
+        """The result's guarantee line (see :func:`gobnilp_py.output.writers.guarantee_of`)."""
+        return W.guarantee_of(self.result)
+
     def to_dict(self) -> dict[str, Any]:
         """Everything machine-readable about the run (the ``result.json`` output)."""
         from .. import __version__
@@ -73,6 +91,7 @@ class RunResult:
         d: dict[str, Any] = {
             "gobnilp_py_version": __version__,
             "job": cfg.job,
+            **W.labels(self.result),
             "config_file": cfg.source,
             "config": cfg.to_dict(),
             "inputs": _inputs(self),
@@ -86,21 +105,24 @@ class RunResult:
         else:
             d["result"] = r.to_dict()
             d.update(W.collection_summary(r))
+        for key, value in W.labels(r).items():
+            d["result"].setdefault(key, value)
         if cfg.constraints is not None:
             d["constraints"] = cfg.constraints.to_dict()
         d["warnings"] = list(cfg.warnings)
         return W.jsonable(d)
 
 
-def phases_for(job: str) -> tuple[str, ...]:
-    """The phases a job goes through, in order."""
+def phases_for(job: str, outputs: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The phases a job goes through, in order (``drawing`` when ``outputs`` name a picture)."""
+    draw = ("drawing",) if any(o in PICTURES for o in outputs) else ()
     if job == "score":
         return ("reading", "scoring", "writing")
     if job == "kbest":
-        return ("reading", "solving", "summarising", "writing")
+        return ("reading", "solving", "summarising", *draw, "writing")
     if job == "learn":
-        return ("reading", "scoring", "solving", "writing")
-    return ("reading", "scoring", "solving", "summarising", "writing")
+        return ("reading", "scoring", "solving", *draw, "writing")
+    return ("reading", "scoring", "solving", "summarising", *draw, "writing")
 
 
 def _inputs(res: RunResult) -> dict[str, Any]:
@@ -133,13 +155,13 @@ def run(config: RunConfig | str | os.PathLike[str], *, progress: Progress | None
         config = load_config(config, _overrides(overrides))
     elif overrides:
         raise TypeError("keyword overrides need a config path, not a RunConfig")
-    return run_job(config, progress or Progress(phases_for(config.job), enabled=False))
+    return run_job(config, progress or Progress(phases_for(config.job, config.outputs), enabled=False))
 
 
 _KW_SECTION = {"bayes_factor": "search", "epsilon": "search", "k": "search", "job": "search",
                "time_limit": "limits", "max_networks": "limits", "gap": "limits", "score": "scoring",
                "ess": "scoring", "palim": "scoring", "prune": "scoring", "output_dir": "output",
-               "write": "output", "path": "data"}
+               "write": "output", "force": "output", "path": "data"}
 
 
 def _overrides(kw: dict[str, Any]) -> list[tuple[str, str, Any, str]]:
@@ -214,25 +236,65 @@ def _execute(cfg: RunConfig, progress: Progress, ds: Any, table: Any) -> tuple[A
     return result, table
 
 
+#: Which written formats each output needs its variable names to fit (see ``check_names_for``).
+_NAME_FORMATS = {"gobnilp": ("gobnilp",), "csv": ("modelstring",), "modelstring": ("modelstring",),
+                 "report": ("modelstring",), "jkl": ("jkl",)}
+
+
+def check_before_work(cfg: RunConfig, ds: Any, table: Any) -> None:
+    """The last checks that need the data: constraint names, names the outputs can hold, the width.
+
+    Raises
+    ------
+    ConstraintError, ConfigError, ParameterError
+        One line, before any scoring or search.
+    """
+    from .._validation import check_names_for, check_width
+    from ..errors import ConfigError, ParameterError
+
+    names = ds.names if ds is not None else table.names
+    if cfg.constraints is not None:
+        cfg.constraints.validate(names)
+    for out in cfg.outputs:
+        formats = _NAME_FORMATS.get(out, ())
+        if cfg.job == "score" and out == "report":
+            formats = ()
+        if formats:
+            try:
+                check_names_for(names, formats, where=cfg.output_file(out))
+            except ParameterError as exc:
+                raise ConfigError(f"{cfg.source}: {exc}; or leave {out!r} out of [output] write") from None
+    if ds is not None:
+        from ..scoring import DEFAULT_MAX_CANDIDATES
+
+        sc = cfg.values["scoring"]
+        mc = sc.get("max_candidates") or DEFAULT_MAX_CANDIDATES
+        check_width(ds.n, palim=sc.get("palim"), max_candidates=mc,
+                    n_constant=int((ds.arities <= 1).sum()), source=str(cfg.data_path))
+
+
 def run_job(cfg: RunConfig, progress: Progress) -> RunResult:
     """Read, score, solve, summarise and write, one phase after the other."""
     with progress.phase("reading", str(cfg.data_path)):
         ds, table = _read(cfg)
-        names = ds.names if ds is not None else table.names
-        if cfg.constraints is not None:
-            cfg.constraints.validate(names)
+        check_before_work(cfg, ds, table)
     result, table = _execute(cfg, progress, ds, table)
     res = RunResult(cfg, result, dataset=ds, table=table)
-    pics: dict[str, bytes] = {}
     if cfg.job in ("enumerate", "kbest"):
         with progress.phase("summarising", f"{len(result)} networks"):
             result.mecs()
             if len(result):
                 result.edge_probabilities()
+    pics = P.PictureSet()
+    wanted = tuple(p for p in cfg.outputs if p in PICTURES) if cfg.output_dir is not None else ()
+    if wanted:
+        with progress.phase("drawing", f"{len(wanted)} picture{'s' if len(wanted) != 1 else ''}"):
+            pics = P.draw_pictures(result, wanted, format=cfg.values["output"]["picture_format"],
+                                   dpi=cfg.values["output"]["dpi"])
     res.timings = dict(progress.timings)
     if cfg.output_dir is not None:
         with progress.phase("writing", str(cfg.output_dir)):
-            res.files = _write(res, pics)
+            res.files = _write(res, pics, progress)
     res.timings = dict(progress.timings)
     return res
 
@@ -246,35 +308,16 @@ _CAPTIONS = {
 }
 
 
-def _pictures(res: RunResult, wanted: tuple[str, ...], dpi: int) -> dict[str, bytes]:
-    nets = W.networks_of(res.result)
-    out: dict[str, bytes] = {}
-    for name in wanted:
-        if name in ("dag_png", "cpdag_png") and not nets:
-            log.warning("no network to draw: %s skipped", name)
-            continue
-        if name in ("edges_png", "scores_png") and not len(res.result):
-            log.warning("empty collection: %s skipped", name)
-            continue
-        if name == "dag_png":
-            out[name] = P.dag_png(nets[0], dpi=dpi)
-        elif name == "cpdag_png":
-            out[name] = P.cpdag_png(nets[0], dpi=dpi)
-        elif name == "edges_png":
-            out[name] = P.edge_heatmap_png(res.result, dpi=dpi)
-        elif name == "scores_png":
-            out[name] = P.score_rank_png(res.result, dpi=dpi)
-    return out
-
-
 def _results_rows(res: RunResult) -> dict[str, Any]:
     r, job = res.result, res.job
+    notes = W.notes_of(r)
+    head = {"guarantee": notes[0], **({"caveats": "; ".join(notes[1:])} if notes[1:] else {})}
     if job == "score":
-        return {"candidate parent sets": len(r), "score": r.score_name, "pruned for epsilon": r.epsilon}
+        return {**head, "candidate parent sets": len(r), "score": r.score_name, "pruned for epsilon": r.epsilon}
     if job == "learn":
-        return {"status": r.status, "score": r.score, "dual bound": r.dual_bound, "arrows": r.n_edges,
-                "model string": r.to_modelstring()}
-    return {"OPT": r.opt, "epsilon": r.epsilon, "Bayes factor": r.bayes_factor, "networks": len(r),
+        return {**head, "status": r.status, "score": r.score, "dual bound": r.dual_bound, "arrows": r.n_edges,
+                "model string": r.to_modelstring() if W.networks_of(r) else "none"}
+    return {**head, "OPT": r.opt, "epsilon": r.epsilon, "Bayes factor": r.bayes_factor, "networks": len(r),
             "equivalence classes": r.n_mecs, "complete": r.complete, "reason": r.reason,
             "networks just below the boundary (excluded)": r.near_boundary}
 
@@ -291,20 +334,19 @@ def _top_edges(res: RunResult) -> list[tuple[str, str, float]]:
     return pairs
 
 
-def _write(res: RunResult, pics: dict[str, bytes]) -> list[Path]:
-    from .. import __version__
+def _write(res: RunResult, pics: P.PictureSet, progress: Progress) -> list[Path]:
+    from .. import __version__, interop
 
     cfg = res.config
     wanted = cfg.outputs
-    dpi = cfg.values["output"]["dpi"]
-    pics.update(_pictures(res, tuple(p for p in wanted if p in PICTURES), dpi))
     t0 = time.perf_counter()
-    with StagedFolder(cfg.output_dir) as folder:
+    with StagedFolder(cfg.output_dir, force=bool(cfg.values["output"].get("force"))) as folder:
         r = res.result
+        best = W.networks_of(r)[:1]
         for name in wanted:
             fname = cfg.output_file(name)
-            if name in pics:
-                folder.write_bytes(fname, pics[name])
+            if name in pics.images:
+                folder.write_bytes(fname, pics.images[name])
             elif name == "csv":
                 folder.write_text(fname, W.networks_csv(r))
             elif name == "gobnilp":
@@ -313,22 +355,32 @@ def _write(res: RunResult, pics: dict[str, bytes]) -> list[Path]:
                 folder.write_text(fname, res.table.to_jkl())
             elif name == "modelstring":
                 folder.write_text(fname, W.modelstrings(r))
-            elif name == "dot":
-                folder.write_text(fname, W.dot_text(r))
-        res.timings["writing"] = time.perf_counter() - t0
+            elif name == "dot":  # one graph per file: best.dot and best_cpdag.dot
+                for dot_name, text in P.dot_files(r).items():
+                    folder.write_text(fname if dot_name == "best.dot" else fname.rsplit(".", 1)[0] + "_cpdag.dot",
+                                      text)
+            elif name == "bif" and best:
+                folder.write_text(fname, interop.to_bif(best[0], res.dataset))
+            elif name == "adjacency" and best:
+                folder.write_text(fname, interop.adjacency_csv(best[0]))
+            elif name == "arc_strength" and len(r):
+                folder.write_text(fname, interop.arc_strength_csv(r))
         if "json" in wanted:
             folder.write_text(cfg.output_file("json"), W.to_json(res.to_dict()))
         if "report" in wanted:
-            pic_files = {_CAPTIONS[k]: cfg.output_file(k) for k in PICTURES if k in pics}
+            pic_files = {_CAPTIONS[k]: cfg.output_file(k) for k in PICTURES if k in pics.images}
+            timings = dict(progress.timings, writing=time.perf_counter() - t0)  # writing: up to this report
             data = ReportData(
-                title=cfg.title, job=cfg.job, inputs=_inputs(res), settings=cfg.to_dict(), timings=res.timings,
+                title=cfg.title, job=cfg.job, inputs=_inputs(res), settings=cfg.to_dict(), timings=timings,
                 results=_results_rows(res), networks=W.networks_of(r),
                 opt=getattr(r, "opt", getattr(r, "score", None)), edges=_top_edges(res),
                 files=[f for f in folder.files] + [cfg.output_file("report")], warnings=cfg.warnings,
-                version=__version__)
+                version=__version__, result=r if cfg.job != "score" else None,
+                picture_notes={_CAPTIONS[k]: why for k, why in pics.skipped.items()}, wall=progress.elapsed)
             if cfg.values["output"]["report_format"] == "html":
-                text = render_html(data, {_CAPTIONS[k]: pics[k] for k in PICTURES if k in pics})
+                text = render_html(data, {_CAPTIONS[k]: pics.images[k] for k in PICTURES if k in pics.images},
+                                   pic_files)
             else:
                 text = render_markdown(data, pic_files)
             folder.write_text(cfg.output_file("report"), text)
-        return folder.commit(f"written by gobnilp-py run from {cfg.source}\n")
+        return folder.commit(f"written by gobnilp-py run from {cfg.source}; {W.guarantee_of(r)}")

@@ -6,6 +6,22 @@ function serves the run folder, tests and notebooks; files are written by
 returns: a :class:`~gobnilp_py.scoring.table.ScoreTable` (job ``score``), a
 :class:`~gobnilp_py.network.Network` (``learn``) or a
 :class:`~gobnilp_py.solve.credible.CredibleSet` (``enumerate``, ``kbest``).
+
+Every file says what its result is worth
+    A result cut short (network cap, time limit, interrupt), approximate, from
+    a score table of unknown pruning, or infeasible must not look like a
+    complete answer in *any* file.  So every text writer starts with the
+    result's guarantee line (:func:`guarantee_of`) as a comment -- ``#`` in
+    CSV, GOBNILP text and model strings (read the CSV with
+    ``pandas.read_csv(path, comment="#")``), ``//`` in DOT -- and every JSON
+    holds ``guarantee``, ``complete``, ``approximate``, ``infeasible`` and
+    ``caveats`` (:func:`labels`).  Caveats (e.g. "the score table does not say
+    how it was pruned") follow the guarantee as further comment lines.
+    The guarantee starts with ``complete:``, ``INCOMPLETE (<reason>):``,
+    ``APPROXIMATE:``, ``INFEASIBLE:`` or ``UNKNOWN:``.
+
+JSON
+    One convention (:mod:`gobnilp_py._json`): non-finite floats are ``null``.
 """
 
 from __future__ import annotations
@@ -13,12 +29,19 @@ from __future__ import annotations
 import io
 import json
 import math
-from collections.abc import Mapping
 from typing import Any
+
+from .._json import jsonable
 
 __all__ = [
     "jsonable",
     "to_json",
+    "guarantee_of",
+    "is_complete",
+    "is_approximate",
+    "is_infeasible",
+    "notes_of",
+    "labels",
     "networks_of",
     "networks_csv",
     "gobnilp_text",
@@ -29,32 +52,105 @@ __all__ = [
 ]
 
 
-def jsonable(obj: Any) -> Any:
-    """Plain JSON data: non-finite floats become ``None``, tuples lists, numpy scalars Python numbers.
-
-    ``None`` rather than the strings ``"nan"``/``"inf"`` so that strict JSON
-    readers (``allow_nan=False``, JavaScript) accept every file we write.
-    """
-    if obj is None or isinstance(obj, (bool, int, str)):
-        return obj
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if isinstance(obj, Mapping):
-        return {str(k): jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [jsonable(v) for v in obj]
-    if isinstance(obj, (set, frozenset)):
-        return [jsonable(v) for v in sorted(obj, key=repr)]
-    if hasattr(obj, "tolist"):  # numpy arrays and scalars
-        return jsonable(obj.tolist())
-    if hasattr(obj, "__fspath__"):
-        return str(obj)
-    return str(obj)
-
-
 def to_json(obj: Any) -> str:
     """Strict JSON text (no NaN), indented for reading, ending in a newline."""
-    return json.dumps(jsonable(obj), indent=1, allow_nan=False) + "\n"
+    return json.dumps(jsonable(obj), indent=1, allow_nan=False, ensure_ascii=False) + "\n"
+
+
+# --------------------------------------------------------------- labels
+def _is_network(result: Any) -> bool:
+    from ..network import Network
+
+    return isinstance(result, Network)
+
+
+def _is_table(result: Any) -> bool:
+    return hasattr(result, "families") and hasattr(result, "names") and not hasattr(result, "networks")
+
+
+def is_infeasible(result: Any) -> bool:
+    """True for an answer "no network satisfies the constraints and the score table" (a Network or a collection)."""
+    flag = getattr(result, "infeasible", None)
+    if isinstance(flag, bool):
+        return flag
+    if _is_network(result):
+        return result.status == "infeasible"
+    if hasattr(result, "networks"):
+        if getattr(result, "reason", None) == "infeasible":
+            return True
+        opt = getattr(result, "opt", math.nan)
+        return bool(result.complete) and not result.networks and not (opt == opt and math.isfinite(opt))
+    return False
+
+
+def is_approximate(result: Any) -> bool:
+    """True if the result (or the table it came from) carries no exactness guarantee."""
+    return bool(getattr(result, "approximate", False))
+
+
+def is_complete(result: Any) -> bool:
+    """True when the result is the whole answer it claims (False: cut short, or approximate).
+
+    An infeasible answer is complete ("no network" is the whole answer).  A
+    score table is complete unless approximate or of unknown pruning.
+    """
+    if _is_table(result):
+        return not is_approximate(result) and getattr(result, "safe_epsilon", None) is not None
+    flag = getattr(result, "complete", None)
+    if flag is None and _is_network(result):
+        flag = result.status in ("optimal", "infeasible")
+    return bool(flag) and not is_approximate(result)
+
+
+def _collection_guarantee(cs: Any) -> str:
+    n = len(cs.networks)
+    eps = float(getattr(cs, "epsilon", math.nan))
+    if is_infeasible(cs):
+        return "INFEASIBLE: no network satisfies the constraints and the score table"
+    if is_approximate(cs):
+        return f"APPROXIMATE: {n} networks found without a guarantee that they are the best"
+    if cs.complete:
+        if getattr(cs, "kind", "bayes_factor") == "kbest":
+            return f"complete: the {n} best networks (the k-th is {eps:.6g} below OPT)"
+        bf = math.exp(eps) if eps < 700 else math.inf
+        return f"complete: every network with score >= OPT - {eps:.6g} (Bayes factor {bf:.6g})"
+    return (f"INCOMPLETE ({cs.reason or 'stopped'}): {n} networks found before the search stopped; "
+            "more networks within the gap may exist")
+
+
+def guarantee_of(result: Any) -> str:
+    """One human line saying what ``result`` is worth (shown in every output file and on stdout).
+
+    Uses the result's own ``guarantee`` when it has one (``Network``,
+    ``ScoreTable``, and ``CredibleSet`` once it carries one), else derives it
+    from ``complete`` / ``reason`` / ``status``.
+    """
+    g = getattr(result, "guarantee", None)
+    if isinstance(g, str) and g:
+        return g
+    if _is_network(result):
+        return result.guarantee
+    if hasattr(result, "networks"):
+        return _collection_guarantee(result)
+    return "UNKNOWN: the result does not say what it guarantees"
+
+
+def notes_of(result: Any) -> list[str]:
+    """The guarantee line, then every caveat of the result (e.g. a score table of unknown pruning)."""
+    caveats = [str(c) for c in (getattr(result, "caveats", None) or ()) if str(c)]
+    return [guarantee_of(result), *caveats]
+
+
+def labels(result: Any) -> dict[str, Any]:
+    """``{"guarantee", "complete", "approximate", "infeasible", "caveats"}`` of a result, for every JSON output."""
+    return {"guarantee": guarantee_of(result), "complete": is_complete(result),
+            "approximate": is_approximate(result), "infeasible": is_infeasible(result),
+            "caveats": notes_of(result)[1:]}
+
+
+def _comment(result: Any, mark: str = "#") -> str:
+    """The guarantee and each caveat as comment lines (one line each: no line breaks inside)."""
+    return "".join(f"{mark} {' '.join(note.split())}\n" for note in notes_of(result))
 
 
 def networks_of(result: Any) -> list[Any]:
@@ -67,28 +163,42 @@ def networks_of(result: Any) -> list[Any]:
 
 
 def networks_csv(result: Any) -> str:
-    """One row per network: rank, score, gap to OPT, Bayes factor, class, arrows, model string."""
+    """One row per network: rank, score, gap to OPT, Bayes factor, class, arrows, model string.
+
+    The first line is a ``#`` comment with the guarantee; read the file with
+    ``pandas.read_csv(path, comment="#")``.
+    """
     from ..network import Network
 
     if isinstance(result, Network):
         nets = networks_of(result)
         buf = io.StringIO()
+        buf.write(_comment(result))
         buf.write("rank,score,gap,bayes_factor,mec,n_edges,model,status\n")
         for net in nets:
-            buf.write(f"1,{net.score!r},0.0,1.0,0,{net.n_edges},{net.to_modelstring()},{net.status}\n")
+            buf.write(f"1,{net.score!r},0.0,1.0,0,{net.n_edges},{_csv_field(net.to_modelstring())},{net.status}\n")
         return buf.getvalue()
-    return result.to_dataframe().to_csv(index=False, float_format="%.10g")
+    return _comment(result) + result.to_dataframe().to_csv(index=False, float_format="%.10g")
+
+
+def _csv_field(text: str) -> str:
+    if any(ch in text for ch in ',"\n\r'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
 
 
 def gobnilp_text(result: Any) -> str:
     """GOBNILP's solution text (``child<-p1,p2, score`` lines, ``BN score is ...``) for each network.
 
     Several networks are separated by a blank line and headed by a ``#``
-    comment with their rank and Bayes factor against the optimum.
+    comment with their rank and Bayes factor against the optimum.  The first
+    line is a ``#`` comment with the guarantee (an infeasible result has no
+    network lines at all).
     """
     nets = networks_of(result)
-    if len(nets) == 1 and not hasattr(result, "networks"):
-        return nets[0].to_gobnilp_text()
+    head = _comment(result)
+    if not hasattr(result, "networks"):
+        return head + "".join(net.to_gobnilp_text() for net in nets)
     opt = getattr(result, "opt", None)
     parts = []
     for rank, net in enumerate(nets, 1):
@@ -97,33 +207,31 @@ def gobnilp_text(result: Any) -> str:
             gap = opt - net.score
             head += f", gap {gap:.6f}, Bayes factor {math.exp(gap):.6g}" if gap < 700 else f", gap {gap:.6f}"
         parts.append(head + "\n" + net.to_gobnilp_text())
-    return "\n".join(parts)
+    return _comment(result) + "\n".join(parts)
 
 
 def modelstrings(result: Any) -> str:
-    """bnlearn model strings, one network per line, best first."""
-    return "".join(net.to_modelstring() + "\n" for net in networks_of(result))
+    """bnlearn model strings, one network per line, best first, after a ``#`` guarantee line."""
+    return _comment(result) + "".join(net.to_modelstring() + "\n" for net in networks_of(result))
 
 
 def dot_text(result: Any) -> str:
-    """DOT of the best network and, after it, of its equivalence class (CPDAG)."""
-    from ..equivalence import cpdag
+    """DOT of the best network: one graph (its CPDAG is ``dot_files(result)["best_cpdag.dot"]``)."""
+    from .pictures import dot_files
 
-    nets = networks_of(result)
-    if not nets:
-        return "digraph empty {\n}\n"
-    best = nets[0]
-    return best.to_dot("best") + cpdag(best.names, best.parents).to_dot("best_cpdag")
+    return dot_files(result)["best.dot"]
 
 
 def table_summary(table: Any) -> dict[str, Any]:
     """What a score table is: variables, candidates per variable, ε, score, pruning counts, metadata."""
     return {
+        **labels(table),
         "names": list(table.names),
         "n_variables": table.n,
         "n_candidates": len(table),
         "candidates": table.n_candidates(),
         "epsilon": table.epsilon,
+        "safe_epsilon": getattr(table, "safe_epsilon", table.epsilon),
         "score_name": table.score_name,
         "pruning": table.pruning,
         "meta": table.meta,

@@ -152,6 +152,17 @@ class ParentConfigs:
         self._cache: dict[tuple[int, ...], tuple[np.ndarray, int]] = {
             (): (np.zeros(self.rows, dtype=np.int64), 1)
         }
+        self._tiles: dict[int, np.ndarray] = {}
+
+    def _extend(self, z: np.ndarray, m: int, p: int) -> tuple[np.ndarray, int]:
+        """Ids of a set extended by variable ``p`` (no caching)."""
+        r = int(self.arities[p])
+        if r > 1:
+            z = z * r + self.X[p]
+            m = m * r
+            if m > self.dense_limit:
+                z, m = self._compress(z, m)
+        return z, m
 
     def ids(self, parents: tuple[int, ...]) -> tuple[np.ndarray, int]:
         """Configuration ids of ``parents`` (sorted tuple) and their range ``m``."""
@@ -159,7 +170,14 @@ class ParentConfigs:
         if hit is not None:
             return hit
         prefix, last = parents[:-1], parents[-1]
-        z, m = self.ids(prefix)
+        if len(prefix) > 64 and prefix not in self._cache:
+            # Long sets (the ceilings over all other variables of wide data): build the prefix
+            # iteratively instead of recursing once per variable.
+            z, m = self._cache[()]
+            for p in prefix:
+                z, m = self._extend(z, m, p)
+        else:
+            z, m = self.ids(prefix)
         r = int(self.arities[last])
         if r > 1:
             z = z * r + self.X[last]
@@ -192,6 +210,17 @@ class ParentConfigs:
         # Weighted sums of integers below 2**53 are exact in float64.
         return np.bincount(codes, weights=w, minlength=size).astype(np.int64)
 
+    def _tiled(self, k: int) -> np.ndarray | None:
+        """Row multiplicities repeated for ``k`` children (cached: the same k recurs)."""
+        if self.weights is None:
+            return None
+        hit = self._tiles.get(k)
+        if hit is None:
+            if len(self._tiles) > 64:
+                self._tiles.clear()
+            hit = self._tiles[k] = np.tile(self.weights, k)
+        return hit
+
     def declared_q(self, parents: tuple[int, ...]) -> int:
         """Product of the declared arities of ``parents`` (exact Python int)."""
         q = 1
@@ -216,8 +245,7 @@ class ParentConfigs:
         joint = z[None, :] * r[:, None]
         joint += self.X[children]
         joint += offsets[:-1, None]
-        flat = self._count(joint.ravel(), int(offsets[-1]), np.tile(self.weights, children.size)
-                           if self.weights is not None else None)
+        flat = self._count(joint.ravel(), int(offsets[-1]), self._tiled(children.size))
         return FamilyCounts(parents=parents, children=children, child_arities=r,
                             q=self.declared_q(parents), config_counts=config_counts,
                             flat=flat, offsets=offsets, m=m)

@@ -1,11 +1,19 @@
 """``score()``: from data to an ε-safe :class:`ScoreTable`.
 
 The engine walks each child's lattice of parent sets level by level
-(:mod:`.candidates`), applies the bound rules of :mod:`.pruning` *before*
-counting a set (so excluded sets and their supersets are never counted),
-counts every surviving set once for all the children that still want it
-(:mod:`.counts`), scores them in one batch (:mod:`.local_scores`) and finally
-drops the sets some subset beats by more than ε.
+(:mod:`.candidates`), applies the bound rules the score declares
+(:attr:`~gobnilp_py.scoring.local_scores.LocalScore.pruning_rules`, proofs in
+``docs/pruning.md``) *before* counting a set (so excluded sets and their
+supersets are never counted), counts every surviving set once for all the
+children that still want it and scores them in batches (:mod:`.parallel`:
+in-process, on a process pool or on a Dask cluster), drops the sets some
+subset beats by more than ε, and finally -- when a lower bound on the optimum
+is given or asked for -- applies the global gap rule.
+
+Memory: candidates are generated in chunks sized to a budget, and before a
+level is kept the memory it needs is estimated; over ``memory_limit`` the walk
+stops with a one-line :class:`ScoreError` naming the variable, the level and
+the memory it would need (no global candidate cap).
 """
 
 from __future__ import annotations
@@ -13,8 +21,8 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Iterable, Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -24,15 +32,27 @@ from ..errors import DataError, ScoreError
 from . import pruning as P
 from .candidates import immediate_subsets, next_level
 from .counts import ParentConfigs
-from .local_scores import BDeu, LocalScore, PenalisedLL, make_score
+from .local_scores import DirichletScore, LocalScore, PenalisedLL, make_score
+from .parallel import LevelScorer, Payload
 from .table import ScoreTable
 
-__all__ = ["score", "resolve_epsilon", "DEFAULT_MAX_CANDIDATES"]
+__all__ = ["score", "resolve_epsilon", "DEFAULT_MAX_CANDIDATES", "DEFAULT_MEMORY_LIMIT", "active_rules"]
 
 log = logging.getLogger(__name__)
 
-#: Default cap on the number of (child, parent set) pairs scored in one run.
-DEFAULT_MAX_CANDIDATES = 10_000_000
+#: No fixed cap on (child, parent set) pairs any more (``max_candidates=None``); the
+#: memory budget decides.  Kept as a name for callers that still import it.
+DEFAULT_MAX_CANDIDATES: int | None = None
+
+#: With no ``max_candidates``, problems whose first level has more (child, parent) pairs than this are
+#: refused at once (about 3,160 variables): exact learning is out of reach there (use an approximate method).
+WIDTH_LIMIT = 10_000_000
+
+#: Default memory budget of the lattice walk, bytes (``memory_limit=``).
+DEFAULT_MEMORY_LIMIT = 8 * 1024**3
+
+#: Bytes of candidate arrays generated at once for one child (then filtered by the rules).
+GEN_CHUNK_BYTES = 256 * 1024**2
 
 #: Up to this many variables the lattice walk uses int64 bitmasks and numpy
 #: (fast); beyond it, tuples and dicts.  ``None`` forces the tuple walk.
@@ -72,11 +92,37 @@ def _as_dataset(data: object) -> Dataset:
     return read_data(data)
 
 
+def active_rules(sc: LocalScore) -> tuple[str, ...]:
+    """The rules the engine applies for ``sc``: what its class declares, checked, in engine order.
+
+    ``user_bound`` is added when the score defines ``upper_bound``.  A declared
+    rule the score's form cannot support (say ``penalty_bound`` on a score that
+    is not ``LL - coef q (r - 1)``) is a one-line :class:`ScoreError`.
+    """
+    declared = set(type(sc).pruning_rules) | {"dominated"}
+    if type(sc).upper_bound is not LocalScore.upper_bound:
+        declared.add("user_bound")
+    for r in declared:
+        need = P.RULE_INFO.get(r)
+        if need is None or r == "global_gap":
+            raise ScoreError(f"score {sc.name!r} declares unknown pruning rule {r!r}; "
+                             f"known: {', '.join(x for x in P.RULES if x != 'global_gap')}")
+        if need == "penalised" and not isinstance(sc, PenalisedLL):
+            raise ScoreError(f"score {sc.name!r} declares rule {r!r}, which holds only for penalised "
+                             f"log-likelihoods (PenalisedLL)")
+        if need == "dirichlet" and not isinstance(sc, DirichletScore):
+            raise ScoreError(f"score {sc.name!r} declares rule {r!r}, which holds only for Dirichlet "
+                             f"marginal likelihoods (DirichletScore)")
+    return tuple(r for r in P.RULES if r in declared)
+
+
 def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable[..., float] = "BIC",
-          ess: float = 1.0, palim: int | None = None, bayes_factor: float | None = None,
+          ess: float = 1.0, palim: int | str | None = None, bayes_factor: float | None = None,
           epsilon: float | None = None, prune: bool = True,
           max_candidates: int | None = DEFAULT_MAX_CANDIDATES,
-          unpruned: Iterable[str] = (), progress: Callable[..., Any] | None = None) -> ScoreTable:
+          unpruned: Iterable[str] = (), progress: Callable[..., Any] | None = None,
+          lower_bound: float | str | None = None, memory_limit: int | None = None,
+          n_jobs: int | None = None, backend: str = "processes", scheduler: Any = None) -> ScoreTable:
     """Local scores of every candidate parent set that a network within ε of the optimum can use.
 
     Parameters
@@ -84,13 +130,20 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
     data : Dataset, or anything :func:`gobnilp_py.data.read_data` accepts
         The discrete data.
     score : str, LocalScore subclass or instance, or callable
-        ``"BIC"``, ``"BDeu"``, ``"AIC"`` (any case), a registered name, a
+        A registered name (``"BIC"``, ``"AIC"``, ``"BDeu"``, ``"K2"``, ``"BDs"``,
+        any case, or a pgmpy alias such as ``"bic-d"``; see
+        :func:`~gobnilp_py.scoring.local_scores.score_names`), a
         :class:`~gobnilp_py.scoring.local_scores.LocalScore`, or a plain
-        function ``fn(child, parents, counts) -> float``.
+        function ``fn(child, parents, counts) -> float``.  The pruning rules
+        applied are those the score declares (:func:`active_rules`).
     ess : float
-        BDeu equivalent sample size (> 0).
-    palim : int or None
+        Equivalent sample size of BDeu and BDs (> 0).
+    palim : int, "auto" or None
         Largest parent set size; ``None`` means no limit (the bounds decide).
+        ``"auto"``: per variable, the largest number of parents of arity >= 2
+        that a family within ε can have, ``d_ε(v)`` (``docs/pruning.md``,
+        ``parent_count``); provably safe for the given ε.  Only penalised
+        log-likelihoods (BIC, AIC) have such a bound; other scores get no limit.
     bayes_factor, epsilon : float, optional
         At most one.  The table keeps every family of every DAG with score
         ``>= OPT - ε`` (ε = ln BF); neither means ε = 0.
@@ -105,23 +158,42 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
         :attr:`StructuralConstraints.unprunable`.
     progress : callable, optional
         Called after each level of the lattice walk as
-        ``progress("scoring", k, max_k, families=scored_so_far)``, e.g. a
-        :class:`gobnilp_py.progress.Progress`.  Scoring works level by level
-        (all variables' parent sets of size k together), so that is its unit.
+        ``progress("scoring", k, max_k, families=scored_so_far)``.
     max_candidates : int or None
-        Abort with a :class:`ScoreError` rather than score more than this many
-        (child, parent set) pairs (``None``: no cap).  Exact pruning cannot
-        shrink the lattice of a constant (arity-1) variable, whose every
-        parent set scores the same; such data need ``palim``.
+        Optional cap: abort with a :class:`ScoreError` rather than score more
+        than this many (child, parent set) pairs.  Default ``None``: no cap,
+        the memory budget decides.
+    lower_bound : float, "auto" or None
+        Enables the ``global_gap`` rule: the score of some DAG (``LB <= OPT``)
+        admissible for the problem the table will be searched under;
+        ``"auto"`` builds one from the table by the sink heuristic
+        (:func:`~gobnilp_py.scoring.heuristic.greedy_dag`), which is valid only
+        *without* structural constraints (it is skipped when ``unpruned`` is
+        given).  Default ``None``: off.
+    memory_limit : int, optional
+        Bytes the lattice walk may hold (default :data:`DEFAULT_MEMORY_LIMIT`,
+        8 GiB).  Over it, a one-line :class:`ScoreError` names the variable,
+        the level and the memory needed, before allocating it.
+    n_jobs : int or None
+        Worker processes (``None`` or -1: every core; 1: in-process).  Levels
+        with few parent sets are scored in-process anyway.  The table is
+        identical whatever ``n_jobs`` is.
+    backend : {"processes", "dask"}
+        ``"dask"`` scores on the Dask cluster at ``scheduler`` (needs the
+        ``dask`` extra).
+    scheduler : str or distributed.Client, optional
+        With ``backend="dask"``: the scheduler address (``"tcp://host:8786"``) or a client.
 
     Returns
     -------
     ScoreTable
         With ``epsilon``, ``score_name``, ``pruning`` (per variable, how many
         sets each rule excluded directly; see ``docs/pruning.md``) and
-        ``meta`` (``N``, ``arities``, ``ess`` (BDeu, else None), ``palim``,
-        ``bayes_factor``, ``time`` in seconds, ``families_scored`` and
-        ``families_scored_per_level``, ``max_nonunit_parents`` for BIC/AIC).
+        ``meta`` (``N``, ``arities``, ``ess``, ``palim``, ``bayes_factor``,
+        ``time``, ``families_scored``, ``families_scored_per_level``,
+        ``rules``, ``score_equivalent``, ``max_nonunit_parents`` for BIC/AIC,
+        ``palim_auto`` when ``palim="auto"``, ``lower_bound`` / ``upper_bound``
+        when the global gap rule ran, ``n_jobs``/``backend``).
     """
     t0 = time.perf_counter()
     eps = resolve_epsilon(bayes_factor, epsilon)
@@ -131,13 +203,25 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
         raise ScoreError(f"ess must be a positive number, got {ess!r}") from None
     if not (ess_f > 0) or math.isinf(ess_f):
         raise ScoreError(f"ess must be a positive finite number, got {ess!r}")
-    if palim is not None:
+    palim_auto = isinstance(palim, str) and palim.strip().lower() == "auto"
+    if palim is not None and not palim_auto:
         if isinstance(palim, bool) or not isinstance(palim, (int, np.integer)):
-            raise ScoreError(f"palim must be a non-negative integer or None, got {palim!r}")
+            raise ScoreError(f"palim must be a non-negative integer, \"auto\" or None, got {palim!r}")
         if palim < 0:
             raise ScoreError(f"palim must be >= 0, got {palim}")
-    if max_candidates is not None and max_candidates < 1:
+    if max_candidates is not None and (isinstance(max_candidates, bool) or max_candidates < 1):
         raise ScoreError(f"max_candidates must be >= 1 or None, got {max_candidates!r}")
+    mem = DEFAULT_MEMORY_LIMIT if memory_limit is None else memory_limit
+    if isinstance(mem, bool) or not isinstance(mem, (int, np.integer, float)) or not mem > 0:
+        raise ScoreError(f"memory_limit must be a positive number of bytes, got {memory_limit!r}")
+    lb_given: float | None = None
+    if lower_bound is not None and not (isinstance(lower_bound, str) and lower_bound == "auto"):
+        try:
+            lb_given = float(lower_bound)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            raise ScoreError(f'lower_bound must be a number, "auto" or None, got {lower_bound!r}') from None
+        if not math.isfinite(lb_given):
+            raise ScoreError(f"lower_bound must be finite, got {lower_bound!r}")
     ds = _as_dataset(data)
     if ds.N < 1:
         raise DataError(f"{ds.source}: no data rows to score")
@@ -145,81 +229,272 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
     if sc.data is not ds and (sc.data.codes.shape != ds.codes.shape
                               or not np.array_equal(sc.data.arities, ds.arities)):
         raise ScoreError(f"score {sc.name!r} was built for different data than {ds.source}")
+    rules = active_rules(sc)
     n = ds.n
     names = ds.names
     ar = [int(a) for a in ds.arities]
-    limit = n - 1 if palim is None else min(int(palim), n - 1)
+    # Refuse at once what cannot be scored exactly: the first level alone of a very wide problem is
+    # generated and bounded pair by pair (minutes at thousands of variables), before any rule can help.
+    from .._validation import check_width
+
+    check_width(n, palim=0 if palim == 0 else None,
+                max_candidates=max_candidates if max_candidates is not None else WIDTH_LIMIT,
+                n_constant=sum(1 for a in ar if a <= 1), source=str(ds.source))
+    limit = n - 1 if (palim is None or palim_auto) else min(int(palim), n - 1)
     unknown = [u for u in unpruned if str(u) not in names]
     if unknown:
         raise ScoreError(f"unpruned names unknown variable {unknown[0]!r}")
     keep_all = frozenset(names.index(str(u)) for u in unpruned) if prune else frozenset()
-
+    active = rules if prune else ()
+    counters: list[dict[str, int]] = [dict.fromkeys(active, 0) for _ in range(n)]
     penalised = isinstance(sc, PenalisedLL)
-    is_bdeu = isinstance(sc, BDeu)
-    has_user_bound = type(sc).upper_bound is not LocalScore.upper_bound
-    rules = ["dominated"]
-    if penalised:
-        rules = ["parent_count", "penalty_bound", "entropy", "dominated"]
-    elif is_bdeu:
-        rules = ["bdeu_bound", "dominated"]
-    if has_user_bound:
-        rules.insert(-1, "user_bound")
-    counters: list[dict[str, int]] = [dict.fromkeys(rules, 0) for _ in range(n)]
-    if max_candidates is not None and (penalised or is_bdeu):
-        # A constant child scores exactly 0 with every parent set (BIC/AIC/BDeu), so no rule can
-        # shrink its lattice: its size is known in advance, and failing now saves the memory.
+
+    # Constant children: every parent set ties (BIC/AIC/BDeu/K2/BDs score 0), so no rule can shrink
+    # the lattice.  Its size is known in advance: fail now rather than run out of memory.
+    if isinstance(sc, (PenalisedLL, DirichletScore)):
         for v in range(n):
             if ar[v] == 1:
-                size = sum(math.comb(n - 1, k) for k in range(limit + 1))
-                if size > max_candidates:
+                sizes = [math.comb(n - 1, k) for k in range(limit + 1)]
+                need = max(sizes[k] * _bytes_per_pair(k) for k in range(limit + 1))
+                if max_candidates is not None and sum(sizes) > max_candidates:
                     raise ScoreError(
-                        f"variable {names[v]!r} is constant: all its {size} parent sets up to size {limit} "
+                        f"variable {names[v]!r} is constant: all its {sum(sizes)} parent sets up to size {limit} "
                         f"tie and must be kept, over max_candidates={max_candidates}; set palim")
+                if need > mem:
+                    kbig = int(np.argmax([s * _bytes_per_pair(k) for k, s in enumerate(sizes)]))
+                    raise ScoreError(
+                        f"variable {names[v]!r} is constant: all its parent sets tie and must be kept, "
+                        f"{sizes[kbig]:,} of size {kbig} alone need about {_gb(need)} "
+                        f"(memory_limit {_gb(mem)}); set palim")
 
+    want_llc = bool({"ll_ceiling", "entropy", "ml_ceiling"} & set(active)) or (palim_auto and penalised)
     pc = ParentConfigs(ds)
-    # Level 0: the empty parent set, all children in one batch.
-    fc = pc.family_counts((), np.arange(n))
-    res = sc.batch(fc)
-    _check_finite(res.scores, names, [()] * n, list(range(n)))
-    s0 = np.asarray(res.scores, dtype=np.float64)
-    ll0 = np.asarray(res.ll, dtype=np.float64) if res.ll is not None else np.full(n, np.nan)
-    kept: list[list[tuple[tuple[int, ...], float]]] = [[((), float(s0[v]))] for v in range(n)]
+    llc = np.zeros(n)
+    atom_w: np.ndarray | None = None
+    atom_mixed: np.ndarray | None = None
+    if want_llc:
+        llc, atom_w, atom_mixed = _atom_likelihoods(pc, ar)
+    payload = Payload(data=ds, score=sc, want_ll=penalised, want_cells="cell_bound" in active or "ml_ceiling" in active,
+                      want_ub="ml_ceiling" in active, atom_weights=atom_w if "ml_ceiling" in active else None,
+                      # Where every atom is pure (LL(v | all others) = 0) the ceiling equals cell_bound.
+                      ub_children=llc < -P.tolerance(0.0),
+                      atom_mixed=atom_mixed if "ml_ceiling" in active else None)
+    if payload.want_ub and not payload.ub_children.any():
+        payload.want_ub = False
+    scorer = LevelScorer(payload, n_jobs=n_jobs, backend=backend, scheduler=scheduler)
+    try:
+        # Level 0: the empty parent set, all children in one batch.
+        res0 = scorer.run([((), np.arange(n, dtype=np.int64))])
+        _check_finite(res0.scores, names, [()] * n, list(range(n)))
+        s0 = res0.scores
+        kept: list[list[tuple[tuple[int, ...], float]]] = [[((), float(s0[v]))] for v in range(n)]
 
-    coef = sc.coef if penalised else 0.0
-    kmax: list[int | None] = [None] * n
-    if prune and penalised:
-        for v in range(n):
-            if v in keep_all:
-                continue
-            kmax[v] = P.max_nonunit_parents(coef, ar[v], [ar[j] for j in range(n) if j != v],
-                                            float(s0[v]), eps)
-    run = _Run(sc=sc, pc=pc, names=names, ar=ar, eps=eps, prune=prune, keep_all=keep_all, penalised=penalised,
-               is_bdeu=is_bdeu, has_user_bound=has_user_bound, coef=coef, kmax=kmax,
-               counters=counters, kept=kept, max_candidates=max_candidates, t0=t0, progress=progress)
-    walk = _walk_numpy if (VECTORISE_MAX_N is not None and n <= VECTORISE_MAX_N) else _walk_python
-    cells0 = fc.nonzero_cells() if is_bdeu else np.zeros(n, dtype=np.int64)
-    n_scored, per_level = walk(run, s0, ll0, cells0, limit)
+        coef = sc.coef if penalised else 0.0
+        kmax: list[int | None] = [None] * n
+        ceil_for_count = llc if "ll_ceiling" in active else np.zeros(n)
+        if "parent_count" in active:
+            for v in range(n):
+                if v not in keep_all:
+                    kmax[v] = P.max_nonunit_parents(coef, ar[v], [ar[j] for j in range(n) if j != v],
+                                                    float(s0[v]), eps, float(ceil_for_count[v]))
+        vlim: list[int | None] = [None] * n
+        if palim_auto and penalised:
+            for v in range(n):
+                vlim[v] = P.max_nonunit_parents(coef, ar[v], [ar[j] for j in range(n) if j != v],
+                                                float(s0[v]), eps, float(llc[v]))
+        run = _Run(sc=sc, scorer=scorer, names=names, ar=ar, eps=eps, prune=prune, keep_all=keep_all,
+                   rules=frozenset(active), coef=coef, kmax=kmax, vlim=vlim, llc=llc, counters=counters,
+                   kept=kept, max_candidates=max_candidates, memory_limit=float(mem), t0=t0,
+                   progress=progress)
+        walk = _walk_numpy if (VECTORISE_MAX_N is not None and n <= VECTORISE_MAX_N) else _walk_python
+        n_scored, per_level, n_batches = _walk_in_batches(walk, run, res0, limit, n)
+    finally:
+        scorer.close()
 
-    elapsed = time.perf_counter() - t0
     meta: dict[str, Any] = {
         "N": ds.N,
         "arities": dict(zip(names, ar)),
-        "ess": ess_f if is_bdeu else None,
-        "palim": palim,
+        "ess": ess_f if "ess" in sc.describe() else None,
+        "palim": "auto" if palim_auto else palim,
         "bayes_factor": math.exp(eps) if eps < 700 else math.inf,
         "prune": bool(prune),
         "unpruned": [names[v] for v in sorted(keep_all)],
         "tolerance_rtol": P.RTOL,
+        "rules": list(active),
+        "score_equivalent": bool(type(sc).score_equivalent),
         "families_scored": n_scored,
         "families_scored_per_level": per_level,
-        "time": elapsed,
+        "n_jobs": scorer.n_jobs if backend == "processes" else None,
+        "child_batches": n_batches,
+        "backend": backend,
         "source": ds.source,
     }
-    if prune and penalised:
+    if "parent_count" in active:
         meta["max_nonunit_parents"] = {names[v]: kmax[v] for v in range(n)}
+    if palim_auto:
+        meta["palim_auto"] = {names[v]: vlim[v] for v in range(n)}
+    if want_llc:
+        meta["ll_all_others"] = {names[v]: float(llc[v]) for v in range(n)}
+    if prune and lower_bound is not None:
+        _apply_global_gap(kept, counters, names, eps, lower_bound, lb_given, keep_all, meta)
+    elapsed = time.perf_counter() - t0
+    meta["time"] = elapsed
     pruning_report = {names[v]: counters[v] for v in range(n)} if prune else {}
     log.info("scored %d families in %.2f s; kept %d", n_scored, elapsed, sum(len(f) for f in kept))
     return ScoreTable(names, kept, epsilon=eps, score_name=sc.name, pruning=pruning_report, meta=meta)
+
+
+def _gb(b: float) -> str:
+    return f"{b / 1024**3:.2f} GB" if b >= 1024**3 / 100 else f"{b / 1024**2:.2f} MB"
+
+
+def _bytes_per_pair(k: int) -> int:
+    """Memory a kept (child, parent set of size k) pair costs while its level is processed."""
+    return 16 * (k + 1) + 200
+
+
+def _atom_likelihoods(pc: ParentConfigs, ar: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``LL(v | all other variables)`` per ``v``, and each row's share of its atom's LL.
+
+    An *atom* of child ``v`` is a configuration of all the other variables; every
+    parent set's configurations are unions of atoms.  ``w[v, row] = mult(row) *
+    LL_a / n_a`` for the atom ``a`` of ``row``, so summing ``w[v]`` over the rows of
+    a configuration gives the summed atom log-likelihoods inside it (the
+    ``ml_ceiling`` rule).  ``mixed[v, row]`` is 1 when the row's atom holds two or
+    more states of ``v``.  Rows are the (possibly merged) rows of ``pc``.
+    """
+    from .counts import xlogx_table
+
+    n = len(ar)
+    t = xlogx_table(pc.N)
+    mult = pc.weights if pc.weights is not None else np.ones(pc.rows)
+    llc = np.zeros(n)
+    w = np.zeros((n, pc.rows))
+    mixed = np.zeros((n, pc.rows))
+    for v in range(n):
+        others = tuple(j for j in range(n) if j != v)
+        z, m = pc.ids(others) if others else (np.zeros(pc.rows, dtype=np.int64), 1)
+        if m > 4 * pc.rows + 1024:
+            z, m = ParentConfigs._compress(z, m)
+        r = max(ar[v], 1)
+        cell = np.bincount(z * r + pc.X[v], weights=mult, minlength=m * r)
+        cell = np.rint(cell).astype(np.int64)
+        na = cell.reshape(m, r).sum(axis=1)
+        lla = t[cell].reshape(m, r).sum(axis=1) - t[na]
+        llc[v] = float(lla.sum())
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.where(na > 0, lla / np.maximum(na, 1), 0.0)
+        w[v] = share[z] * mult
+        mixed[v] = ((cell.reshape(m, r) > 0).sum(axis=1) >= 2)[z]
+    return llc, w, mixed
+
+
+def _heuristic_lower_bound(names: tuple[str, ...],
+                           kept: list[list[tuple[tuple[int, ...], float]]]) -> tuple[float, str]:
+    """Score of a DAG found quickly from the table: the better of two sink heuristics.
+
+    :func:`gobnilp_py.scoring.heuristic.greedy_dag` always; when the search
+    package is present, also its ``sink_order`` polished by ``best_for_order``
+    (imported lazily: scoring does not depend on search).
+    """
+    from .heuristic import greedy_dag
+
+    lb, _ = greedy_dag(kept)
+    source = "sink heuristic (scoring)"
+    try:
+        from ..search.family_index import FamilyIndex
+        from ..search.orders import best_for_order, sink_order
+    except ImportError:
+        return lb, source
+    index = FamilyIndex.from_table(ScoreTable(names, [list(f) for f in kept]))
+    choice = sink_order(index, np.zeros(index.F))
+    if choice is not None:
+        choice = best_for_order(index, choice)
+        other = math.fsum(float(index.score[f]) for f in choice.tolist())
+        if other > lb:
+            lb, source = other, "sink_order + best_for_order (search)"
+    return lb, source
+
+
+def _apply_global_gap(kept: list[list[tuple[tuple[int, ...], float]]], counters: list[dict[str, int]],
+                      names: tuple[str, ...], eps: float, lower_bound: float | str,
+                      lb_given: float | None, keep_all: frozenset[int], meta: dict[str, Any]) -> None:
+    """Rule ``global_gap`` after the walk: drop ``(v, W)`` with ``best(v) - s > ε + UB - LB``."""
+    best = [max(s for _, s in fams) for fams in kept]
+    ub = math.fsum(best)
+    if lb_given is None:
+        if keep_all:
+            log.warning("global gap rule skipped: lower_bound='auto' is not valid under structural constraints")
+            meta["global_gap"] = "skipped (unpruned variables: constraints)"
+            return
+        lb, source = _heuristic_lower_bound(names, kept)
+        meta["lower_bound_source"] = source
+    else:
+        lb = lb_given
+        meta["lower_bound_source"] = "given"
+    tol = P.tolerance(ub, lb)
+    if lb > ub + tol:
+        raise ScoreError(f"lower_bound {lb} exceeds the upper bound {ub} of every network: it cannot "
+                         f"be the score of a network for this data and score")
+    gap = max(0.0, ub - lb)
+    meta["lower_bound"] = lb
+    meta["upper_bound"] = ub
+    for v, fams in enumerate(kept):
+        counters[v].setdefault("global_gap", 0)
+        if v in keep_all:
+            continue
+        # The empty set stays (as with every other rule), so each variable keeps a family
+        # that can never close a cycle: engines and heuristics rely on it.
+        keep = [(ps, s) for ps, s in fams if not ps or not P.global_gap(best[v], s, eps, gap, ub, lb)]
+        counters[v]["global_gap"] += len(fams) - len(keep)
+        kept[v] = keep
+
+
+class _OverBudget(Exception):
+    """The walk of the current batch of children would exceed ``memory_limit`` (message ready)."""
+
+
+def _walk_in_batches(walk: Callable[..., tuple[int, list[int]]], run: "_Run", res0: Any, limit: int,
+                     n: int) -> tuple[int, list[int], int]:
+    """Walk all children together; when that would exceed the memory budget, halve the batch.
+
+    All children in one walk share the counting of each parent set; separate
+    batches hold only their own candidates, so the peak memory falls with the
+    batch size.  The table's families do not depend on the batching (a set a
+    bound rule removes is dominated anyway, see ``docs/pruning.md``); only the
+    rule counters and the work done can.  One child alone over the budget is a
+    one-line :class:`ScoreError`.
+    """
+    pending = [list(range(n))]
+    n_scored = 0
+    per_level: list[int] = [n]
+    batches = 0
+    while pending:
+        batch = pending.pop(0)
+        snap_kept = {v: list(run.kept[v]) for v in batch}
+        snap_cnt = {v: dict(run.counters[v]) for v in batch}
+        run.active = frozenset(batch)
+        try:
+            ns, pl = walk(run, res0, limit)
+        except _OverBudget as exc:
+            if len(batch) == 1:
+                raise ScoreError(str(exc)) from None
+            for v in batch:
+                run.kept[v] = snap_kept[v]
+                run.counters[v] = snap_cnt[v]
+            half = (len(batch) + 1) // 2
+            log.info("memory budget: scoring %d children in two batches", len(batch))
+            pending[:0] = [batch[:half], batch[half:]]
+            continue
+        batches += 1
+        # pl[0] is level 0 (the empty set, scored once for every child before the walk)
+        n_scored += ns - pl[0]
+        per_level += [0] * (len(pl) - len(per_level))
+        for k in range(1, len(pl)):
+            per_level[k] += pl[k]
+    per_level[0] = n
+    n_scored += n
+    return n_scored, per_level, batches
 
 
 @dataclass
@@ -227,92 +502,41 @@ class _Run:
     """What both lattice walks share."""
 
     sc: LocalScore
-    pc: ParentConfigs
+    scorer: LevelScorer
     names: tuple[str, ...]
     ar: list[int]
     eps: float
     prune: bool
     keep_all: frozenset[int]
-    penalised: bool
-    is_bdeu: bool
-    has_user_bound: bool
+    rules: frozenset[str]
     coef: float
     kmax: list[int | None]
+    vlim: list[int | None]
+    llc: np.ndarray
     counters: list[dict[str, int]]
     kept: list[list[tuple[tuple[int, ...], float]]]
     max_candidates: int | None
+    memory_limit: float
     t0: float
     progress: Callable[..., Any] | None = None
+    held_bytes: float = field(default=0.0)
+    active: frozenset[int] = field(default_factory=frozenset)   # children walked in this batch
 
-    def check_budget(self, n_scored: int, n_pairs: int, per_child: np.ndarray, k: int) -> None:
-        """Raise a one-line ScoreError when ``max_candidates`` would be exceeded."""
+    def check_budget(self, n_scored: int, per_child: np.ndarray, k: int) -> None:
+        """One-line ScoreError when the candidate cap or the memory budget would be exceeded."""
+        n_pairs = int(per_child.sum())
+        worst = int(np.argmax(per_child))
         if self.max_candidates is not None and n_scored + n_pairs > self.max_candidates:
-            worst = int(np.argmax(per_child))
             raise ScoreError(
                 f"scoring would evaluate over {self.max_candidates} candidate parent sets (variable "
                 f"{self.names[worst]!r} alone has {int(per_child[worst])} of size {k}); "
                 f"set palim or raise max_candidates")
-
-
-def _walk_python(run: _Run, s0: np.ndarray, ll0: np.ndarray, cells0: np.ndarray,
-                 limit: int) -> tuple[int, list[int]]:
-    """Reference lattice walk with tuples and dicts (any number of variables)."""
-    n = len(run.names)
-    sc, pc, eps, prune = run.sc, run.pc, run.eps, run.prune
-    counters, kept = run.counters, run.kept
-    # cur[v][X] = (score, LL, best score of X or any subset of X, nonzero cells (BDeu only))
-    cur: list[dict[tuple[int, ...], tuple[float, float, float, int]]] = [
-        {(): (float(s0[v]), float(ll0[v]), float(s0[v]), int(cells0[v]))} for v in range(n)]
-    n_scored, per_level = n, [n]
-    for k in range(1, limit + 1):
-        batches: dict[tuple[int, ...], list[tuple[int, float]]] = {}
-        per_child = np.zeros(n, dtype=np.int64)
-        for v in range(n):
-            prev = cur[v]
-            if not prev:
-                continue
-            gen = [(j,) for j in range(n) if j != v] if k == 1 else next_level(prev)
-            for x in gen:
-                subs = list(immediate_subsets(x))
-                best = max(prev[y][2] for y, _ in subs)
-                if prune and v not in run.keep_all:
-                    rule = _bound_rule(run, v, x, subs, best, prev, cur)
-                    if rule is not None:
-                        counters[v][rule] += 1
-                        continue
-                batches.setdefault(x, []).append((v, best))
-                per_child[v] += 1
-            run.check_budget(n_scored, int(per_child.sum()), per_child, k)
-        n_pairs = int(per_child.sum())
-        if not n_pairs:
-            break
-        run.check_budget(n_scored, n_pairs, per_child, k)
-        nxt: list[dict[tuple[int, ...], tuple[float, float, float, int]]] = [{} for _ in range(n)]
-        for x in sorted(batches):
-            items = batches[x]
-            children = np.fromiter((v for v, _ in items), dtype=np.int64, count=len(items))
-            fc = pc.family_counts(x, children)
-            res = sc.batch(fc)
-            scores = res.scores
-            _check_finite(scores, run.names, [x] * len(items), children)
-            ll = res.ll
-            cells = fc.nonzero_cells() if run.is_bdeu else np.zeros(len(items), dtype=np.int64)
-            for i, (v, best) in enumerate(items):
-                s = float(scores[i])
-                if prune and v not in run.keep_all and P.dominated(s, best, eps):
-                    counters[v]["dominated"] += 1
-                else:
-                    kept[v].append((x, s))
-                nxt[v][x] = (s, float(ll[i]) if ll is not None else math.nan, max(s, best), int(cells[i]))
-        n_scored += n_pairs
-        per_level.append(n_pairs)
-        if run.progress is not None:
-            run.progress("scoring", k, limit, families=n_scored)
-        log.info("scoring level %d: %d families scored (%d parent sets), %.2f s", k, n_pairs,
-                 len(batches), time.perf_counter() - run.t0)
-        cur = nxt
-    return n_scored, per_level
-
+        need = n_pairs * _bytes_per_pair(k) + self.held_bytes
+        if need > self.memory_limit:
+            raise _OverBudget(
+                f"scoring needs about {_gb(need)} at parent-set size {k} (variable {self.names[worst]!r} "
+                f"alone has {int(per_child[worst]):,} candidate sets of that size), over memory_limit "
+                f"{_gb(self.memory_limit)}; set palim or raise memory_limit")
 
 
 @dataclass
@@ -326,7 +550,12 @@ class _Level:
     best: np.ndarray       # float (M,): best score of the set or any subset
     q: np.ndarray          # float (M,): declared number of parent configurations
     nnu: np.ndarray        # int64 (M,): parents of arity >= 2
-    cells: np.ndarray      # int64 (M,): cells with N_jk > 0 (BDeu bound; zeros otherwise)
+    cells: np.ndarray      # int64 (M,): cells with N_jk > 0 (cell_bound; zeros otherwise)
+    ub: np.ndarray         # float (M,): ml_ceiling bound of the set and its supersets (+inf otherwise)
+
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in (self.masks, self.elems, self.score, self.ll, self.best, self.q,
+                                      self.nnu, self.cells, self.ub))
 
 
 def _lookup(sorted_masks: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -339,156 +568,92 @@ def _lookup(sorted_masks: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, 
     return idx, sorted_masks[idx] == queries
 
 
-def _walk_numpy(run: _Run, s0: np.ndarray, ll0: np.ndarray, cells0: np.ndarray,
-                limit: int) -> tuple[int, list[int]]:
+def _y_chunks(lv: _Level, v: int, n: int, k: int) -> list[tuple[int, int]]:
+    """Ranges of the level's sets whose candidates fit in :data:`GEN_CHUNK_BYTES` at once."""
+    M = lv.masks.size
+    maxy = lv.elems[:, -1] if k > 1 else np.full(M, -1, dtype=np.int64)
+    cnt = (n - 1 - maxy) - (v > maxy)
+    per = 48 * k + 200
+    cost = np.cumsum(cnt * per + n)
+    out = []
+    a = 0
+    while a < M:
+        base = cost[a - 1] if a > 0 else 0
+        b = int(np.searchsorted(cost, base + GEN_CHUNK_BYTES, side="right"))
+        b = max(b, a + 1)
+        out.append((a, min(b, M)))
+        a = b
+    return out
+
+
+def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
     """Lattice walk on int64 bitmasks: generation and bound rules are whole-array operations.
 
     Same rules, same order of attribution, same arithmetic as
     :func:`_walk_python` (a test checks the two give identical tables).
     """
     n = len(run.names)
-    sc, pc, eps, prune, coef = run.sc, run.pc, run.eps, run.prune, run.coef
+    eps, prune, coef, R = run.eps, run.prune, run.coef, run.rules
     ar = np.asarray(run.ar, dtype=np.int64)
     arf = ar.astype(np.float64)
+    lnr = np.log(np.maximum(arf, 1.0))
     bit = np.left_shift(np.int64(1), np.arange(n, dtype=np.int64))
     nonunit = (ar > 1).astype(np.int64)
     cols = np.arange(n, dtype=np.int64)
-    f0 = np.zeros(1)
-    levels = [_Level(np.zeros(1, dtype=np.int64), np.zeros((1, 0), dtype=np.int64), s0[v:v + 1].copy(),
-                     ll0[v:v + 1].copy(), s0[v:v + 1].copy(), f0 + 1.0, np.zeros(1, dtype=np.int64),
-                     np.asarray(cells0[v:v + 1], dtype=np.int64).copy())
+    llc = run.llc
+    s0 = res0.scores
+    sl0 = [slice(v, v + 1) if v in run.active else slice(0, 0) for v in range(n)]
+    levels = [_Level(np.zeros(sl0[v].stop - sl0[v].start, dtype=np.int64),
+                     np.zeros((sl0[v].stop - sl0[v].start, 0), dtype=np.int64), s0[sl0[v]].copy(),
+                     res0.ll[sl0[v]].copy(), s0[sl0[v]].copy(), np.ones(sl0[v].stop - sl0[v].start),
+                     np.zeros(sl0[v].stop - sl0[v].start, dtype=np.int64),
+                     res0.cells[sl0[v]].copy(), res0.ub[sl0[v]].copy())
               for v in range(n)]
     n_scored, per_level = n, [n]
-    rule_names = ("parent_count", "penalty_bound", "entropy", "bdeu_bound", "user_bound")
 
     for k in range(1, limit + 1):
         parts: list[tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
         per_child = np.zeros(n, dtype=np.int64)
+        run.held_bytes = float(sum(lv.nbytes() for lv in levels))
         for v in range(n):
             lv = levels[v]
             if lv.masks.size == 0:
                 continue
-            # --- generate: Y + (j,) with j > max(Y), j != v, all k-subsets present
-            maxy = lv.elems[:, -1] if k > 1 else np.full(lv.masks.size, -1, dtype=np.int64)
-            ok = (cols[None, :] > maxy[:, None]) & (cols[None, :] != v)
-            yi, jj = np.nonzero(ok)
-            if yi.size == 0:
-                continue
-            xm = lv.masks[yi] | bit[jj]
-            if k > 1:
-                ye = lv.elems[yi]
-                sub = xm[:, None] ^ bit[ye]                     # X minus each element of Y
-                sidx, found = _lookup(lv.masks, sub)
-                keep = found.all(axis=1)
-                yi, jj, xm, ye, sub, sidx = yi[keep], jj[keep], xm[keep], ye[keep], sub[keep], sidx[keep]
-                if yi.size == 0:
+            for a0, b0 in _y_chunks(lv, v, n, k):
+                got = _generate(run, levels, v, k, a0, b0, ar, arf, lnr, bit, nonunit, cols, llc, eps, prune, coef, R)
+                if got is None:
                     continue
-                # every immediate subset: (mask, position in lv, dropped element)
-                sub_m = np.concatenate([lv.masks[yi][:, None], sub], axis=1)
-                sub_i = np.concatenate([yi[:, None], sidx], axis=1)
-                drop = np.concatenate([jj[:, None], ye], axis=1)
-            else:
-                ye = np.zeros((yi.size, 0), dtype=np.int64)
-                sub_m = lv.masks[yi][:, None]
-                sub_i = yi[:, None]
-                drop = jj[:, None]
-            best = lv.best[sub_i].max(axis=1)
-            qx = lv.q[yi] * arf[jj]
-            nnu = lv.nnu[yi] + nonunit[jj]
-            alive = np.ones(yi.size, dtype=bool)
-            if prune and v not in run.keep_all:
-                fired = {r: 0 for r in rule_names}
-                rv = int(ar[v])
-                if run.penalised and rv > 1:
-                    kmax = run.kmax[v]
-                    if kmax is not None:
-                        f = alive & (nnu > kmax)
-                        fired["parent_count"] = int(f.sum())
-                        alive &= ~f
-                    pen = coef * (rv - 1) * qx
-                    f = alive & P.fires_array(best + pen, eps, best, pen)
-                    fired["penalty_bound"] = int(f.sum())
-                    alive &= ~f
-                    if alive.any():
-                        a = np.flatnonzero(alive)
-                        ll_sub = lv.ll[sub_i[a]]
-                        n_ent = -ll_sub
-                        d = drop[a]
-                        sm = sub_m[a]
-                        for c in np.unique(d):
-                            sel = d == c
-                            lc = levels[int(c)]
-                            if lc.masks.size == 0:
-                                continue
-                            pos, hit = _lookup(lc.masks, sm[sel])
-                            other = np.where(hit, -lc.ll[pos], np.inf)
-                            n_ent[sel] = np.minimum(n_ent[sel], other)
-                        rd = arf[d]
-                        step = coef * (rv - 1) * (qx[a][:, None] / rd) * (rd - 1)
-                        fe = (rd > 1) & P.fires_array(step - n_ent, eps, ll_sub, step)
-                        f = np.zeros_like(alive)
-                        f[a] = fe.any(axis=1)
-                        fired["entropy"] = int(f.sum())
-                        alive &= ~f
-                if run.is_bdeu and rv > 1 and alive.any():
-                    n_cells = lv.cells[sub_i].max(axis=1).astype(np.float64)
-                    ub = -n_cells * math.log(rv)
-                    f = alive & P.fires_array(best - ub, eps, best, ub)
-                    fired["bdeu_bound"] = int(f.sum())
-                    alive &= ~f
-                if run.has_user_bound and alive.any():
-                    f = np.zeros_like(alive)
-                    xe = np.concatenate([ye, jj[:, None]], axis=1)
-                    for i in np.flatnonzero(alive):
-                        ub_i = float(sc.upper_bound(v, tuple(int(t) for t in xe[i])))
-                        f[i] = P.user_bound(ub_i, float(best[i]), eps)
-                    fired["user_bound"] = int(f.sum())
-                    alive &= ~f
-                for r, c in fired.items():
-                    if c:
-                        run.counters[v][r] += c
-            if not alive.any():
-                continue
-            xe = np.concatenate([ye[alive], jj[alive][:, None]], axis=1)
-            parts.append((v, xm[alive], xe, best[alive], qx[alive], nnu[alive]))
-            per_child[v] = int(alive.sum())
-            # Check as we go: the candidate arrays themselves can exhaust memory.
-            run.check_budget(n_scored, int(per_child.sum()), per_child, k)
+                parts.append(got)
+                per_child[v] += got[1].size
+                # Check as we go: the candidate arrays themselves can exhaust memory.
+                run.check_budget(n_scored, per_child, k)
 
         n_pairs = int(per_child.sum())
         if not n_pairs:
             break
-        run.check_budget(n_scored, n_pairs, per_child, k)
+        run.check_budget(n_scored, per_child, k)
         cm = np.concatenate([p[1] for p in parts])
         cc = np.concatenate([np.full(p[1].size, p[0], dtype=np.int64) for p in parts])
         ce = np.concatenate([p[2] for p in parts])
         cb = np.concatenate([p[3] for p in parts])
         cq = np.concatenate([p[4] for p in parts])
         cn = np.concatenate([p[5] for p in parts])
+        cui = np.concatenate([p[6] for p in parts])
+        del parts
         # Group by parent set; visit sets in lexicographic order (prefix reuse in counting).
         umask, first, inv = np.unique(cm, return_index=True, return_inverse=True)
         utup = [tuple(t) for t in ce[first].tolist()]
         lex = np.empty(umask.size, dtype=np.int64)
         lex[np.array(sorted(range(umask.size), key=utup.__getitem__), dtype=np.int64)] = np.arange(umask.size)
         order = np.lexsort((cc, lex[inv]))
-        cm, cc, ce, cb, cq, cn, inv = (a[order] for a in (cm, cc, ce, cb, cq, cn, inv))
+        cm, cc, ce, cb, cq, cn, cui, inv = (a[order] for a in (cm, cc, ce, cb, cq, cn, cui, inv))
         gl = lex[inv]
         starts = np.flatnonzero(np.r_[True, gl[1:] != gl[:-1]])
         ends = np.r_[starts[1:], gl.size]
-        scores = np.empty(gl.size)
-        lls = np.full(gl.size, np.nan)
-        ccells = np.zeros(gl.size, dtype=np.int64)
-        for s_, e_ in zip(starts.tolist(), ends.tolist()):
-            u = int(inv[s_])
-            x = utup[u]
-            children = cc[s_:e_]
-            fc = pc.family_counts(x, children)
-            res = sc.batch(fc)
-            scores[s_:e_] = res.scores
-            if res.ll is not None:
-                lls[s_:e_] = res.ll
-            if run.is_bdeu:
-                ccells[s_:e_] = fc.nonzero_cells()
+        groups = [(utup[int(inv[s_])], cc[s_:e_]) for s_, e_ in zip(starts.tolist(), ends.tolist())]
+        res = run.scorer.run(groups)
+        scores, lls, ccells = res.scores, res.ll, res.cells
+        cub = np.minimum(res.ub, cui)    # a set's bound is also bounded by its subsets' bounds
         bad = np.isnan(scores) | (scores == np.inf)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
@@ -513,7 +678,7 @@ def _walk_numpy(run: _Run, s0: np.ndarray, ll0: np.ndarray, cells0: np.ndarray,
         for v in range(n):
             sl = o2[cuts[v]:cuts[v + 1]]
             new_levels.append(_Level(cm[sl], ce[sl], scores[sl], lls[sl], nb[sl], cq[sl], cn[sl],
-                                     ccells[sl]))
+                                     ccells[sl], cub[sl]))
         levels = new_levels
         n_scored += n_pairs
         per_level.append(n_pairs)
@@ -524,36 +689,213 @@ def _walk_numpy(run: _Run, s0: np.ndarray, ll0: np.ndarray, cells0: np.ndarray,
     return n_scored, per_level
 
 
-def _bound_rule(run: _Run, v: int, x: tuple[int, ...], subs: list[tuple[tuple[int, ...], int]],
-                best: float, prev: dict[tuple[int, ...], tuple[float, float, float, int]],
-                cur: list[dict[tuple[int, ...], tuple[float, float, float, int]]]) -> str | None:
-    """Name of the first bound rule excluding ``x`` (and all supersets) for child ``v``, else None."""
-    ar, eps, coef = run.ar, run.eps, run.coef
-    rv = ar[v]
-    if run.penalised and rv > 1:
-        kmax = run.kmax[v]
-        if kmax is not None and sum(1 for p in x if ar[p] > 1) > kmax:
-            return "parent_count"
-        q = math.prod(ar[p] for p in x)
-        if P.penalty_bound(coef * (rv - 1) * q, best, eps):
-            return "penalty_bound"
-        for y, j in subs:
-            rj = ar[j]
-            if rj <= 1:
+def _generate(run: _Run, levels: list[_Level], v: int, k: int, a0: int, b0: int, ar: np.ndarray,
+              arf: np.ndarray, lnr: np.ndarray, bit: np.ndarray, nonunit: np.ndarray, cols: np.ndarray,
+              llc: np.ndarray, eps: float, prune: bool, coef: float, R: frozenset[str]) -> Any:
+    """Candidates of size ``k`` for child ``v`` from the level's sets ``a0:b0``, after the bound rules."""
+    lv = levels[v]
+    maxy = lv.elems[a0:b0, -1] if k > 1 else np.full(b0 - a0, -1, dtype=np.int64)
+    ok = (cols[None, :] > maxy[:, None]) & (cols[None, :] != v)
+    yi, jj = np.nonzero(ok)
+    if yi.size == 0:
+        return None
+    yi += a0
+    xm = lv.masks[yi] | bit[jj]
+    if k > 1:
+        ye = lv.elems[yi]
+        sub = xm[:, None] ^ bit[ye]                     # X minus each element of Y
+        sidx, found = _lookup(lv.masks, sub)
+        keep = found.all(axis=1)
+        yi, jj, xm, ye, sub, sidx = yi[keep], jj[keep], xm[keep], ye[keep], sub[keep], sidx[keep]
+        if yi.size == 0:
+            return None
+        # every immediate subset: (mask, position in lv, dropped element)
+        sub_m = np.concatenate([lv.masks[yi][:, None], sub], axis=1)
+        sub_i = np.concatenate([yi[:, None], sidx], axis=1)
+        drop = np.concatenate([jj[:, None], ye], axis=1)
+    else:
+        ye = np.zeros((yi.size, 0), dtype=np.int64)
+        sub_m = lv.masks[yi][:, None]
+        sub_i = yi[:, None]
+        drop = jj[:, None]
+    best = lv.best[sub_i].max(axis=1)
+    ubi = lv.ub[sub_i].min(axis=1)
+    qx = lv.q[yi] * arf[jj]
+    nnu = lv.nnu[yi] + nonunit[jj]
+    alive = np.ones(yi.size, dtype=bool)
+    if run.vlim[v] is not None:
+        alive &= nnu <= run.vlim[v]
+    if prune and v not in run.keep_all:
+        fired: dict[str, int] = {}
+        rv = int(ar[v])
+        if rv > 1 and coef > 0:
+            pen = coef * (rv - 1) * qx
+            kmax = run.kmax[v]
+            if "parent_count" in R and kmax is not None:
+                f = alive & (nnu > kmax)
+                fired["parent_count"] = int(f.sum())
+                alive &= ~f
+            if "penalty_bound" in R:
+                f = alive & P.fires_array(best + pen, eps, best, pen)
+                fired["penalty_bound"] = int(f.sum())
+                alive &= ~f
+            if "ll_ceiling" in R:
+                u = llc[v] - pen
+                f = alive & P.fires_array(best - u, eps, best, u)
+                fired["ll_ceiling"] = int(f.sum())
+                alive &= ~f
+            if "entropy" in R and alive.any():
+                a = np.flatnonzero(alive)
+                ll_sub = lv.ll[sub_i[a]]
+                n_ent = -ll_sub + llc[v]
+                d = drop[a]
+                sm = sub_m[a]
+                for c in np.unique(d):
+                    sel = d == c
+                    lc = levels[int(c)]
+                    if lc.masks.size == 0:
+                        continue
+                    pos, hit = _lookup(lc.masks, sm[sel])
+                    other = np.where(hit, -lc.ll[pos] + llc[int(c)], np.inf)
+                    n_ent[sel] = np.minimum(n_ent[sel], other)
+                rd = arf[d]
+                step = coef * (rv - 1) * (qx[a][:, None] / rd) * (rd - 1)
+                fe = (rd > 1) & P.fires_array(step - n_ent, eps, ll_sub, step)
+                f = np.zeros_like(alive)
+                f[a] = fe.any(axis=1)
+                fired["entropy"] = int(f.sum())
+                alive &= ~f
+        if rv > 1 and "cell_bound" in R and alive.any():
+            n_cells = lv.cells[sub_i].max(axis=1).astype(np.float64)
+            u = -n_cells * lnr[v]
+            f = alive & P.fires_array(best - u, eps, best, u)
+            fired["cell_bound"] = int(f.sum())
+            alive &= ~f
+        if "ml_ceiling" in R and alive.any():
+            f = alive & P.fires_array(best - ubi, eps, best, ubi)
+            fired["ml_ceiling"] = int(f.sum())
+            alive &= ~f
+        if "user_bound" in R and alive.any():
+            f = np.zeros_like(alive)
+            xe = np.concatenate([ye, jj[:, None]], axis=1)
+            for i in np.flatnonzero(alive):
+                ub_i = float(run.sc.upper_bound(v, tuple(int(t) for t in xe[i])))
+                f[i] = P.user_bound(ub_i, float(best[i]), eps)
+            fired["user_bound"] = int(f.sum())
+            alive &= ~f
+        for r, c in fired.items():
+            if c:
+                run.counters[v][r] += c
+    if not alive.any():
+        return None
+    xe = np.concatenate([ye[alive], jj[alive][:, None]], axis=1)
+    return (v, xm[alive], xe, best[alive], qx[alive], nnu[alive], ubi[alive])
+
+
+def _walk_python(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
+    """Reference lattice walk with tuples and dicts (any number of variables)."""
+    n = len(run.names)
+    eps, prune = run.eps, run.prune
+    counters, kept = run.counters, run.kept
+    s0 = res0.scores
+    # cur[v][X] = (score, LL, best score of X or any subset of X, nonzero cells, ml ceiling)
+    cur: list[dict[tuple[int, ...], tuple[float, float, float, int, float]]] = [
+        {(): (float(s0[v]), float(res0.ll[v]), float(s0[v]), int(res0.cells[v]), float(res0.ub[v]))}
+        if v in run.active else {} for v in range(n)]
+    n_scored, per_level = n, [n]
+    for k in range(1, limit + 1):
+        batches: dict[tuple[int, ...], list[tuple[int, float, float]]] = {}
+        per_child = np.zeros(n, dtype=np.int64)
+        for v in range(n):
+            prev = cur[v]
+            if not prev:
                 continue
-            lly = prev[y][1]
-            n_ent = -lly
-            other = cur[j].get(y)
-            if other is not None and -other[1] < n_ent:
-                n_ent = -other[1]
-            step = coef * (rv - 1) * (q // rj) * (rj - 1)
-            if P.entropy_bound(step, n_ent, eps, lly):
-                return "entropy"
-    if run.is_bdeu and rv > 1:
+            gen = [(j,) for j in range(n) if j != v] if k == 1 else next_level(prev)
+            for x in gen:
+                subs = list(immediate_subsets(x))
+                best = max(prev[y][2] for y, _ in subs)
+                vl = run.vlim[v]
+                if vl is not None and sum(1 for p in x if run.ar[p] > 1) > vl:
+                    continue
+                if prune and v not in run.keep_all:
+                    rule = _bound_rule(run, v, x, subs, best, prev, cur)
+                    if rule is not None:
+                        counters[v][rule] += 1
+                        continue
+                batches.setdefault(x, []).append((v, best, min(prev[y][4] for y, _ in subs)))
+                per_child[v] += 1
+            run.check_budget(n_scored, per_child, k)
+        n_pairs = int(per_child.sum())
+        if not n_pairs:
+            break
+        order = sorted(batches)
+        groups = [(x, np.fromiter((it[0] for it in batches[x]), dtype=np.int64, count=len(batches[x])))
+                  for x in order]
+        res = run.scorer.run(groups)
+        nxt: list[dict[tuple[int, ...], tuple[float, float, float, int, float]]] = [{} for _ in range(n)]
+        pos = 0
+        for x, children in groups:
+            items = batches[x]
+            sl = slice(pos, pos + len(items))
+            scores = res.scores[sl]
+            _check_finite(scores, run.names, [x] * len(items), children)
+            for i, (v, best, ubi) in enumerate(items):
+                s = float(scores[i])
+                if prune and v not in run.keep_all and P.dominated(s, best, eps):
+                    counters[v]["dominated"] += 1
+                else:
+                    kept[v].append((x, s))
+                nxt[v][x] = (s, float(res.ll[pos + i]), max(s, best), int(res.cells[pos + i]),
+                             min(float(res.ub[pos + i]), ubi))
+            pos += len(items)
+        n_scored += n_pairs
+        per_level.append(n_pairs)
+        if run.progress is not None:
+            run.progress("scoring", k, limit, families=n_scored)
+        log.info("scoring level %d: %d families scored (%d parent sets), %.2f s", k, n_pairs,
+                 len(batches), time.perf_counter() - run.t0)
+        cur = nxt
+    return n_scored, per_level
+
+
+def _bound_rule(run: _Run, v: int, x: tuple[int, ...], subs: list[tuple[tuple[int, ...], int]],
+                best: float, prev: dict[tuple[int, ...], tuple[float, float, float, int, float]],
+                cur: list[dict[tuple[int, ...], tuple[float, float, float, int, float]]]) -> str | None:
+    """Name of the first bound rule excluding ``x`` (and all supersets) for child ``v``, else None."""
+    ar, eps, coef, R, llc = run.ar, run.eps, run.coef, run.rules, run.llc
+    rv = ar[v]
+    if rv > 1 and coef > 0:
+        kmax = run.kmax[v]
+        if "parent_count" in R and kmax is not None and sum(1 for p in x if ar[p] > 1) > kmax:
+            return "parent_count"
+        q = float(math.prod(ar[p] for p in x))
+        pen = coef * (rv - 1) * q
+        if "penalty_bound" in R and P.penalty_bound(pen, best, eps):
+            return "penalty_bound"
+        if "ll_ceiling" in R and P.ll_ceiling(float(llc[v]), pen, best, eps):
+            return "ll_ceiling"
+        if "entropy" in R:
+            for y, j in subs:
+                rj = ar[j]
+                if rj <= 1:
+                    continue
+                lly = prev[y][1]
+                n_ent = -lly + float(llc[v])
+                other = cur[j].get(y)
+                if other is not None and -other[1] + float(llc[j]) < n_ent:
+                    n_ent = -other[1] + float(llc[j])
+                step = coef * (rv - 1) * (q / rj) * (rj - 1)
+                if P.entropy_bound(step, n_ent, eps, lly):
+                    return "entropy"
+    if rv > 1 and "cell_bound" in R:
         n_cells = max(prev[y][3] for y, _ in subs)
-        if P.bdeu_bound(n_cells, rv, best, eps):
-            return "bdeu_bound"
-    if run.has_user_bound and P.user_bound(float(run.sc.upper_bound(v, x)), best, eps):
+        if P.cell_bound(n_cells, rv, best, eps):
+            return "cell_bound"
+    if "ml_ceiling" in R:
+        u = min(prev[y][4] for y, _ in subs)
+        if P.user_bound(u, best, eps):
+            return "ml_ceiling"
+    if "user_bound" in R and P.user_bound(float(run.sc.upper_bound(v, x)), best, eps):
         return "user_bound"
     return None
 

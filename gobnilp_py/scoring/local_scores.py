@@ -1,12 +1,28 @@
 """Decomposable local scores (natural log, higher is better) and their registry.
 
-Built in: ``BIC``, ``AIC`` (penalised log-likelihoods) and ``BDeu`` (Bayesian
-Dirichlet, likelihood-equivalent uniform prior).  Users plug in their own
+Built in: ``BIC``, ``AIC`` (penalised log-likelihoods), ``BDeu`` (Bayesian
+Dirichlet, likelihood-equivalent uniform prior), ``K2`` (Cooper & Herskovits
+1992: every Dirichlet parameter 1) and ``BDs`` (Scutari 2016, "An
+empirical-Bayes score for discrete Bayesian networks": BDeu's prior spread over
+the *observed* parent configurations only).  Users plug in their own
 decomposable score by subclassing :class:`LocalScore` (override
 :meth:`LocalScore.local_score`, optionally :meth:`LocalScore.upper_bound`) or
-by passing a plain function, which :class:`CallableScore` wraps.  Names map
-to classes in one place, :data:`SCORES`; :func:`make_score` resolves a name,
-class, instance or callable.
+by passing a plain function, which :class:`CallableScore` wraps.
+
+**One registry.**  Names, aliases (pgmpy's ``"bic-d"``, ``"bdeu"``, ``"k2"``,
+``"bds"``, ``"aic-d"`` ...) and default parameters live in :data:`SCORES` /
+:data:`SCORE_ALIASES` and are read through :func:`score_names`,
+:func:`resolve_score_name` and :func:`make_score`; the config and the CLI
+should read them from here rather than keep their own lists.
+
+**Rules declared by the score.**  Each score class declares, in its own class
+body, the pruning rules that are proven for it (:attr:`LocalScore.pruning_rules`,
+derivations in ``docs/pruning.md``) and whether it is score-equivalent
+(:attr:`LocalScore.score_equivalent`).  Neither is inherited: a subclass that
+does not redeclare them gets only the rule valid for every decomposable score
+(``dominated``, plus ``user_bound`` when it defines :meth:`LocalScore.upper_bound`)
+and ``score_equivalent = False``.  So subclassing ``BIC`` to change its
+penalty can never silently switch on BIC's bounds.
 
 Why batches: scoring is dominated by counting, and one parent set's
 configuration ids serve every child at once (see
@@ -38,10 +54,16 @@ __all__ = [
     "BIC",
     "AIC",
     "BDeu",
+    "K2",
+    "BDs",
+    "DirichletScore",
     "CallableScore",
     "SCORES",
+    "SCORE_ALIASES",
     "register_score",
     "make_score",
+    "score_names",
+    "resolve_score_name",
 ]
 
 
@@ -73,6 +95,25 @@ class LocalScore(ABC):
 
     #: Name used in the registry and in reports.
     name: ClassVar[str] = "custom"
+
+    #: Pruning rules proven for this score (names from :data:`gobnilp_py.scoring.pruning.RULES`),
+    #: declared in the class body.  Not inherited: see the module docstring.
+    pruning_rules: ClassVar[tuple[str, ...]] = ("dominated",)
+
+    #: True when Markov-equivalent DAGs always get the same total score (engines that search
+    #: equivalence classes rely on it).  Not inherited.
+    score_equivalent: ClassVar[bool] = False
+
+    #: Default values of the score's parameters (for the config and CLI).
+    defaults: ClassVar[dict[str, object]] = {}
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        # Declarations about soundness are per class: a subclass may change the formula.
+        if "pruning_rules" not in cls.__dict__:
+            cls.pruning_rules = ("dominated",)
+        if "score_equivalent" not in cls.__dict__:
+            cls.score_equivalent = False
 
     def __init__(self, data: Dataset) -> None:
         self.data = data
@@ -118,6 +159,10 @@ class LocalScore(ABC):
     def describe(self) -> dict[str, object]:
         """Parameters worth recording with a score table."""
         return {"score": self.name}
+
+    def batch_many(self, fcs: list[FamilyCounts]) -> list[BatchScores]:
+        """:meth:`batch` for several parent sets (built-in scores merge them into one numpy call)."""
+        return [self.batch(fc) for fc in fcs]
 
 
 class PenalisedLL(LocalScore):
@@ -168,10 +213,31 @@ class PenalisedLL(LocalScore):
         return ll - self.penalty(child, parents)
 
 
+    def batch_many(self, fcs: list[FamilyCounts]) -> list[BatchScores]:
+        if len(fcs) <= 1:
+            return [self.batch(fc) for fc in fcs]
+        t = self._xlogx
+        flat = np.concatenate([fc.flat for fc in fcs])
+        starts = np.concatenate([fc.offsets[:-1] + o for fc, o in zip(fcs, _cum([fc.flat.size for fc in fcs]))])
+        cell_sums = np.add.reduceat(t[flat], starts)
+        out = []
+        i = 0
+        for fc in fcs:
+            k = fc.children.size
+            ll = cell_sums[i:i + k] - float(t[fc.config_counts].sum())
+            i += k
+            pen = self.coef * float(fc.q) * (fc.child_arities - 1).astype(np.float64)
+            out.append(BatchScores(ll - pen, ll))
+        return out
+
+
 class BIC(PenalisedLL):
     """Bayesian information criterion, ``LL - (ln N / 2) q (r - 1)`` (GOBNILP's sign)."""
 
     name: ClassVar[str] = "BIC"
+    pruning_rules: ClassVar[tuple[str, ...]] = (
+        "parent_count", "penalty_bound", "ll_ceiling", "entropy", "dominated")
+    score_equivalent: ClassVar[bool] = True
 
     @property
     def coef(self) -> float:
@@ -182,18 +248,110 @@ class AIC(PenalisedLL):
     """Akaike information criterion, ``LL - q (r - 1)``."""
 
     name: ClassVar[str] = "AIC"
+    pruning_rules: ClassVar[tuple[str, ...]] = (
+        "parent_count", "penalty_bound", "ll_ceiling", "entropy", "dominated")
+    score_equivalent: ClassVar[bool] = True
 
     @property
     def coef(self) -> float:
         return 1.0
 
 
-class BDeu(LocalScore):
-    """BDeu with equivalent sample size ``ess`` (alpha).
+class DirichletScore(LocalScore):
+    """Log marginal likelihood with a symmetric Dirichlet prior per parent configuration.
+
+    For each *observed* parent configuration ``j`` with counts ``N_jk`` the
+    term is ``lnG(a_j) - lnG(a_j + N_j) + sum_k [lnG(a_j/r + N_jk) - lnG(a_j/r)]``
+    (cells with ``N_jk = 0`` contribute 0 and are skipped; unobserved
+    configurations contribute exactly 0).  Subclasses choose ``a_j`` through
+    :meth:`alpha_j`, the one thing BDeu, K2 and BDs differ in.
+
+    Every such score is a marginal likelihood under a proper prior, so it is
+    at most the maximised log-likelihood, and each observed (configuration,
+    state) cell costs at least ``ln r``: the ``cell_bound`` and ``ml_ceiling``
+    rules of ``docs/pruning.md`` hold for all of them.
+    """
+
+    name: ClassVar[str] = "dirichlet"
+
+    def alpha_j(self, fc: FamilyCounts) -> np.ndarray:
+        """Prior mass ``a_j`` of each observed configuration, one value per child of ``fc``.
+
+        The ``ml_ceiling`` rule relies on ``a_j`` never growing when parents are
+        added (BDeu ``ess/q``, BDs ``ess/q~``, K2 ``r``): a subclass that breaks
+        this must not declare ``ml_ceiling``.
+        """
+        raise NotImplementedError
+
+    def _alpha_j_single(self, child: int, q: int, n_observed: int) -> float:
+        """``a_j`` for one family (used by :meth:`local_score`)."""
+        raise NotImplementedError
+
+    def batch(self, fc: FamilyCounts) -> BatchScores:
+        return self.batch_many([fc])[0]
+
+    def batch_many(self, fcs: list[FamilyCounts]) -> list[BatchScores]:
+        """Scores of several parent sets in a few numpy calls over all their cells.
+
+        Why: on wide data each parent set has few cells, and a numpy call per
+        set costs more than the arithmetic.  The terms ``lnG(a + n) - lnG(a)``
+        are read from tables ``Σ_{i<n} ln(a + i)`` built once per distinct
+        ``a`` for small counts ``n`` (most cells of deep parent sets), and come
+        from ``gammaln`` otherwise; both agree to ~1e-13.  A cell's value
+        depends only on its own ``a`` and ``n``, so the result does not depend
+        on how parent sets are grouped into calls.
+        """
+        if not fcs:
+            return []
+        tables = _LgammaTables()
+        nj_parts, nj_rows, cell_parts, cell_rows, cell_owner = [], [], [], [], []
+        nblock = 0
+        block_of_fc = []
+        for fc in fcs:
+            a = np.asarray(self.alpha_j(fc), dtype=np.float64)
+            k = fc.children.size
+            block_of_fc.append(nblock)
+            nj = fc.config_counts.astype(np.float64)
+            rows_j = tables.rows(a)
+            nj_parts.append(np.tile(nj, k))
+            nj_rows.append(np.repeat(rows_j, nj.size))
+            nz = fc.flat > 0
+            seg = np.repeat(np.arange(k), np.diff(fc.offsets))
+            owner = seg[nz]
+            cell_parts.append(fc.flat[nz].astype(np.float64))
+            cell_rows.append(tables.rows(a / fc.child_arities.astype(np.float64))[owner])
+            cell_owner.append(owner + nblock)
+            nblock += k
+        tables.build()
+        cfg = -tables.lgamma_ratio(np.concatenate(nj_rows), np.concatenate(nj_parts))
+        cell_terms = tables.lgamma_ratio(np.concatenate(cell_rows), np.concatenate(cell_parts))
+        per_block = np.bincount(np.concatenate(cell_owner), weights=cell_terms, minlength=nblock)
+        cfg_sizes = np.concatenate([np.full(fc.children.size, fc.config_counts.size, dtype=np.int64)
+                                    for fc in fcs])
+        per_block += np.bincount(np.repeat(np.arange(nblock), cfg_sizes), weights=cfg, minlength=nblock)
+        return [BatchScores(per_block[b:b + fc.children.size].copy()) for fc, b in zip(fcs, block_of_fc)]
+
+    def local_score(self, child: int, parents: tuple[int, ...], counts: np.ndarray) -> float:
+        counts = np.asarray(counts, dtype=np.float64)
+        q = 1
+        for p in parents:
+            q *= int(self.arities[p])
+        nj = counts.sum(axis=1)
+        nj = nj[nj > 0]
+        a_j = self._alpha_j_single(child, q, int(nj.size))
+        a_jk = a_j / float(self.arities[child])
+        cells = counts[counts > 0]
+        return float(np.sum(gammaln(a_j) - gammaln(a_j + nj))
+                     + np.sum(gammaln(a_jk + cells) - gammaln(a_jk)))
+
+
+class BDeu(DirichletScore):
+    """BDeu with equivalent sample size ``ess`` (alpha): ``a_j = ess / q``.
 
     ``sum_j [lnG(a/q) - lnG(a/q + N_j) + sum_k (lnG(a/(q r) + N_jk) - lnG(a/(q r)))]``
     over observed configurations ``j`` (unobserved ones contribute exactly 0;
     so do cells with ``N_jk = 0``, which are therefore skipped).
+    Score-equivalent (Heckerman, Geiger & Chickering 1995).
 
     Parameters
     ----------
@@ -203,44 +361,64 @@ class BDeu(LocalScore):
     """
 
     name: ClassVar[str] = "BDeu"
+    pruning_rules: ClassVar[tuple[str, ...]] = ("cell_bound", "ml_ceiling", "dominated")
+    score_equivalent: ClassVar[bool] = True
+    defaults: ClassVar[dict[str, object]] = {"ess": 1.0}
 
     def __init__(self, data: Dataset, ess: float = 1.0) -> None:
         super().__init__(data)
         ess = float(ess)
         if not (ess > 0 and math.isfinite(ess)):
-            raise ScoreError(f"BDeu equivalent sample size must be a positive number, got {ess}")
+            raise ScoreError(f"{self.name} equivalent sample size must be a positive number, got {ess}")
         self.ess = ess
 
     def describe(self) -> dict[str, object]:
         return {"score": self.name, "ess": self.ess}
 
-    def batch(self, fc: FamilyCounts) -> BatchScores:
-        q = float(fc.q)
-        a_j = self.ess / q
-        nj = fc.config_counts.astype(np.float64)
-        common = float(np.sum(gammaln(a_j) - gammaln(a_j + nj)))
-        seg = np.repeat(np.arange(fc.children.size), np.diff(fc.offsets))
-        nz = fc.flat > 0
-        cells = fc.flat[nz].astype(np.float64)
-        owner = seg[nz]
-        a_jk = a_j / fc.child_arities.astype(np.float64)
-        a = a_jk[owner]
-        per_child = np.bincount(owner, weights=gammaln(a + cells) - gammaln(a),
-                                minlength=fc.children.size)
-        return BatchScores(common + per_child)
+    def alpha_j(self, fc: FamilyCounts) -> np.ndarray:
+        return np.full(fc.children.size, self.ess / float(fc.q))
 
-    def local_score(self, child: int, parents: tuple[int, ...], counts: np.ndarray) -> float:
-        counts = np.asarray(counts, dtype=np.float64)
-        q = 1
-        for p in parents:
-            q *= int(self.arities[p])
-        a_j = self.ess / float(q)
-        a_jk = a_j / float(self.arities[child])
-        nj = counts.sum(axis=1)
-        nj = nj[nj > 0]
-        cells = counts[counts > 0]
-        return float(np.sum(gammaln(a_j) - gammaln(a_j + nj))
-                     + np.sum(gammaln(a_jk + cells) - gammaln(a_jk)))
+    def _alpha_j_single(self, child: int, q: int, n_observed: int) -> float:
+        return self.ess / float(q)
+
+
+class K2(DirichletScore):
+    """K2 (Cooper & Herskovits 1992): every Dirichlet parameter is 1, so ``a_j = r``.
+
+    ``sum_j [lnG(r) - lnG(r + N_j) + sum_k lnG(1 + N_jk)]``.  Not score-equivalent.
+    """
+
+    name: ClassVar[str] = "K2"
+    pruning_rules: ClassVar[tuple[str, ...]] = ("cell_bound", "ml_ceiling", "dominated")
+    score_equivalent: ClassVar[bool] = False
+
+    def alpha_j(self, fc: FamilyCounts) -> np.ndarray:
+        return fc.child_arities.astype(np.float64)
+
+    def _alpha_j_single(self, child: int, q: int, n_observed: int) -> float:
+        return float(self.arities[child])
+
+
+class BDs(BDeu):
+    """BDs (Scutari 2016): BDeu's ``ess`` spread over the *observed* configurations only.
+
+    ``a_j = ess / q~`` with ``q~`` the number of parent configurations seen in
+    the data (``a_jk = a_j / r``); unobserved configurations get no prior mass
+    (and contribute 0, as in BDeu).  Not score-equivalent.  pgmpy's ``BDs``
+    uses ``ess / (q r)`` for the cells, which is Scutari's value only when
+    every configuration is observed.
+    """
+
+    name: ClassVar[str] = "BDs"
+    pruning_rules: ClassVar[tuple[str, ...]] = ("cell_bound", "ml_ceiling", "dominated")
+    score_equivalent: ClassVar[bool] = False
+    defaults: ClassVar[dict[str, object]] = {"ess": 1.0}
+
+    def alpha_j(self, fc: FamilyCounts) -> np.ndarray:
+        return np.full(fc.children.size, self.ess / float(max(fc.n_configs, 1)))
+
+    def _alpha_j_single(self, child: int, q: int, n_observed: int) -> float:
+        return self.ess / float(max(n_observed, 1))
 
 
 class CallableScore(LocalScore):
@@ -279,15 +457,49 @@ class CallableScore(LocalScore):
         return float(self._ub(child, parents))
 
 
-#: Registry of score names (case-insensitive lookup) to classes.
-SCORES: dict[str, type[LocalScore]] = {"BIC": BIC, "AIC": AIC, "BDeu": BDeu}
+#: Registry of canonical score names to classes (case-insensitive lookup through
+#: :func:`resolve_score_name`).  The config and the CLI should list :func:`score_names`.
+SCORES: dict[str, type[LocalScore]] = {"BIC": BIC, "AIC": AIC, "BDeu": BDeu, "K2": K2, "BDs": BDs}
+
+#: Other accepted spellings (lower case) -> canonical name: pgmpy's ``structure_score``
+#: names (``"bic-d"``, ``"aic-d"``, ``"bdeu"``, ``"k2"``, ``"bds"``) and its former
+#: ``*score`` names.
+SCORE_ALIASES: dict[str, str] = {
+    "bic-d": "BIC", "bicscore": "BIC",
+    "aic-d": "AIC", "aicscore": "AIC",
+    "bdeuscore": "BDeu",
+    "k2score": "K2",
+    "bdsscore": "BDs",
+}
 
 
-def register_score(cls: type[LocalScore], name: str | None = None) -> type[LocalScore]:
+def score_names() -> tuple[str, ...]:
+    """Canonical names of the registered scores, in registration order."""
+    return tuple(SCORES)
+
+
+def resolve_score_name(name: str) -> str:
+    """Canonical registry name of ``name`` (any case, or an alias); one-line :class:`ScoreError` if unknown."""
+    key = str(name).strip().lower()
+    for canon in SCORES:
+        if canon.lower() == key:
+            return canon
+    canon = SCORE_ALIASES.get(key)
+    if canon is not None and canon in SCORES:
+        return canon
+    raise ScoreError(f"unknown score {name!r}; valid: {', '.join(SCORES)} "
+                     f"(aliases: {', '.join(sorted(SCORE_ALIASES))})")
+
+
+def register_score(cls: type[LocalScore], name: str | None = None,
+                   aliases: tuple[str, ...] = ()) -> type[LocalScore]:
     """Add a :class:`LocalScore` subclass to :data:`SCORES` (usable as a decorator)."""
     if not (isinstance(cls, type) and issubclass(cls, LocalScore)):
         raise ScoreError(f"{cls!r} is not a LocalScore subclass")
-    SCORES[name or cls.name] = cls
+    canon = name or cls.name
+    SCORES[canon] = cls
+    for a in aliases:
+        SCORE_ALIASES[str(a).lower()] = canon
     return cls
 
 
@@ -295,17 +507,13 @@ def make_score(spec: str | LocalScore | type[LocalScore] | Callable[..., float],
                data: Dataset, ess: float = 1.0) -> LocalScore:
     """Resolve a score given by name, class, instance or plain function.
 
-    ``ess`` is passed to scores that take it (BDeu).  An unknown name raises
+    ``ess`` is passed to scores that take it (BDeu, BDs).  An unknown name raises
     a :class:`ScoreError` listing the valid ones.
     """
     if isinstance(spec, LocalScore):
         return spec
     if isinstance(spec, str):
-        lookup = {k.lower(): v for k, v in SCORES.items()}
-        cls = lookup.get(spec.lower())
-        if cls is None:
-            raise ScoreError(f"unknown score {spec!r}; valid: {', '.join(SCORES)}")
-        spec = cls
+        spec = SCORES[resolve_score_name(spec)]
     if isinstance(spec, type) and issubclass(spec, LocalScore):
         if "ess" in inspect.signature(spec).parameters:
             return spec(data, ess=ess)  # type: ignore[call-arg]
@@ -313,3 +521,53 @@ def make_score(spec: str | LocalScore | type[LocalScore] | Callable[..., float],
     if callable(spec):
         return CallableScore(data, spec)
     raise ScoreError(f"score must be a name ({', '.join(SCORES)}), a LocalScore or a function, got {spec!r}")
+
+
+class _LgammaTables:
+    """``lnG(a + n) - lnG(a)`` for many (a, n): tables of cumulated logs for small n, gammaln otherwise."""
+
+    #: Counts below this come from the tables.
+    K = 48
+
+    def __init__(self) -> None:
+        self._index: dict[float, int] = {}
+        self._alphas: list[float] = []
+        self._tab: np.ndarray | None = None
+        self._a: np.ndarray | None = None
+
+    def rows(self, a: np.ndarray) -> np.ndarray:
+        """Table row of each value of ``a`` (registering new values)."""
+        out = np.empty(a.size, dtype=np.int64)
+        for i, x in enumerate(a.tolist()):
+            r = self._index.get(x)
+            if r is None:
+                r = self._index[x] = len(self._alphas)
+                self._alphas.append(x)
+            out[i] = r
+        return out
+
+    def build(self) -> None:
+        self._a = np.asarray(self._alphas, dtype=np.float64)
+        tab = np.zeros((self._a.size, self.K + 1))
+        np.cumsum(np.log(self._a[:, None] + np.arange(self.K)), axis=1, out=tab[:, 1:])
+        self._tab = tab
+
+    def lgamma_ratio(self, rows: np.ndarray, n: np.ndarray) -> np.ndarray:
+        assert self._tab is not None and self._a is not None
+        small = n <= self.K
+        out = np.empty(n.size)
+        out[small] = self._tab[rows[small], n[small].astype(np.int64)]
+        big = ~small
+        if big.any():
+            a = self._a[rows[big]]
+            out[big] = gammaln(a + n[big]) - gammaln(a)
+        return out
+
+
+def _cum(sizes: list[int]) -> list[int]:
+    """Exclusive prefix sums of ``sizes``."""
+    out, t = [], 0
+    for x in sizes:
+        out.append(t)
+        t += x
+    return out

@@ -32,16 +32,45 @@ __all__ = [
     "dominated",
     "penalty_bound",
     "entropy_bound",
-    "bdeu_bound",
+    "cell_bound",
+    "ll_ceiling",
     "user_bound",
+    "global_gap",
     "max_nonunit_parents",
+    "published_parent_bound",
+    "RULE_INFO",
+    "BOUND_RULES",
 ]
 
 #: Relative tolerance added to ε before any rule fires.
 RTOL = 1e-9
 
-#: Rule names, as used in ``ScoreTable.pruning`` counters.
-RULES = ("parent_count", "penalty_bound", "entropy", "bdeu_bound", "user_bound", "dominated")
+#: Rule names in the order the engine tries them, as used in ``ScoreTable.pruning`` counters.
+#: Bound rules (before counting; a set and all its supersets), then ``dominated`` (after
+#: scoring), then ``global_gap`` (after the walk, when a lower bound is given).
+RULES = ("parent_count", "penalty_bound", "ll_ceiling", "entropy", "cell_bound", "ml_ceiling",
+         "user_bound", "dominated", "global_gap")
+
+#: The rules that exclude a set and all its supersets before the set is counted.
+BOUND_RULES = ("parent_count", "penalty_bound", "ll_ceiling", "entropy", "cell_bound", "ml_ceiling",
+               "user_bound")
+
+#: What each rule needs from the score, checked when a score declares it.
+#: ``penalised``: a :class:`~gobnilp_py.scoring.local_scores.PenalisedLL` (``LL - coef q (r-1)``);
+#: ``dirichlet``: a :class:`~gobnilp_py.scoring.local_scores.DirichletScore` (marginal
+#: likelihood with a symmetric Dirichlet prior per configuration); ``any``: every
+#: decomposable score.
+RULE_INFO: dict[str, str] = {
+    "parent_count": "penalised",
+    "penalty_bound": "penalised",
+    "ll_ceiling": "penalised",
+    "entropy": "penalised",
+    "cell_bound": "dirichlet",
+    "ml_ceiling": "dirichlet",
+    "user_bound": "any",
+    "dominated": "any",
+    "global_gap": "any",
+}
 
 
 def tolerance(*refs: float) -> float:
@@ -103,8 +132,8 @@ def entropy_bound(penalty_step: float, n_entropy: float, epsilon: float, ref: fl
     return fires(penalty_step - n_entropy, epsilon, ref, penalty_step)
 
 
-def bdeu_bound(n_cells: int, child_arity: int, best_subset: float, epsilon: float) -> bool:
-    """Rule ``bdeu_bound``: BDeu ``s(T) <= -(#cells with N_jk > 0 of T) * ln r_v``.
+def cell_bound(n_cells: int, child_arity: int, best_subset: float, epsilon: float) -> bool:
+    """Rule ``cell_bound`` (BDeu, K2, BDs): ``s(T) <= -(#cells with N_jk > 0 of T) * ln r_v``.
 
     Each observed (configuration, state) cell contributes a predictive factor
     at most ``1/r`` (the first time that state is seen in that configuration).
@@ -116,6 +145,16 @@ def bdeu_bound(n_cells: int, child_arity: int, best_subset: float, epsilon: floa
     return fires(best_subset - ub, epsilon, best_subset, ub)
 
 
+def ll_ceiling(ll_all: float, penalty: float, best_subset: float, epsilon: float) -> bool:
+    """Rule ``ll_ceiling`` (BIC, AIC; Tian 2000): ``s(T) <= LL(v | C) - pen(X)`` for ``X ⊆ T ⊆ C``.
+
+    ``C`` is every other variable, so ``LL(v|T) <= LL(v|C) <= 0``; with
+    ``pen(T) >= pen(X)`` this is :func:`penalty_bound` with 0 replaced by ``LL(v|C)``.
+    """
+    ub = ll_all - penalty
+    return fires(best_subset - ub, epsilon, best_subset, ub)
+
+
 def user_bound(ub: float, best_subset: float, epsilon: float) -> bool:
     """Rule ``user_bound``: a user score's ``upper_bound(child, X)`` (valid for all supersets)."""
     if math.isnan(ub) or ub == math.inf:
@@ -123,8 +162,26 @@ def user_bound(ub: float, best_subset: float, epsilon: float) -> bool:
     return fires(best_subset - ub, epsilon, best_subset, ub)
 
 
+def global_gap(best_v: float, score: float, epsilon: float, gap: float, *refs: float) -> bool:
+    """Rule ``global_gap``: ``best(v) - s(v, W) > ε + (UB - LB)`` drops family ``(v, W)``.
+
+    ``UB = Σ_u best(u)`` bounds every DAG from above and ``LB`` is the score of
+    some DAG, so ``OPT >= LB``; a DAG using ``(v, W)`` scores at most
+    ``s(v, W) + UB - best(v)``, which is then ``< LB - ε <= OPT - ε``.
+    """
+    return fires(best_v - score, epsilon + gap, best_v, score, *refs)
+
+
+def published_parent_bound(n_rows: int) -> int:
+    """The published ``⌊log2(2N / log2 N)⌋`` (Tian 2000, Thm 1): **off by one, never used to prune**.
+
+    Kept so that the regression test can show it is wrong (XOR data, N = 106).
+    """
+    return int(math.floor(math.log2(2 * n_rows / math.log2(n_rows))))
+
+
 def max_nonunit_parents(coef: float, child_arity: int, other_arities: Sequence[int],
-                        empty_score: float, epsilon: float) -> int | None:
+                        empty_score: float, epsilon: float, ll_all: float = 0.0) -> int | None:
     """Rule ``parent_count`` (BIC/AIC): most parents of arity >= 2 a kept set can have.
 
     A set with ``k`` parents of arity >= 2 has ``q`` at least the product of
@@ -133,6 +190,11 @@ def max_nonunit_parents(coef: float, child_arity: int, other_arities: Sequence[i
     ``s(∅)``, prunes it and all supersets) once that product is large enough.
     Parents of arity 1 do not grow ``q`` and are not counted.  Returns
     ``None`` when there is no bound (child of arity 1: zero penalty).
+
+    With ``ll_all = LL(v | all other variables)`` (<= 0; the ``ll_ceiling``
+    rule) the set is excluded once ``s(∅) + pen - ll_all > ε``.  With binary
+    parents and ``ll_all = 0`` the result is
+    ``d_ε = ⌊log2(1 + 2(N Ĥ(v) + ε) / ((r_v - 1) ln N))⌋`` for BIC.
     """
     if child_arity <= 1 or coef <= 0:
         return None
@@ -141,6 +203,6 @@ def max_nonunit_parents(coef: float, child_arity: int, other_arities: Sequence[i
     for k, a in enumerate(ar):
         q *= a
         pen = coef * (child_arity - 1) * q
-        if penalty_bound(pen, empty_score, epsilon):
+        if fires(empty_score + pen - ll_all, epsilon, empty_score, pen):
             return k  # k+1 such parents are too many
     return len(ar)

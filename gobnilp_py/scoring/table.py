@@ -7,22 +7,52 @@ Parent sets are stored internally as sorted tuples of variable *indices* (the
 solver's view) and shown to users by *name*.
 
 ``epsilon`` records the gap the table is safe for: every parent set used by a
-network with score >= OPT - epsilon is present.  A table read from a ``.jkl``
-file carries ``epsilon=None`` (unknown) because the file does not say how it
-was pruned.
+network with score >= OPT - epsilon is present.
+
+Provenance in ``.jkl`` files
+    GOBNILP's ``.jkl`` format has no place for how a table was pruned, yet a
+    table pruned for Bayes factor 3 silently gives a wrong "complete" answer
+    when enumerated at Bayes factor 20.  Every ``.jkl`` written here therefore
+    starts with ``#`` comment lines (which GOBNILP's and this package's readers
+    skip) of the form ``# gobnilp_py: key = <JSON value>``: the score, ε and
+    the Bayes factor, ESS, parent limit, whether pruning was on, the number of
+    rows, the arities, the package version, the pruning counts, and a
+    ``guarantee`` (``"exact"`` -- nothing pruned, ``"epsilon-safe"`` or
+    ``"approximate"``).  :meth:`ScoreTable.from_jkl` reads them back into
+    ``epsilon``, ``score_name`` and ``meta``; a file without them (written by
+    GOBNILP or by hand) keeps ``epsilon=None``, "pruning unknown", and every
+    result computed from it says so.  A provenance line that cannot be parsed
+    is an error rather than a silently unknown table.
+
+Scores must be finite with ``|score| < 1e20``: SCIP treats 1e20 as infinity,
+and a family that can never be chosen belongs out of the table, not in it
+with ``-inf``.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import os
+import re
+import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ScoreError
 
-__all__ = ["ScoreTable", "Family"]
+__all__ = ["ScoreTable", "Family", "PROVENANCE_PREFIX", "MAX_ABS_SCORE"]
+
+#: Every provenance comment line of a ``.jkl`` we write starts with this.
+PROVENANCE_PREFIX = "# gobnilp_py:"
+#: Largest magnitude a local score may have (SCIP's infinity is 1e20).
+MAX_ABS_SCORE = 1e20
+#: ``meta`` keys written as provenance (time and per-level counters are left out so the same
+#: table always gives the same file).
+_PROVENANCE_META = ("N", "arities", "ess", "palim", "bayes_factor", "prune", "unpruned", "approximate",
+                    "tolerance_rtol", "families_scored", "max_nonunit_parents")
+_PROVENANCE_RE = re.compile(r"^#\s*gobnilp_py:\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,8 +118,9 @@ class ScoreTable:
                 if ps in seen:
                     raise ScoreError(f"parent set {self._label(ps)} listed twice for {self.names[i]!r}")
                 sc = float(sc)
-                if math.isnan(sc) or sc == math.inf:
-                    raise ScoreError(f"score {sc} of {self.names[i]!r}<-{self._label(ps)} is not a finite number")
+                if not abs(sc) < MAX_ABS_SCORE:
+                    raise ScoreError(f"score {sc} of {self.names[i]!r}<-{self._label(ps)} is not a finite number "
+                                     f"with |score| < {MAX_ABS_SCORE:g}")
                 seen.add(ps)
                 rows.append((ps, sc))
             if not rows:
@@ -144,6 +175,66 @@ class ScoreTable:
     def _label(self, ps: tuple[int, ...]) -> str:
         return "{" + ",".join(self.names[p] for p in ps) + "}"
 
+    # ------------------------------------------------------------- guarantee
+    @property
+    def approximate(self) -> bool:
+        """True if the table was pruned by a rule that may drop parent sets of good networks."""
+        return bool(self.meta.get("approximate", False))
+
+    @property
+    def is_unpruned(self) -> bool:
+        """True if no parent set was pruned (``prune=False``, or every rule removed nothing).
+
+        Such a table holds every parent set (up to its parent limit), so it is
+        safe for any gap.  A table of unknown provenance is not unpruned.
+        """
+        if self.approximate:
+            return False
+        if self.meta.get("prune") is False:
+            return True
+        return bool(self.pruning) and not any(int(c) for rules in self.pruning.values() for c in rules.values())
+
+    @property
+    def safe_epsilon(self) -> float | None:
+        """The largest gap ε the table is known to be safe for: ``inf`` if unpruned, ``None`` if unknown.
+
+        A driver asked for every network within ε of the optimum must refuse
+        (or label) a table with ``safe_epsilon < ε`` or ``None``; an
+        approximate table is safe for no gap (``None``).
+        """
+        if self.approximate:
+            return None
+        if self.is_unpruned:
+            return math.inf
+        return self.epsilon
+
+    @property
+    def guarantee(self) -> str:
+        """One human line: what the table is guaranteed to hold.
+
+        Starts with ``exact:``, ``epsilon-safe:``, ``APPROXIMATE:`` or ``UNKNOWN:``.
+        """
+        palim = self.meta.get("palim")
+        within = f" with at most {palim} parents" if palim is not None else ""
+        if self.approximate:
+            return ("APPROXIMATE: pruned by a rule that may drop parent sets of good networks; networks learned "
+                    "from it carry no optimality guarantee")
+        if self.is_unpruned:
+            return f"exact: every parent set{within} is present (no pruning)"
+        if self.epsilon is None:
+            return ("UNKNOWN: the table does not say how it was pruned; results are exact for this table only, "
+                    "not necessarily for the data")
+        bf = math.exp(self.epsilon) if self.epsilon < 700 else math.inf
+        return (f"epsilon-safe: holds every parent set{within} of every network with score >= OPT - "
+                f"{self.epsilon:.6g} (Bayes factor {bf:.6g})")
+
+    def _guarantee_kind(self) -> str:
+        if self.approximate:
+            return "approximate"
+        if self.is_unpruned:
+            return "exact"
+        return "epsilon-safe" if self.epsilon is not None else "unknown"
+
     def subset(self, keep: Mapping[str, Sequence[Sequence[str]]] | None = None) -> "ScoreTable":
         """Copy of the table (optionally restricted to the given parent sets per child)."""
         fams = []
@@ -157,13 +248,46 @@ class ScoreTable:
                           pruning=dict(self.pruning), meta=dict(self.meta))
 
     # -------------------------------------------------------------------- I/O
+    def provenance_lines(self) -> list[str]:
+        """The ``# gobnilp_py: key = value`` comment lines :meth:`to_jkl` writes first."""
+        from .._json import jsonable
+
+        try:
+            from .. import __version__ as version
+        except ImportError:  # pragma: no cover - partial import during package initialisation
+            version = "unknown"
+        items: list[tuple[str, object]] = [
+            ("written_by", f"gobnilp_py {version}"),
+            ("score", self.score_name),
+            ("epsilon", self.epsilon),
+            ("guarantee", self._guarantee_kind()),
+        ]
+        for key in _PROVENANCE_META:
+            if key in self.meta:
+                items.append((key, self.meta[key]))
+        data = self.meta.get("data", self.meta.get("source") if "N" in self.meta else None)
+        if data is not None:
+            items.append(("data", str(data)))
+        if self.pruning:
+            items.append(("pruning", self.pruning))
+        head = ["# gobnilp_py score table: keep these comment lines, they say how the table was pruned"]
+        return head + [f"{PROVENANCE_PREFIX} {k} = {json.dumps(jsonable(v), allow_nan=False)}" for k, v in items]
+
     def to_jkl(self, path: str | os.PathLike[str] | None = None) -> str:
         """Write GOBNILP's ``.jkl`` format; returns the text (and writes it atomically if ``path``).
 
-        Scores are written with 17 significant digits (``repr``), so a round
-        trip through :meth:`from_jkl` is exact, far inside the 1e-8 promise.
+        The file starts with provenance comment lines (see the module
+        docstring), which :meth:`from_jkl` reads back.  Scores are written
+        with 17 significant digits (``repr``), so a round trip is exact.
         """
-        lines = [str(self.n)]
+        from .._validation import check_names_for
+
+        try:
+            check_names_for(self.names, ["jkl"], where="the .jkl file")
+        except Exception as exc:
+            raise ScoreError(str(exc)) from None
+        lines = self.provenance_lines()
+        lines.append(str(self.n))
         for i, fams in enumerate(self.families):
             lines.append(f"{self.names[i]} {len(fams)}")
             for ps, sc in fams:
@@ -179,21 +303,60 @@ class ScoreTable:
     def from_jkl(cls, path: str | os.PathLike[str]) -> "ScoreTable":
         """Read a GOBNILP ``.jkl`` score file (parents given by name).
 
-        Errors name the file and line.  The result has ``epsilon=None``:
-        the file does not record how it was pruned.
+        Provenance comment lines written by :meth:`to_jkl` set ``epsilon``,
+        ``score_name`` and ``meta``; without them ``epsilon`` is ``None``
+        (pruning unknown).  Every error is one line naming the file (and the
+        line): a missing file, a folder or device, binary data, a malformed
+        line, a non-finite score or one with ``|score| >= 1e20``.
         """
         p = Path(path)
         try:
-            text = p.read_text()
+            st = os.stat(p)
+        except FileNotFoundError:
+            raise ScoreError(f"score file not found: {p}") from None
         except OSError as exc:
             raise ScoreError(f"cannot read score file {p}: {exc.strerror or exc}") from None
+        if stat.S_ISDIR(st.st_mode):
+            raise ScoreError(f"score file {p} is a folder, not a file")
+        if not (stat.S_ISREG(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+            raise ScoreError(f"score file {p} is not a regular file (a device or socket)")
+        try:
+            raw = p.read_bytes()
+        except OSError as exc:
+            raise ScoreError(f"cannot read score file {p}: {exc.strerror or exc}") from None
+        nul = raw.find(b"\0")
+        if nul >= 0:
+            raise ScoreError(f"score file {p} is not a text file (binary data at byte {nul}); "
+                             "a .jkl score file is text")
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise ScoreError(f"score file {p} is not UTF-8 text (byte {exc.start}); a .jkl score file is text") \
+                from None
         return cls.from_jkl_text(text, source=str(p))
 
     @classmethod
     def from_jkl_text(cls, text: str, *, source: str = "<jkl>") -> "ScoreTable":
         """Parse ``.jkl`` text; see :meth:`from_jkl`."""
-        lines = [(no, ln.split()) for no, ln in enumerate(text.splitlines(), 1)]
-        lines = [(no, toks) for no, toks in lines if toks and not toks[0].startswith("#")]
+        provenance: dict[str, object] = {}
+        lines: list[tuple[int, list[str]]] = []
+        for no, ln in enumerate(text.splitlines(), 1):
+            stripped = ln.strip()
+            if stripped.startswith("#"):
+                if stripped.startswith(PROVENANCE_PREFIX.replace(" ", "")) or stripped.startswith(PROVENANCE_PREFIX):
+                    m = _PROVENANCE_RE.match(stripped)
+                    if m is None:
+                        raise ScoreError(f"{source}, line {no}: malformed provenance line; expected "
+                                         f"'{PROVENANCE_PREFIX} key = <JSON value>'")
+                    try:
+                        provenance[m.group(1)] = json.loads(m.group(2))
+                    except ValueError:
+                        raise ScoreError(f"{source}, line {no}: provenance value of {m.group(1)!r} is not "
+                                         f"valid JSON: {m.group(2)[:60]!r}") from None
+                continue
+            toks = ln.split()
+            if toks:
+                lines.append((no, toks))
         pos = 0
 
         def take(what: str) -> tuple[int, list[str]]:
@@ -207,42 +370,65 @@ class ScoreTable:
             try:
                 v = int(tok)
             except ValueError:
-                raise ScoreError(f"{source}, line {no}: expected {what} (an integer), got {tok!r}") from None
+                raise ScoreError(f"{source}, line {no}: expected {what} (an integer), got {tok[:40]!r}") from None
             if v < 0:
                 raise ScoreError(f"{source}, line {no}: {what} must be >= 0, got {v}")
             return v
+
+        def is_number(tok: str) -> bool:
+            try:
+                float(tok)
+            except ValueError:
+                return False
+            return True
 
         no, toks = take("the number of variables")
         if len(toks) != 1:
             raise ScoreError(f"{source}, line {no}: expected the number of variables alone on the line")
         n = as_int(toks[0], no, "the number of variables")
         blocks: list[tuple[str, int, list[tuple[list[str], float]]]] = []
-        for _ in range(n):
-            no, toks = take("a 'name count' header")
-            if len(toks) != 2:
-                raise ScoreError(f"{source}, line {no}: expected 'name count', got {' '.join(toks)!r}")
+        for vi in range(n):
+            no, toks = take(f"a 'name count' header (variable {vi + 1} of {n})")
+            if len(toks) != 2 or (is_number(toks[0]) and blocks and not toks[1].lstrip("-").isdigit()):
+                hint = ""
+                if blocks and toks and is_number(toks[0]):
+                    prev_name, prev_no, prev_rows = blocks[-1]
+                    hint = (f"; this looks like a parent set line: does the count on line {prev_no} "
+                            f"({len(prev_rows)}) match the lines listed for {prev_name!r}?")
+                raise ScoreError(f"{source}, line {no}: expected 'name count' (variable {vi + 1} of {n}), "
+                                 f"got {' '.join(toks)[:80]!r}{hint}")
             name, k = toks[0], as_int(toks[1], no, "the number of parent sets")
+            head_no = no
             rows = []
-            for _ in range(k):
-                no, toks = take(f"a parent set line for {name!r}")
-                try:
-                    sc = float(toks[0])
-                except ValueError:
-                    raise ScoreError(f"{source}, line {no}: score {toks[0]!r} is not a number") from None
-                m = as_int(toks[1], no, "the parent count") if len(toks) > 1 else -1
+            for j in range(k):
+                no, toks = take(f"parent set {j + 1} of {k} for {name!r} (count on line {head_no})")
+                if not is_number(toks[0]):
+                    looks_like_header = len(toks) == 2 and toks[1].isdigit()
+                    hint = (f"; it looks like the next variable's header: the count {k} on line {head_no} is "
+                            f"larger than the {j} parent sets listed for {name!r}") if looks_like_header else ""
+                    raise ScoreError(f"{source}, line {no}: score {toks[0][:40]!r} is not a number{hint}")
+                sc = float(toks[0])
+                if not abs(sc) < MAX_ABS_SCORE:
+                    raise ScoreError(f"{source}, line {no}: score {toks[0][:40]!r} is not a finite number with "
+                                     f"|score| < {MAX_ABS_SCORE:g}")
+                if len(toks) < 2:
+                    raise ScoreError(f"{source}, line {no}: expected 'score m parent1 .. parentm', got only a score")
+                m = as_int(toks[1], no, "the parent count")
                 if len(toks) != 2 + m:
                     raise ScoreError(
-                        f"{source}, line {no}: expected 'score m parent1 .. parentm' with m={m}, got {len(toks) - 2} parents")
+                        f"{source}, line {no}: expected 'score m parent1 .. parentm' with m={m}, "
+                        f"got {len(toks) - 2} parent name(s)")
                 rows.append((toks[2:], sc))
-            blocks.append((name, no, rows))
+            blocks.append((name, head_no, rows))
         if pos != len(lines):
-            raise ScoreError(f"{source}, line {lines[pos][0]}: unexpected text after the last variable")
+            raise ScoreError(f"{source}, line {lines[pos][0]}: unexpected text after the last variable "
+                             f"(the file declares {n} variables)")
         names = [b[0] for b in blocks]
         if len(set(names)) != len(names):
             raise ScoreError(f"{source}: duplicate variable names {_dupes(names)}")
         idx = {nm: i for i, nm in enumerate(names)}
         families = []
-        for name, no, rows in blocks:
+        for name, _no, rows in blocks:
             fams = []
             for parents, sc in rows:
                 unknown = [p for p in parents if p not in idx]
@@ -250,10 +436,39 @@ class ScoreTable:
                     raise ScoreError(f"{source}: parent {unknown[0]!r} of {name!r} is not a variable of the file")
                 fams.append((tuple(idx[p] for p in parents), sc))
             families.append(fams)
+        epsilon, score_name, pruning, meta = _from_provenance(provenance, source)
         try:
-            return cls(names, families, epsilon=None, meta={"source": source})
+            return cls(names, families, epsilon=epsilon, score_name=score_name, pruning=pruning, meta=meta)
         except ScoreError as exc:
             raise ScoreError(f"{source}: {exc}") from None
+
+
+def _from_provenance(prov: dict[str, object], source: str
+                     ) -> tuple[float | None, str | None, dict[str, dict[str, int]], dict[str, object]]:
+    """(epsilon, score_name, pruning, meta) from the parsed provenance lines (empty: all unknown)."""
+    meta: dict[str, object] = {"source": source}
+    if not prov:
+        return None, None, {}, meta
+    eps = prov.get("epsilon")
+    if eps is not None and (isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps >= 0):
+        raise ScoreError(f"{source}: provenance epsilon must be a number >= 0 or null, got {eps!r}")
+    name = prov.get("score")
+    if name is not None and not isinstance(name, str):
+        raise ScoreError(f"{source}: provenance score must be a string or null, got {name!r}")
+    pruning = prov.get("pruning") or {}
+    if not isinstance(pruning, dict):
+        raise ScoreError(f"{source}: provenance pruning must be a JSON object, got {pruning!r}")
+    kind = prov.get("guarantee")
+    if kind not in (None, "exact", "epsilon-safe", "approximate", "unknown"):
+        raise ScoreError(f"{source}: provenance guarantee {kind!r} is not one of exact, epsilon-safe, "
+                         "approximate, unknown")
+    for key, value in prov.items():
+        if key not in ("epsilon", "score", "pruning", "guarantee"):
+            meta[key] = value
+    if kind == "approximate":
+        meta["approximate"] = True
+    meta["provenance"] = True
+    return (None if eps is None else float(eps)), name, {str(k): dict(v) for k, v in pruning.items()}, meta
 
 
 def _dupes(names: Sequence[str]) -> str:

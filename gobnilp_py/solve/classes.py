@@ -31,7 +31,8 @@ from typing import Any
 from ..scoring.table import ScoreTable
 from ..search.results import Entry
 
-__all__ = ["ClassSummary", "Expansion", "expand_classes", "arrow_counts", "is_score_equivalent", "SCORE_EQUIVALENT"]
+__all__ = ["ClassSummary", "Expansion", "expand_classes", "arrow_counts", "is_score_equivalent", "SCORE_EQUIVALENT",
+           "classes_to_json"]
 
 #: Scores for which every DAG of a Markov equivalence class has the same score.
 SCORE_EQUIVALENT = frozenset({"BIC", "BDeu", "AIC"})
@@ -112,8 +113,8 @@ def expand_classes(table: ScoreTable, reps: Sequence[Entry], *, limit: float, ma
         Every member of a credible class is known to be in the table (see the
         module docstring): counts then come from the CPDAG alone.
     deadline : float, optional
-        ``time.perf_counter()`` value after which counting stops (counts of
-        the classes not finished become unknown).
+        ``time.perf_counter()`` value after which listing and counting stop
+        (counts that needed the listing become unknown).
     """
     from ..equivalence import cpdag
 
@@ -134,7 +135,9 @@ def expand_classes(table: ScoreTable, reps: Sequence[Entry], *, limit: float, ma
         if all_representable:
             summary.n_members = cp.count_dags()
             if room is None or room > 0:
-                for member in cp.dags(limit=room):
+                for i, member in enumerate(cp.dags(limit=room)):
+                    if deadline is not None and i % 256 == 0 and time.perf_counter() > deadline:
+                        break  # the counts stay exact; only the listing is cut
                     entry = _entry(table, where, member, names, index)
                     if entry is None:  # cannot happen when all_representable holds; keep it honest anyway
                         raise AssertionError("a member of a credible class is missing from an epsilon-safe table")
@@ -205,3 +208,20 @@ def arrow_counts(summary: ClassSummary) -> dict[tuple[str, str], int]:
                         counts[(p, child)] = counts.get((p, child), 0) + 1
             summary.arrow_counts = counts
     return summary.arrow_counts
+
+
+def classes_to_json(classes: Sequence[ClassSummary] | None) -> list[dict[str, Any]] | None:
+    """Class summaries as JSON data (read back by :func:`gobnilp_py.output.load.classes_from_json`).
+
+    Arrow counts are computed when missing (for a class whose members are all counted), so the
+    output does not depend on whether model averages were asked for before.
+    """
+    if classes is None:
+        return None
+    out = []
+    for c in classes:
+        counts = arrow_counts(c) if c.n_members is not None else c.arrow_counts
+        out.append({"cpdag": c.cpdag.to_dict(), "score": c.score if math.isfinite(c.score) else None,
+                    "n_members": c.n_members, "listed": c.listed,
+                    "arrow_counts": None if counts is None else [[u, v, int(k)] for (u, v), k in sorted(counts.items())]})
+    return out

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from ..errors import ConfigError, SolverError
+from ..errors import ParameterError, SolverError
 from ._checks import check_epsilon, check_max_networks, check_time_limit
 from .classes import expand_classes
 from .credible import CredibleSet
@@ -34,7 +34,10 @@ from .learn import _check_answer, _remaining
 from .methods import engine_module, method_options, resolve_method
 from .results import credible_set, network_from_solution, tolerance_of
 
-__all__ = ["enumerate_networks"]
+__all__ = ["enumerate_networks", "INTERRUPT_GRACE"]
+
+#: Seconds the members of the classes found may still be listed after Ctrl-C / SIGTERM stopped the search.
+INTERRUPT_GRACE = 2.0
 
 _log = logging.getLogger(__name__)
 
@@ -101,7 +104,7 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     """
     t_start = time.perf_counter()
     if by not in ("auto", "class", "dag"):
-        raise ConfigError(f"by must be 'auto', 'class' or 'dag', got {by!r}")
+        raise ParameterError(f"by must be 'auto', 'class' or 'dag', got {by!r}")
     eps = check_epsilon(bayes_factor, epsilon)
     max_networks = check_max_networks(max_networks)
     time_limit = check_time_limit(time_limit)
@@ -150,6 +153,8 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     expansion = None
     if col.by_class:
         deadline = None if time_limit is None else t_start + time_limit
+        if col.reason == "interrupted":  # the user wants the partial result now: a short grace for listing
+            deadline = min(deadline or math.inf, time.perf_counter() + INTERRUPT_GRACE)
         expansion = expand_classes(searched, col.entries, limit=opt - eps - tolerance_of(opt),
                                    max_networks=max_networks, deadline=deadline,
                                    all_representable=_all_members_representable(searched, info, cons, eps))
@@ -188,10 +193,10 @@ def _collect_by_class(by: str, method: Any, table: Any) -> bool:
     equivalent = is_score_equivalent(table)
     if by == "class":
         if not able:
-            raise ConfigError(f"method {method.name!r} cannot collect by equivalence class; use by='dag' or "
+            raise ParameterError(f"method {method.name!r} cannot collect by equivalence class; use by='dag' or "
                               "method='ilp'")
         if not equivalent:
-            raise ConfigError(f"collecting by class needs a score-equivalent score (BIC, BDeu, AIC); this table's "
+            raise ParameterError(f"collecting by class needs a score-equivalent score (BIC, BDeu, AIC); this table's "
                               f"score is {table.score_name or 'not recorded'}: use by='dag'")
     return able and equivalent
 

@@ -105,10 +105,17 @@ class CredibleSet:
             text = "INFEASIBLE: no network satisfies the structural constraints"
         elif self.kind == "kbest":
             k = self.stats.get("k", len(self.networks))
+            unit = "equivalence classes" if self.stats.get("by") == "class" else "networks"
             if self.complete:
-                text = (f"complete: the {k} best networks, best first (the k-th lies {self.epsilon:.6g} below OPT)")
+                if self.stats.get("ties", False):
+                    text = (f"complete k-best list: the {k} best {unit} and every one tied with the {k}-th "
+                            f"({len(self.networks)} networks), i.e. every network with score >= OPT - "
+                            f"{self.epsilon:.6g}")
+                else:
+                    text = (f"complete k-best list: the {k} best {unit} (ties at the {k}-th place broken by "
+                            "network key; the list may omit networks tied with the last)")
             else:
-                text = f"INCOMPLETE ({self.reason}): the best networks found before the search stopped"
+                text = f"INCOMPLETE ({self.reason}) k-best list: the best {unit} found before the search stopped"
                 if self.threshold is not None:
                     text += f"; every network scoring >= {self.threshold:.6f} among the k best is listed"
         else:
@@ -270,7 +277,29 @@ class CredibleSet:
         if networks:
             d["networks"] = [{"score": n.score, "parents": {k: list(v) for k, v in n.parents.items()}}
                              for n in self.networks]
+            from .classes import classes_to_json
+
+            d["classes"] = classes_to_json(self.classes)
         return _json_safe(d)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "CredibleSet":
+        """Inverse of :meth:`to_dict` (see :func:`gobnilp_py.output.load.credible_set_from_dict`)."""
+        from ..output.load import credible_set_from_dict
+
+        return credible_set_from_dict(d)
+
+    @classmethod
+    def from_json(cls, path: Any) -> "CredibleSet":
+        """A saved set: a run's ``result.json`` (or its folder), a ``summary.json``, or a ``to_dict()`` file."""
+        from ..errors import DataError
+        from ..output.load import load_result
+
+        out = load_result(path)
+        if not isinstance(out, cls):
+            raise DataError(f"{path} holds a single network (a learn job's result), not a credible set; "
+                            "use gobnilp_py.load_result")
+        return out
 
     def __repr__(self) -> str:
         if self.infeasible:
@@ -287,16 +316,6 @@ class CredibleSet:
 
 def _json_safe(obj: Any) -> Any:
     """Non-finite floats become ``None`` (JSON has no inf/nan), recursively."""
-    try:
-        from .._json import jsonable
-    except ImportError:  # until the package-wide JSON convention lands
-        jsonable = None
-    if jsonable is not None:
-        return jsonable(obj)
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if isinstance(obj, dict):
-        return {k: _json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_json_safe(v) for v in obj]
-    return obj
+    from .._json import jsonable
+
+    return jsonable(obj)

@@ -28,13 +28,17 @@ from pathlib import Path
 from typing import Any
 
 from ..constraints.structural import InfeasibleConstraints, StructuralConstraints
-from ..errors import ConfigError, ConstraintError, ScoreError
+from ..errors import ParameterError, ConstraintError, ScoreError
 from ..scoring.table import ScoreTable
 
 __all__ = ["TableInfo", "as_constraints", "is_table_input", "load_table", "acquire_table", "filter_table",
            "EPS_SLACK"]
 
 _log = logging.getLogger(__name__)
+
+#: Options of :func:`gobnilp_py.read_data` a driver accepts beside the scoring options, so that
+#: ``learn(frame, arities=...)`` reads the data as asked before scoring it.
+READ_OPTIONS = ("header", "delimiter", "arities", "names")
 
 #: A table recorded as safe for ε' supports a request for ε when ε <= ε' + EPS_SLACK
 #: (ε is written to ``.jkl`` files with 17 significant digits; the slack only absorbs
@@ -79,21 +83,22 @@ def load_table(obj: Any) -> ScoreTable:
 
 
 def _given_table_info(table: ScoreTable, epsilon: float | None) -> TableInfo:
-    approximate = bool(table.meta.get("approximate"))
-    info = TableInfo(given=True, epsilon=table.epsilon, approximate=approximate)
+    approximate = table.approximate
+    info = TableInfo(given=True, epsilon=table.safe_epsilon, approximate=approximate)
     if approximate:
         info.caveats.append("APPROXIMATE: the score table holds only the explored parent sets "
                             f"({table.meta.get('method', 'approximate selection')}); results are optimal or "
                             "complete with respect to those parent sets only")
+    safe = table.safe_epsilon
+    if safe is None and not approximate:
+        gap = f" of at least {epsilon:.6g}" if epsilon is not None else " large enough for the task"
+        info.caveats.append(f"the score table does not record how it was pruned: the result is exact with respect "
+                            f"to this table, and for the data only if the table was pruned safely for a gap{gap}")
     if epsilon is None:
         return info
-    if table.epsilon is None:
-        info.caveats.append(f"the score table does not record how it was pruned: the result is exact with respect "
-                            f"to this table, and for the data only if the table was pruned safely for a gap of at "
-                            f"least {epsilon:.6g}")
-    elif epsilon > table.epsilon + EPS_SLACK:
-        bf = math.exp(table.epsilon) if table.epsilon < 700 else math.inf
-        raise ScoreError(f"the score table was pruned for epsilon={table.epsilon:.6g} (Bayes factor {bf:.6g}) and may "
+    if safe is not None and epsilon > safe + EPS_SLACK:
+        bf = math.exp(safe) if safe < 700 else math.inf
+        raise ScoreError(f"the score table was pruned for epsilon={safe:.6g} (Bayes factor {bf:.6g}) and may "
                          f"lack parent sets of networks within epsilon={epsilon:.6g}; rescore the data for that gap")
     return info
 
@@ -102,7 +107,9 @@ def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: Str
                   scoring_options: Mapping[str, Any], progress: Any = None) -> tuple[ScoreTable, TableInfo]:
     """A table that holds every family the task needs, and how it came about.
 
-    ``epsilon`` is the gap the task needs (``None``: the task needs no
+    Options of :func:`gobnilp_py.read_data` (``header``, ``delimiter``,
+    ``arities``, ``names``) among ``scoring_options`` are used to read data
+    given as a file, frame or array.  ``epsilon`` is the gap the task needs (``None``: the task needs no
     particular gap, e.g. a k-best search that checks its own).  Data are scored
     with pruning safe for ``epsilon`` (and ``scoring_options["epsilon"]`` /
     ``["bayes_factor"]`` when ``epsilon`` is None), leaving unpruned the
@@ -111,9 +118,13 @@ def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: Str
     against ``epsilon`` (see the module docstring); scoring options are refused
     with it, since they could not be honoured.
     """
+    read_opts = {k: scoring_options[k] for k in READ_OPTIONS if k in scoring_options}
+    scoring_options = {k: v for k, v in scoring_options.items() if k not in READ_OPTIONS}
     if is_table_input(data_or_table):
+        if read_opts:
+            raise ParameterError(f"data options {sorted(read_opts)} cannot apply to a score table")
         if scoring_options:
-            raise ConfigError(f"scoring options {sorted(scoring_options)} need data, not a score table "
+            raise ParameterError(f"scoring options {sorted(scoring_options)} need data, not a score table "
                               "(it is already scored)")
         table = load_table(data_or_table)
         if constraints is not None:
@@ -123,7 +134,12 @@ def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: Str
     from ..data import Dataset, read_data
 
     t0 = time.perf_counter()
-    data = data_or_table if isinstance(data_or_table, Dataset) else read_data(data_or_table)
+    if isinstance(data_or_table, Dataset):
+        if read_opts:
+            raise ParameterError(f"data options {sorted(read_opts)} cannot apply to a Dataset, which is already read")
+        data = data_or_table
+    else:
+        data = read_data(data_or_table, **read_opts)
     opts = dict(scoring_options)
     if epsilon is not None:
         if opts.get("bayes_factor") is not None or opts.get("epsilon") is not None:
@@ -136,7 +152,7 @@ def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: Str
         if not constraints.subset_pruning_safe and opts.get("prune", True):
             opts["unpruned"] = sorted(constraints.unprunable(data.names))
     table = scoring.score(data, **opts)
-    info = TableInfo(given=False, epsilon=table.epsilon, approximate=bool(table.meta.get("approximate")),
+    info = TableInfo(given=False, epsilon=table.safe_epsilon, approximate=table.approximate,
                      time_scoring=time.perf_counter() - t0)
     return table, info
 

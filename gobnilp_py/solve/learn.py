@@ -103,7 +103,7 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
     engine = engine_module(m)
     t0 = time.perf_counter()
     sol = engine.optimum(searched, constraints=cons if m.constraint_kinds is None else None,
-                         time_limit=remaining, **opts)
+                         time_limit=remaining, progress=progress, **opts)
     stats["time_search"] = time.perf_counter() - t0
     net = network_from_solution(searched, sol, stats=stats)
     _check_answer(net, cons)

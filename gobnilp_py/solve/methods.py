@@ -34,7 +34,7 @@ from types import ModuleType
 from typing import Any
 
 from ..constraints.structural import FILTER_KINDS
-from ..errors import ConfigError
+from ..errors import ParameterError
 
 __all__ = ["Method", "METHODS", "TASKS", "AUTO", "method_names", "get_method", "engine_module", "check_method",
            "choose_method", "resolve_method", "method_options"]
@@ -61,6 +61,8 @@ class Method:
     options: tuple[str, ...] = ()
     #: The method can collect one network per Markov equivalence class (``by="class"``).
     class_collection: bool = False
+    #: Its k-best lists already hold every network tied with the k-th (else the driver asks for more).
+    kbest_ties: bool = False
 
     def supports_constraints(self, kinds: frozenset[str]) -> frozenset[str]:
         """The kinds in ``kinds`` this method cannot honour (empty when it honours all)."""
@@ -72,10 +74,10 @@ class Method:
 METHODS: dict[str, Method] = {m.name: m for m in (
     Method("ilp", "branch-and-cut on SCIP (family variables, cluster cuts)",
            frozenset(TASKS), True, "gobnilp_py.ilp.engine", None, None, ("pyscipopt",),
-           ("gap", "params", "verbose", "model_options"), class_collection=True),
+           ("gap", "params", "verbose", "model_options"), class_collection=True, kbest_ties=True),
     Method("ordergraph", "order-graph search (frontier breadth-first branch and bound; Malone et al. 2011)",
            frozenset(TASKS), True, "gobnilp_py.search.order_engine", FILTER_KINDS, 30, (),
-           ("memory_budget", "lower_bound")),
+           ("memory_budget", "lower_bound"), kbest_ties=True),
     Method("dp", "dynamic programming over subsets with k-best lists (Tian, He and Ram 2010)",
            frozenset({"optimum", "kbest"}), True, "gobnilp_py.search.subset_dp", FILTER_KINDS, 24, (),
            ("memory_budget", "trace_memory")),
@@ -92,7 +94,7 @@ def method_names(task: str | None = None) -> tuple[str, ...]:
 
 
 def get_method(name: str) -> Method:
-    """The registry entry of ``name``; a one-line :class:`ConfigError` for an unknown one."""
+    """The registry entry of ``name``; a one-line :class:`ParameterError` for an unknown one."""
     try:
         return METHODS[name]
     except KeyError:
@@ -100,7 +102,7 @@ def get_method(name: str) -> Method:
 
         near = difflib.get_close_matches(str(name), list(METHODS), n=1)
         hint = f" (did you mean {near[0]!r}?)" if near else ""
-        raise ConfigError(f"unknown method {name!r}{hint}; choose from {', '.join(method_names())}") from None
+        raise ParameterError(f"unknown method {name!r}{hint}; choose from {', '.join(method_names())}") from None
 
 
 def engine_module(method: Method) -> ModuleType:
@@ -109,10 +111,10 @@ def engine_module(method: Method) -> ModuleType:
         try:
             importlib.import_module(dep)
         except ImportError:
-            raise ConfigError(f"method {method.name!r} needs the Python package {dep!r}, which is not "
+            raise ParameterError(f"method {method.name!r} needs the Python package {dep!r}, which is not "
                               "installed") from None
     if not _available(method):
-        raise ConfigError(f"method {method.name!r} is not available in this installation")
+        raise ParameterError(f"method {method.name!r} is not available in this installation")
     return importlib.import_module(method.module)
 
 
@@ -120,14 +122,14 @@ def check_method(method: Method, task: str, n: int, kinds: frozenset[str]) -> No
     """Refuse, in one line, a method that cannot perform ``task`` on ``n`` variables with these constraints."""
     if task not in method.tasks:
         able = ", ".join(m.name for m in METHODS.values() if task in m.tasks)
-        raise ConfigError(f"method {method.name!r} cannot compute {_TASK_TEXT[task]}; methods that can: {able}")
+        raise ParameterError(f"method {method.name!r} cannot compute {_TASK_TEXT[task]}; methods that can: {able}")
     missing = method.supports_constraints(kinds)
     if missing:
         able = ", ".join(m.name for m in METHODS.values() if task in m.tasks and not m.supports_constraints(kinds))
-        raise ConfigError(f"method {method.name!r} cannot honour the structural constraint "
+        raise ParameterError(f"method {method.name!r} cannot honour the structural constraint "
                           f"{', '.join(sorted(missing))}; methods that can: {able or 'none'}")
     if method.max_variables is not None and n > method.max_variables:
-        raise ConfigError(f"method {method.name!r} handles at most {method.max_variables} variables; "
+        raise ParameterError(f"method {method.name!r} handles at most {method.max_variables} variables; "
                           f"this problem has {n}")
 
 
@@ -202,6 +204,6 @@ def method_options(method: Method, options: dict[str, Any]) -> dict[str, Any]:
             continue  # not given (or the neutral value every method honours)
         if key not in method.options:
             users = ", ".join(m.name for m in METHODS.values() if key in m.options)
-            raise ConfigError(f"option {key!r} does not apply to method {method.name!r} (only to {users})")
+            raise ParameterError(f"option {key!r} does not apply to method {method.name!r} (only to {users})")
         out[key] = value
     return out

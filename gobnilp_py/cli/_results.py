@@ -1,0 +1,76 @@
+"""Showing results on stdout and choosing the exit status, the same way in every subcommand.
+
+Exit statuses (documented in ``docs/conventions.md``):
+
+====  =========================================================================
+0     a result (complete, or labelled INCOMPLETE / APPROXIMATE in every output)
+1     a user error (one line on stderr), or the answer "infeasible"
+2     a bad flag (argparse)
+3     an internal error (traceback saved to a file whose path is printed)
+130   interrupted by SIGINT (Ctrl-C); a partial result, if any, is written first
+141   stdout was closed early (``... | head``): quiet exit, no traceback
+143   terminated by SIGTERM; as 130
+====  =========================================================================
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from ..errors import NetworkError
+
+__all__ = ["exit_code", "is_interrupted", "display", "gobnilp_display", "say_infeasible", "print_notes", "PROG"]
+
+PROG = "gobnilp-py"
+
+
+def is_interrupted(result: Any) -> bool:
+    """True if a signal stopped the search that produced ``result`` (reason or status ``"interrupted"``)."""
+    # Not SCIP's "userinterrupt" status: the collector itself stops SCIP that way at its network cap.
+    return getattr(result, "reason", None) == "interrupted" or getattr(result, "status", None) == "interrupted"
+
+
+def exit_code(result: Any) -> int:
+    """0 for a result, 1 for "infeasible", 130/143 for a result cut short by SIGINT/SIGTERM."""
+    from .._interrupt import exit_status, last_signal
+    from ..output.writers import is_infeasible
+
+    if is_interrupted(result) or last_signal() is not None:
+        return exit_status()
+    if is_infeasible(result):
+        return 1
+    return 0
+
+
+def say_infeasible(result: Any) -> None:
+    """The one stderr line of an infeasible answer (stdout has the labelled result)."""
+    from ..output.writers import is_infeasible
+
+    if is_infeasible(result):
+        print(f"{PROG}: infeasible: no network satisfies the constraints and the score table", file=sys.stderr)
+
+
+def print_notes(result: Any) -> None:
+    """The guarantee and every caveat, each as a ``#`` line on stdout (the head of every result shown)."""
+    from ..output.writers import notes_of
+
+    for note in notes_of(result):
+        print(f"# {' '.join(note.split())}")
+
+
+def display(net: Any) -> str:
+    """A network on one line: its model string, or its arrows when a name cannot be written in one."""
+    try:
+        return net.to_modelstring()
+    except NetworkError:
+        return " ".join(f"{p}->{c}" for p, c in net.edges) or "(no arrows)"
+
+
+def gobnilp_display(net: Any) -> str:
+    """GOBNILP's network text, or one ``child <- [parents]`` line per node when a name cannot be written in it."""
+    try:
+        return net.to_gobnilp_text()
+    except NetworkError:
+        lines = [f"{c} <- {list(net.parents[c])}" for c in net.names]
+        return "\n".join(lines + [f"score {net.score!r}"]) + "\n"

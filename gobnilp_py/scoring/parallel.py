@@ -1,0 +1,347 @@
+"""Counting and scoring of one lattice level's parent sets, serially or on workers.
+
+The lattice walk (:mod:`.engine`) is level-synchronous: generating the
+candidates of a level and applying the bound rules are cheap array
+operations done by the driver, and the expensive part -- counting each
+surviving parent set once for every child that wants it and scoring it -- is
+a map over parent sets.  This module is that map:
+
+* :func:`score_groups` does it in-process (``n_jobs=1``, and the reference);
+* :class:`LevelScorer` cuts a level into contiguous chunks of parent sets (in
+  the lexicographic order the counting cache reuses prefixes in) and runs
+  them on a ``concurrent.futures`` process pool (the dataset and the score
+  are broadcast once per worker, through the pool initializer) or on a Dask
+  cluster (``backend="dask"``: the payload is scattered to every worker once
+  and tasks refer to it).
+
+Results are written back by position, every worker runs exactly the code of
+:func:`score_groups` on the same inputs, and no floating-point sum crosses a
+chunk boundary, so the table is bit-for-bit the serial one whatever the
+number of workers.  Workers build their own
+:class:`~gobnilp_py.scoring.counts.ParentConfigs` (its id for a parent set is
+a function of the set alone, so caches do not change results).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import pickle
+import uuid
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..data.dataset import Dataset
+from ..errors import ScoreError
+from .counts import ParentConfigs
+from .local_scores import LocalScore
+
+__all__ = ["Payload", "GroupResults", "score_groups", "LevelScorer", "resolve_n_jobs", "BACKENDS"]
+
+log = logging.getLogger(__name__)
+
+#: Execution backends of :func:`gobnilp_py.scoring.score`.
+BACKENDS = ("processes", "dask")
+
+#: A level with fewer parent sets than this is scored in-process even when workers are
+#: available (sending it would cost more than counting it).  Tests set it to 0.
+PARALLEL_MIN_GROUPS = 4000
+
+#: Parent sets handed to one ``batch_many`` call.
+BATCH = 64
+
+
+@dataclass
+class Payload:
+    """Everything a worker needs, sent once: the data, the score and what to compute."""
+
+    data: Dataset
+    score: LocalScore
+    want_ll: bool
+    want_cells: bool
+    want_ub: bool
+    atom_weights: np.ndarray | None     # (n, rows): LL share of each row's atom, per child
+    ub_children: np.ndarray | None = None  # bool (n,): children whose ml_ceiling can beat cell_bound
+    atom_mixed: np.ndarray | None = None   # (n, rows) float 0/1: the row's atom holds >= 2 child states
+    token: str = ""
+
+
+@dataclass
+class GroupResults:
+    """Per (parent set, child) pair, in the order the groups were given."""
+
+    scores: np.ndarray
+    ll: np.ndarray        # NaN where the score has no log-likelihood
+    cells: np.ndarray     # int64, non-empty (configuration, state) cells (0 when not wanted)
+    ub: np.ndarray        # ml_ceiling bound for the set and all supersets (+inf when not wanted)
+
+
+class _Context:
+    """Per-process state built from a :class:`Payload` (counting cache, ln r)."""
+
+    def __init__(self, payload: Payload) -> None:
+        self.p = payload
+        self.pc = ParentConfigs(payload.data)
+        self.lnr = np.log(np.maximum(np.asarray(payload.data.arities, dtype=np.float64), 1.0))
+
+
+def score_groups(ctx: _Context, groups: list[tuple[tuple[int, ...], np.ndarray]]) -> GroupResults:
+    """Count and score every ``(parent set, children)`` group; arrays concatenated in order."""
+    p = ctx.p
+    total = sum(int(ch.size) for _, ch in groups)
+    scores = np.empty(total)
+    lls = np.full(total, np.nan)
+    cells = np.zeros(total, dtype=np.int64)
+    ubs = np.full(total, np.inf)
+    pos = 0
+    for b in range(0, len(groups), BATCH):
+        block = groups[b:b + BATCH]
+        fcs = []
+        start = pos
+        for x, ch in block:
+            fc = ctx.pc.family_counts(x, ch)
+            fcs.append(fc)
+            k = int(ch.size)
+            if p.want_cells or p.want_ub:
+                # right after counting: the ids of x are still in the counting cache
+                c, u = _cells_and_ceiling(ctx, x, fc, p.want_ub)
+                cells[pos:pos + k] = c
+                if u is not None:
+                    ubs[pos:pos + k] = u
+            pos += k
+        pos = start
+        for (x, ch), r in zip(block, p.score.batch_many(fcs)):
+            k = int(ch.size)
+            scores[pos:pos + k] = r.scores
+            if r.ll is not None:
+                lls[pos:pos + k] = r.ll
+            pos += k
+    return GroupResults(scores, lls, cells, ubs)
+
+
+def _cells_and_ceiling(ctx: _Context, x: tuple[int, ...], fc: Any,
+                       want_ub: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """Non-empty cells per child and, if wanted, the ``ml_ceiling`` bound per child.
+
+    ``U(X) = Σ_j min(ML_j, -d_j ln r + L_j min(0, ln a_X))`` over the
+    configurations ``j`` of ``X``, with ``ML_j`` the summed maximised
+    log-likelihood of the atoms (the configurations of all other variables)
+    inside ``j``, ``d_j`` the number of child states seen in ``j``, ``L_j`` = 1
+    when an atom inside ``j`` holds two or more child states, and ``a_X`` the
+    score's prior mass per configuration, which only shrinks for supersets
+    (``docs/pruning.md``, ``ml_ceiling``).
+    """
+    if want_ub and ctx.p.ub_children is not None:
+        want_ub = bool(ctx.p.ub_children[fc.children].any())
+    if not want_ub:
+        return fc.nonzero_cells(), None
+    k = fc.children.size
+    r = fc.child_arities
+    m = fc.m
+    nz = (fc.flat > 0).astype(np.int32)
+    # child states seen per (child i, configuration j): rows of r_i consecutive cells of flat
+    if (r == r[0]).all():
+        d = nz.reshape(k * m, int(r[0])).sum(axis=1).reshape(k, m)
+    else:
+        rr = np.repeat(r, m)
+        starts = np.zeros(rr.size, dtype=np.int64)
+        np.cumsum(rr[:-1], out=starts[1:])
+        d = np.add.reduceat(nz, starts).reshape(k, m)
+    n_cells = d.sum(axis=1)
+    z, m2 = ctx.pc.ids(x)
+    assert m2 == m
+    w = ctx.p.atom_weights
+    assert w is not None
+    idx = (np.arange(k, dtype=np.int64)[:, None] * m + z[None, :]).ravel()
+    ml = np.bincount(idx, weights=w[fc.children].ravel(), minlength=k * m).reshape(k, m)
+    cell_ub = -d * ctx.lnr[fc.children][:, None]
+    mixed = ctx.p.atom_mixed
+    if mixed is not None:
+        lam = np.minimum(0.0, np.log(np.asarray(ctx.p.score.alpha_j(fc), dtype=np.float64)))  # type: ignore[attr-defined]
+        if (lam < 0).any():
+            has_mixed = np.bincount(idx, weights=mixed[fc.children].ravel(), minlength=k * m).reshape(k, m) > 0
+            cell_ub = cell_ub + has_mixed * lam[:, None]
+    ub = np.minimum(ml, cell_ub).sum(axis=1)
+    if ctx.p.ub_children is not None:
+        ub[~ctx.p.ub_children[fc.children]] = np.inf
+    return n_cells, ub
+
+
+# ----------------------------------------------------------------- workers
+_WORKER: dict[str, _Context] = {}
+
+
+def _die_with_parent() -> None:
+    """Linux: have the kernel send SIGTERM to this worker when its parent dies.
+
+    A pool worker busy with a long chunk would otherwise outlive a parent that
+    was killed (a timeout, Ctrl-C twice) and keep a core busy.
+    """
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, int(signal.SIGTERM), 0, 0, 0)   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # pragma: no cover - not Linux/glibc
+        pass
+
+
+def _init_worker(payload: Payload) -> None:
+    _die_with_parent()
+    _WORKER.clear()
+    _WORKER[payload.token] = _Context(payload)
+
+
+def _run_chunk(token: str, groups: list[tuple[tuple[int, ...], np.ndarray]]) -> GroupResults:
+    return score_groups(_WORKER[token], groups)
+
+
+def _run_chunk_dask(payload: Payload, groups: list[tuple[tuple[int, ...], np.ndarray]]) -> GroupResults:
+    ctx = _WORKER.get(payload.token)
+    if ctx is None:
+        _WORKER.clear()
+        ctx = _WORKER[payload.token] = _Context(payload)
+    return score_groups(ctx, groups)
+
+
+def resolve_n_jobs(n_jobs: int | None) -> int:
+    """``None`` or ``-1``: every usable core; otherwise a positive int (one-line ScoreError if not)."""
+    if n_jobs is None or (isinstance(n_jobs, int) and not isinstance(n_jobs, bool) and n_jobs == -1):
+        try:
+            return max(1, len(os.sched_getaffinity(0)))
+        except AttributeError:  # pragma: no cover - not Linux
+            return max(1, os.cpu_count() or 1)
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
+        raise ScoreError(f"n_jobs must be a positive integer, -1 or None (all cores), got {n_jobs!r}")
+    return int(n_jobs)
+
+
+class LevelScorer:
+    """Scores a level's groups in-process, on a process pool, or on a Dask cluster.
+
+    The pool (or the Dask client) is opened at the first level big enough to
+    be worth sending and closed by :meth:`close`.
+    """
+
+    def __init__(self, payload: Payload, n_jobs: int | None = None, backend: str = "processes",
+                 scheduler: Any = None) -> None:
+        if backend not in BACKENDS:
+            raise ScoreError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+        if backend == "dask" and scheduler is None:
+            raise ScoreError('backend="dask" needs scheduler= (an address such as "tcp://host:8786" '
+                             'or a distributed.Client)')
+        if backend != "dask" and scheduler is not None:
+            raise ScoreError('scheduler= is only used with backend="dask"')
+        payload.token = uuid.uuid4().hex
+        self.payload = payload
+        self.backend = backend
+        self.scheduler = scheduler
+        self.n_jobs = resolve_n_jobs(n_jobs) if backend == "processes" else 0
+        self.local = _Context(payload)
+        self._pool: Executor | None = None
+        self._client: Any = None
+        self._own_client = False
+        self._remote_payload: Any = None
+        if backend == "dask":
+            self._open_dask()
+
+    # -- setup
+    def _open_pool(self) -> None:
+        import multiprocessing as mp
+
+        methods = mp.get_all_start_methods()
+        method = "fork" if "fork" in methods else None
+        if method != "fork":
+            _check_picklable(self.payload)
+        ctx = mp.get_context(method)
+        self._pool = ProcessPoolExecutor(max_workers=self.n_jobs, mp_context=ctx,
+                                         initializer=_init_worker, initargs=(self.payload,))
+        log.info("scoring on %d worker processes (%s)", self.n_jobs, method or "default start")
+
+    def _open_dask(self) -> None:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise ScoreError('backend="dask" needs dask.distributed: pip install "gobnilp-py[dask]"') from None
+        _check_picklable(self.payload, dask=True)
+        if isinstance(self.scheduler, Client):
+            self._client = self.scheduler
+        else:
+            try:
+                self._client = Client(self.scheduler, timeout="20s")
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise ScoreError(f"cannot reach the Dask scheduler {self.scheduler!r}: {exc}") from None
+            self._own_client = True
+        self._remote_payload = self._client.scatter(self.payload, broadcast=True)
+        log.info("scoring on Dask scheduler %s", self._client.scheduler.address)
+
+    # -- work
+    def run(self, groups: list[tuple[tuple[int, ...], np.ndarray]]) -> GroupResults:
+        """Scores of every group (same arrays as :func:`score_groups` in-process)."""
+        if self.backend == "processes" and (self.n_jobs <= 1 or len(groups) < max(PARALLEL_MIN_GROUPS, 2)):
+            return score_groups(self.local, groups)
+        workers = self.n_jobs if self.backend == "processes" else max(1, _dask_workers(self._client))
+        chunks = _split(groups, 4 * workers)
+        if self.backend == "processes":
+            if self._pool is None:
+                self._open_pool()
+            assert self._pool is not None
+            parts = list(self._pool.map(_run_chunk, [self.payload.token] * len(chunks), chunks))
+        else:
+            futs = [self._client.submit(_run_chunk_dask, self._remote_payload, c, pure=False) for c in chunks]
+            parts = self._client.gather(futs)
+        return GroupResults(*(np.concatenate([getattr(p, f) for p in parts])
+                              for f in ("scores", "ll", "cells", "ub")))
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+        if self._client is not None and self._own_client:
+            self._client.close()
+        self._client = None
+
+
+def _dask_workers(client: Any) -> int:
+    try:
+        return len(client.scheduler_info().get("workers", {}))
+    except Exception:  # pragma: no cover - defensive
+        return 1
+
+
+def _split(groups: list[Any], parts: int) -> list[list[Any]]:
+    """Contiguous chunks of about equal work (sum of children counted)."""
+    if not groups:
+        return []
+    w = np.cumsum([int(ch.size) for _, ch in groups])
+    total = int(w[-1])
+    parts = max(1, min(parts, len(groups)))
+    cuts = [0]
+    for i in range(1, parts):
+        c = int(np.searchsorted(w, math.ceil(total * i / parts)))
+        if c > cuts[-1]:
+            cuts.append(c)
+    cuts.append(len(groups))
+    return [groups[a:b] for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
+
+
+def _check_picklable(payload: Payload, dask: bool = False) -> None:
+    """One-line ScoreError when the score cannot be sent to another process."""
+    try:
+        if dask:
+            try:
+                import cloudpickle
+                cloudpickle.dumps(payload.score)
+                return
+            except ImportError:  # pragma: no cover - distributed depends on cloudpickle
+                pass
+        pickle.dumps(payload.score)
+    except Exception as exc:  # pickling errors have many types
+        raise ScoreError(f"score {payload.score.name!r} cannot be sent to worker processes "
+                         f"({type(exc).__name__}: {exc}); define its function at module level "
+                         f"or use n_jobs=1") from None
