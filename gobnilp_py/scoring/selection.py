@@ -501,12 +501,12 @@ def independence_selection(data: object, *, score: str | LocalScore | type[Local
     n = ds.n
     if time_limit is None and time_per_variable is None and max_evaluations is None:
         max_evaluations = DEFAULT_MAX_EVALUATIONS
+    parallel = workers > 1 and n >= PARALLEL_MIN_VARIABLES
     per_var = time_per_variable
-    if time_limit is not None:
-        per_var = float(time_limit) * min(workers, n) / max(n, 1)
+    if time_limit is not None:  # the variables run `workers` at a time only when they run in parallel
+        per_var = float(time_limit) * min(workers if parallel else 1, n) / max(n, 1)
     kw = {"palim": palim, "candidate_limit": candidate_limit,
           "max_evaluations": max_evaluations, "time_budget": per_var}
-    parallel = workers > 1 and n >= PARALLEL_MIN_VARIABLES
     results: list[VariableSelection] = []
     if parallel:
         spec: Any = score if not isinstance(score, LocalScore) else sc

@@ -257,8 +257,9 @@ def asobs_search(table: ScoreTable | OrderSearch, *, time_limit: float | None = 
     return AsobsRun(best_score, best_choice, chosen, k, best_k, stopped_by, stats["time"], stats)
 
 
-def optimum(table: ScoreTable, *, time_limit: float | None = None, seed: int = 0, n_orders: int | None = None,
-            lower_bound: float | None = None, backend: str = "auto", **_ignored: Any) -> Solution:
+def optimum(table: ScoreTable, *, time_limit: float | None = None, seed: int | None = 0, n_orders: int | None = None,
+            lower_bound: float | None = None, backend: str = "auto", progress: Callable[..., Any] | None = None,
+            **_ignored: Any) -> Solution:
     """Engine entry point (``method="asobs"``): the best DAG ASOBS finds, labelled approximate.
 
     Answers in table positions (:mod:`.results`).  Status ``"feasible"``
@@ -267,10 +268,18 @@ def optimum(table: ScoreTable, *, time_limit: float | None = None, seed: int = 0
     without an acceptable family, e.g. after structural constraints removed
     its empty parent set).  ``lower_bound`` is not used to prune; when
     given, ``stats["reached_lower_bound"]`` says whether the DAG scores at
-    least that much.  No dual bound.
+    least that much.  No dual bound.  A ``time_limit`` already spent (zero
+    or negative: the driver's scoring used it up) still runs one order, so
+    that the caller gets a network (``stats["over_time"]``).
     """
-    run = asobs_search(table, time_limit=time_limit, n_orders=n_orders, seed=seed, backend=backend)
+    over = time_limit is not None and time_limit <= 0
+    if over:
+        time_limit = 1e-9
+    run = asobs_search(table, time_limit=time_limit, n_orders=n_orders, seed=0 if seed is None else seed,
+                       backend=backend, progress=progress)
     stats = dict(run.stats)
+    if over:
+        stats["over_time"] = True
     stats["table_approximate"] = bool(table.meta.get("approximate", False)) if isinstance(table, ScoreTable) \
         else False
     if lower_bound is not None and run.chosen is not None:
