@@ -133,7 +133,9 @@ def test_no_dag_and_bad_settings():
     assert optimum(good, n_orders=1, lower_bound=-2.5).stats["reached_lower_bound"] is True
     assert optimum(good, n_orders=1, lower_bound=-1.5).stats["reached_lower_bound"] is False
     with pytest.raises(ConfigError, match="time_limit"):
-        optimum(good, time_limit=0)
+        optimum(good, time_limit="soon")
+    spent = optimum(good, time_limit=0)  # a driver whose scoring used the time up still gets one order
+    assert spent.stats["over_time"] is True and spent.stats["orders"] == 1 and spent.chosen is not None
     with pytest.raises(ConfigError, match="n_orders"):
         optimum(good, n_orders=1.5)
     with pytest.raises(ConfigError, match="backend"):

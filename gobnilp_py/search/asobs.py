@@ -272,7 +272,7 @@ def optimum(table: ScoreTable, *, time_limit: float | None = None, seed: int | N
     or negative: the driver's scoring used it up) still runs one order, so
     that the caller gets a network (``stats["over_time"]``).
     """
-    over = time_limit is not None and time_limit <= 0
+    over = isinstance(time_limit, (int, float)) and not isinstance(time_limit, bool) and time_limit <= 0
     if over:
         time_limit = 1e-9
     run = asobs_search(table, time_limit=time_limit, n_orders=n_orders, seed=0 if seed is None else seed,

@@ -50,6 +50,10 @@ SELECTION_SHARE = 0.8
 SELECTION_OPTIONS = ("score", "ess", "palim", "candidate_limit", "max_evaluations", "time_per_variable", "n_jobs")
 
 
+#: How :mod:`.inputs` starts the caveat of a given approximate table.
+_GIVEN_TABLE_CAVEAT = "APPROXIMATE: the score table holds only the explored parent sets"
+
+
 def table_caveat(table: ScoreTable) -> str:
     """The caveat of a result computed from an approximate table (one line)."""
     how = table.meta.get("method", "approximate selection")
@@ -143,6 +147,11 @@ def label_network(net: Network, info: TableInfo, method: Any, *, orders: int | N
     """Mark ``net`` approximate when its table or its method is, with one caveat for each reason."""
     caveats = list(net.caveats)
     for c in info.caveats:
+        if not method.exact and c.startswith(_GIVEN_TABLE_CAVEAT):
+            # the drivers' caveat of a given approximate table says "results are optimal ... with respect
+            # to those parent sets": true of an exact method only
+            c = ("the score table holds only the explored parent sets: networks using other parent sets may "
+                 "score higher")
         if c not in caveats:
             caveats.append(c)
     if info.approximate and not any("explored parent sets" in c for c in caveats):
