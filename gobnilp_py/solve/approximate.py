@@ -35,9 +35,9 @@ import numpy as np
 from ..errors import ParameterError
 from ..network import Network
 from ..scoring.table import ScoreTable
-from .inputs import READ_OPTIONS, TableInfo
+from .inputs import READ_OPTIONS, TableInfo, acquire_table, is_table_input
 
-__all__ = ["SELECTION_SHARE", "SELECTION_OPTIONS", "selection_table", "label_network", "table_caveat"]
+__all__ = ["SELECTION_SHARE", "SELECTION_OPTIONS", "acquire_for", "selection_table", "label_network", "table_caveat"]
 
 _log = logging.getLogger(__name__)
 
@@ -62,6 +62,23 @@ def table_caveat(table: ScoreTable) -> str:
     detail = f"; {stopped} of {len(sel)} variables stopped on a budget" if sel else ""
     return (f"the score table holds only the parent sets explored by {how}{detail}: a result is optimal at best "
             "with respect to the explored parent sets, and networks using other parent sets may score higher")
+
+
+def acquire_for(method: str, data_or_table: Any, *, time_limit: float | None, epsilon: float | None,
+                constraints: Any, scoring_options: Mapping[str, Any], progress: Any = None
+                ) -> tuple[ScoreTable, TableInfo]:
+    """The table ``method`` searches: by independence selection for an approximate method given data,
+    else :func:`~gobnilp_py.solve.inputs.acquire_table` (exact scoring, or the given table).
+
+    ``method="auto"`` is always exact (:func:`~gobnilp_py.solve.methods.choose_method`).
+    """
+    from .methods import AUTO, get_method
+
+    if method != AUTO and not get_method(method).exact and not is_table_input(data_or_table):
+        return selection_table(data_or_table, time_limit=time_limit, constraints=constraints,
+                               scoring_options=scoring_options, progress=progress)
+    return acquire_table(data_or_table, epsilon=epsilon, constraints=constraints, scoring_options=scoring_options,
+                         progress=progress)
 
 
 def selection_table(data: Any, *, time_limit: float | None, constraints: Any = None,

@@ -1,4 +1,4 @@
-"""``learn()``: the optimal Bayesian network of a score table or of data, by any exact method.
+"""``learn()``: the best Bayesian network of a score table or of data, by any method of the registry (an approximate one labelled so).
 
 A driver: get the table (:mod:`.inputs`), filter it by the structural
 constraints, choose the method (:mod:`.methods`; ``"auto"`` says why it chose),
@@ -19,9 +19,9 @@ from typing import Any
 from ..errors import SolverError
 from ..network import Network
 from ._checks import check_gap, check_time_limit
-from .approximate import label_network, selection_table
-from .inputs import acquire_table, as_constraints, filter_table, is_table_input
-from .methods import AUTO, engine_module, get_method, method_options, resolve_method
+from .approximate import acquire_for, label_network
+from .inputs import as_constraints, filter_table
+from .methods import engine_module, method_options, resolve_method
 from .results import network_from_solution, tolerance_of
 
 __all__ = ["learn"]
@@ -95,13 +95,9 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
     cons = as_constraints(constraints)
     if score is not None:
         scoring_options = {"score": score, **scoring_options}
-    if method != AUTO and not get_method(method).exact and not is_table_input(data_or_table):
-        # approximate methods (asobs): data scored by independence selection, within a share of the time
-        table, info = selection_table(data_or_table, time_limit=time_limit, constraints=cons,
-                                      scoring_options=scoring_options, progress=progress)
-    else:
-        table, info = acquire_table(data_or_table, epsilon=None, constraints=cons, scoring_options=scoring_options,
-                                    progress=progress)
+    # an approximate method (asobs) given data scores them by independence selection, within a share of the time
+    table, info = acquire_for(method, data_or_table, time_limit=time_limit, epsilon=None, constraints=cons,
+                              scoring_options=scoring_options, progress=progress)
     kinds = cons.kinds() if cons is not None else frozenset()
     given_options = {"gap": gap, "params": params, "verbose": verbose, "model_options": model_options,
                      "memory_budget": memory_budget, "seed": seed, **dict(engine_options or {})}
