@@ -1,4 +1,4 @@
-"""``learn()``: the best Bayesian network of a score table or of data, by any method of the registry (an approximate one labelled so).
+"""``learn()``: the best Bayesian network of a score table or of data, by any method (approximate ones labelled).
 
 A driver: get the table (:mod:`.inputs`), filter it by the structural
 constraints, choose the method (:mod:`.methods`; ``"auto"`` says why it chose),
