@@ -183,3 +183,17 @@ def test_hundreds_of_nodes_are_written_not_drawn():
     assert not pics.images and all("300 variables" in why for why in pics.skipped.values())
     dots = dot_files(net)
     assert dots["best.dot"].startswith("// APPROXIMATE") and dots["best.dot"].count("->") == 299
+
+
+def test_command_line_learn_on_a_selected_table_says_approximate(zoo, tmp_path, capsys):
+    """``gobnilp-py learn`` on a .jkl written by independence selection: stdout and JSON say approximate."""
+    from gobnilp_py.cli import main
+
+    path = tmp_path / "zoo.is.jkl"
+    path.write_text(independence_selection(zoo, max_evaluations=20, n_jobs=1).to_jkl())
+    assert main(["learn", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# APPROXIMATE:") and "explored parent sets" in out and "complete:" not in out
+    assert main(["learn", str(path), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["approximate"] is True and doc["complete"] is False
