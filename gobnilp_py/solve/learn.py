@@ -1,4 +1,4 @@
-"""``learn()``: the optimal Bayesian network of a score table or of data, by any exact method.
+"""``learn()``: the best Bayesian network of a score table or of data, by any method (approximate ones labelled).
 
 A driver: get the table (:mod:`.inputs`), filter it by the structural
 constraints, choose the method (:mod:`.methods`; ``"auto"`` says why it chose),
@@ -18,8 +18,10 @@ from typing import Any
 
 from ..errors import SolverError
 from ..network import Network
+from ..errors import ParameterError
 from ._checks import check_gap, check_method, check_time_limit
-from .inputs import acquire_table, as_constraints, filter_table
+from .approximate import acquire_for, label_network
+from .inputs import as_constraints, filter_table
 from .methods import engine_module, method_options, resolve_method
 from .results import network_from_solution, tolerance_of
 
@@ -32,7 +34,7 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
           time_limit: float | None = None, gap: float | None = None, verbose: bool = False,
           params: Mapping[str, Any] | None = None, model_options: Mapping[str, Any] | None = None,
           memory_budget: int | None = None, engine_options: Mapping[str, Any] | None = None,
-          verify: bool = False, progress: Any = None, order: Any = None,
+          verify: bool = False, progress: Any = None, order: Any = None, seed: int | None = None,
           **scoring_options: Any) -> Network:
     """Learn a network of maximum score.
 
@@ -42,7 +44,12 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
         A score table, a ``.jkl`` file, or data to score (see :func:`gobnilp_py.scoring.score`).
     method : str
         ``"auto"`` (default; the result's ``stats["method_reason"]`` says why),
-        ``"ilp"``, ``"ordergraph"`` or ``"dp"`` (see :mod:`gobnilp_py.solve.methods`).
+        ``"ilp"``, ``"ordergraph"``, ``"dp"`` or the approximate ``"asobs"``
+        (see :mod:`gobnilp_py.solve.methods`).  ``"auto"`` only picks exact
+        methods.  With ``"asobs"`` data are scored by independence selection
+        (:mod:`gobnilp_py.solve.approximate`; 80% of ``time_limit``, options
+        ``candidate_limit``, ``max_evaluations``, ``time_per_variable``,
+        ``n_jobs``, ``palim``) and the network is labelled approximate.
     score : str, optional
         Local score used when scoring data ("BIC" by default, "BDeu", ...).
     constraints : StructuralConstraints, mapping or path, optional
@@ -67,6 +74,9 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
     memory_budget : int, optional
         Bytes the order-graph or DP engines may use (they refuse, before any
         allocation, a run whose estimate exceeds it).
+    seed : int, optional
+        ``"asobs"`` only: seed of its random orders (default 0; a run is
+        deterministic for a given seed and order count).
     verify : bool
         Also run a second exact method and raise :class:`SolverError` if the
         optimal scores differ.
@@ -88,6 +98,8 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
     time_limit = check_time_limit(time_limit)
     gap = check_gap(gap)
     method = check_method(method, "method", "optimum")
+    if order is not None and seed is not None:
+        raise ParameterError("seed applies to method='asobs' only, not to learning under a given order")
     if order is not None:  # the fixed-order route (solve/ordered.py)
         from .ordered import learn_with_order
 
@@ -100,26 +112,27 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
     cons = as_constraints(constraints)
     if score is not None:
         scoring_options = {"score": score, **scoring_options}
-    table, info = acquire_table(data_or_table, epsilon=None, constraints=cons, scoring_options=scoring_options,
-                                progress=progress)
+    # an approximate method (asobs) given data scores them by independence selection, within a share of the time
+    table, info = acquire_for(method, data_or_table, time_limit=time_limit, epsilon=None, constraints=cons,
+                              scoring_options=scoring_options, progress=progress)
     kinds = cons.kinds() if cons is not None else frozenset()
     given_options = {"gap": gap, "params": params, "verbose": verbose, "model_options": model_options,
-                     "memory_budget": memory_budget, **dict(engine_options or {})}
+                     "memory_budget": memory_budget, "seed": seed, **dict(engine_options or {})}
     m, why = resolve_method(method, "optimum", table.n, kinds, len(table), given_options)
     opts = method_options(m, given_options)
     stats: dict[str, Any] = {"method": m.name, "method_reason": why, "time_scoring": info.time_scoring}
     searched = filter_table(table, cons)
     if searched is None:
-        return Network(table.names, {}, score=-math.inf, status="infeasible", stats=stats)
+        return label_network(Network(table.names, {}, score=-math.inf, status="infeasible", stats=stats), info, m)
     remaining = _remaining(time_limit, t_start)
-    if remaining is not None and remaining <= 0:
-        return Network(table.names, {}, score=-math.inf, status="time_limit", stats=stats)
+    if remaining is not None and remaining <= 0 and m.exact:  # an approximate search still tries one order
+        return label_network(Network(table.names, {}, score=-math.inf, status="time_limit", stats=stats), info, m)
     engine = engine_module(m)
     t0 = time.perf_counter()
     sol = engine.optimum(searched, constraints=cons if m.constraint_kinds is None else None,
                          time_limit=remaining, progress=progress, **opts)
     stats["time_search"] = time.perf_counter() - t0
-    net = network_from_solution(searched, sol, stats=stats)
+    net = label_network(network_from_solution(searched, sol, stats=stats), info, m, orders=sol.stats.get("orders"))
     _check_answer(net, cons)
     if verify and net.status == "optimal":
         _verify(net, searched, cons, m.name, kinds)

@@ -84,6 +84,11 @@ METHODS: dict[str, Method] = {m.name: m for m in (
     Method("resolve", "k successive ILP solves with nogoods (GOBNILP 1.6)",
            frozenset({"kbest"}), True, "gobnilp_py.ilp.resolve", None, None, ("pyscipopt",),
            ("params", "verbose")),
+    # Approximate (exact=False): ``auto`` never picks it; from data the drivers score by independence
+    # selection (solve/approximate.py) and every result is labelled approximate.
+    Method("asobs", "acyclic selection ordering-based search over random orders, approximate (Scanagatta et al. 2015)",
+           frozenset({"optimum"}), False, "gobnilp_py.search.asobs", FILTER_KINDS, None, (),
+           ("seed", "n_orders", "backend")),
 )}
 
 
@@ -188,7 +193,7 @@ def resolve_method(name: str, task: str, n: int, kinds: frozenset[str], n_famili
         foreign = [k for k in given if k not in METHODS[chosen].options]
         if foreign:
             able = [m for m in METHODS.values()
-                    if task in m.tasks and all(k in m.options for k in given) and _available(m)]
+                    if m.exact and task in m.tasks and all(k in m.options for k in given) and _available(m)]
             if able:
                 chosen, reason = able[0].name, f"the options {', '.join(foreign)} apply to it only"
     else:
