@@ -16,9 +16,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import SolverError
+from ..errors import ParameterError, SolverError
 from ..network import Network
-from ..errors import ParameterError
 from ._checks import check_gap, check_method, check_time_limit
 from .approximate import acquire_for, label_network
 from .inputs import as_constraints, filter_table
