@@ -209,3 +209,22 @@ def test_alarm1000_within_a_short_budget_is_close_to_the_optimum():
     net = learn(dataset("alarm1000"), method="asobs", header=False, time_limit=20.0, seed=0)
     assert net.approximate and net.status == "feasible"
     assert -11783.052412 - 80.0 <= net.score <= -11783.052412 + 1e-6
+
+
+def test_config_run_scores_by_selection_and_labels_every_file(tmp_path):
+    """``run`` with ``[search] method = "asobs"``: the table comes from independence selection, and the files say so."""
+    from gobnilp_py.cli import main
+
+    cfg = tmp_path / "a.toml"
+    cfg.write_text(f'[data]\npath = "{dataset("zoo").as_posix()}"\nheader = false\n[search]\njob = "learn"\n'
+                   'method = "asobs"\n[limits]\ntime_limit = 4\n[output]\ndir = "out"\n'
+                   'write = ["json", "gobnilp", "modelstring"]\n')
+    with redirect_stdout(io.StringIO()):
+        assert main(["run", str(cfg), "-q"]) == 0
+    d = json.loads((tmp_path / "out" / "result.json").read_text())
+    assert d["guarantee"].startswith("APPROXIMATE") and d["approximate"] is True
+    assert any("explored parent sets" in c for c in d["result"]["caveats"])
+    for name in ("networks.txt", "modelstrings.txt"):
+        path = tmp_path / "out" / name
+        if path.exists():
+            assert "APPROXIMATE" in path.read_text().splitlines()[0], name

@@ -206,6 +206,17 @@ def _read(cfg: RunConfig) -> tuple[Any, Any]:
 
 def _score(cfg: RunConfig, ds: Any, progress: Any = None) -> Any:
     """A table safe for the job's ε (and the constraints), as ``enumerate_networks`` makes it."""
+    from ..solve.approximate import acquire_for
+    from ..solve.methods import AUTO, get_method
+
+    method = cfg.values["search"].get("method") or AUTO
+    if method != AUTO and not get_method(method).exact:
+        # an approximate method scores by independence selection (options exact scoring alone takes are dropped)
+        exact_only = {"bayes_factor", "epsilon", "prune", "max_candidates", "memory_limit", "lower_bound"}
+        options = {k: v for k, v in cfg.scoring_kwargs().items() if k not in exact_only}
+        table, _ = acquire_for(method, ds, time_limit=cfg.values["limits"]["time_limit"], epsilon=None,
+                               constraints=cfg.constraints, scoring_options=options, progress=progress)
+        return table
     from ..solve.inputs import acquire_table
 
     # One place decides how constraints limit pruning (see StructuralConstraints.unprunable).
