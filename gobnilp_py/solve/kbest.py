@@ -182,7 +182,12 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
 
     # One optimum, then the certified gap.
     t0 = time.perf_counter()
-    sol = _optimum(m, searched, cons, _remaining(time_limit, t_start), opts)
+    left = _remaining(time_limit, t_start)
+    if left is not None and left <= 0:  # scoring used the whole budget: nothing proven yet
+        stats["optimum_status"] = "time_limit"
+        return finish(CredibleSet(math.nan, math.nan, False, "time_limit", [], kind="kbest", stats=stats,
+                                  method=m.name, approximate=info.approximate, caveats=list(info.caveats)))
+    sol = _optimum(m, searched, cons, left, opts)
     stats["time_optimum"] = time.perf_counter() - t0
     stats["optimum_status"] = sol.status
     if sol.status == "infeasible":
@@ -462,7 +467,8 @@ def _search(m: Any, table: Any, k: int, *, ties: bool, by_class: bool, constrain
     want = k if (not ties or m.kbest_ties) else k + 1
     t0 = time.perf_counter()
     while True:
-        remaining = None if time_limit is None else time_limit - (time.perf_counter() - t0)
+        # a later round may start with the budget spent: a tiny positive limit makes the engine stop at once
+        remaining = None if time_limit is None else max(time_limit - (time.perf_counter() - t0), 1e-3)
         col = engine.kbest(table, k=want, constraints=constraints, time_limit=remaining, opt=opt,
                            epsilon_hint=epsilon_hint, **extra, **opts)
         if want == k or col.reason is not None or len(col.entries) < want:
