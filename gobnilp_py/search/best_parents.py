@@ -51,6 +51,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import ScoreError
+from ._limits import mib as _mib
 from ..scoring.table import ScoreTable
 
 __all__ = ["BestParents", "DENSE_MAX_VARIABLES", "MASK_MAX_VARIABLES", "DEFAULT_MEMORY_BUDGET"]
@@ -358,7 +359,3 @@ class BestParents:
             if active.size == 0:
                 break
         return out.reshape(shape)
-
-
-def _mib(b: int) -> str:
-    return f"{b / 2**20:.0f} MiB" if b < 2**40 else f"{b / 2**30:.0f} GiB"

@@ -60,7 +60,6 @@ from __future__ import annotations
 import heapq
 import logging
 import math
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -69,12 +68,10 @@ from typing import Any
 
 import numpy as np
 
-try:  # Unix only
-    import resource
-except ImportError:  # pragma: no cover
-    resource = None  # type: ignore[assignment]
-
 from ..errors import ScoreError
+from ._limits import check_time_limit as _check_time_limit
+from ._limits import mib as _mib
+from ._limits import peak_rss_bytes
 from ..scoring.table import ScoreTable
 from .best_parents import DENSE_MAX_VARIABLES, BestParents
 
@@ -472,9 +469,9 @@ class _BestFirst:
 
 def _done(stats: dict[str, Any], t_start: float, result: CollectResult) -> CollectResult:
     stats["time_total"] = time.perf_counter() - t_start
-    if resource is not None:
-        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        stats["maxrss_bytes"] = rss if sys.platform == "darwin" else rss * 1024
+    rss = peak_rss_bytes()
+    if rss is not None:
+        stats["maxrss_bytes"] = rss
     result.stats = stats
     return result
 
@@ -488,18 +485,3 @@ def _check_epsilon(epsilon: Any) -> float:
         raise ScoreError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
     return e
 
-
-def _check_time_limit(time_limit: Any) -> float | None:
-    if time_limit is None:
-        return None
-    try:
-        t = float(time_limit)
-    except (TypeError, ValueError):
-        raise ScoreError(f"time_limit must be a positive number of seconds, got {time_limit!r}") from None
-    if not t > 0:
-        raise ScoreError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
-    return t
-
-
-def _mib(b: int) -> str:
-    return f"{b / 2**20:.0f} MiB" if b < 2**40 else f"{b / 2**30:.0f} GiB"

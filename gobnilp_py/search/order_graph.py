@@ -58,7 +58,6 @@ from __future__ import annotations
 
 import logging
 import math
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -67,12 +66,11 @@ from typing import Any
 
 import numpy as np
 
-try:  # Unix only
-    import resource
-except ImportError:  # pragma: no cover
-    resource = None  # type: ignore[assignment]
-
 from ..errors import ScoreError
+from ._limits import check_bytes as _check_bytes
+from ._limits import check_time_limit as _check_time_limit
+from ._limits import mib as _mib
+from ._limits import peak_rss_bytes
 from ..scoring.table import ScoreTable
 from ._colex import Colex
 from ._greedy import greedy_dag
@@ -509,32 +507,11 @@ class _Search:
 
 def _finish(stats: dict[str, Any], t_start: float, result: OrderGraphResult) -> OrderGraphResult:
     stats["time_total"] = time.perf_counter() - t_start
-    if resource is not None:
-        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        stats["maxrss_bytes"] = rss if sys.platform == "darwin" else rss * 1024
+    rss = peak_rss_bytes()
+    if rss is not None:
+        stats["maxrss_bytes"] = rss
     result.stats = stats
     _log.info("order graph: %s, score %s, %.2fs", result.status, result.score, stats["time_total"])
     return result
 
 
-def _check_time_limit(time_limit: Any) -> float | None:
-    if time_limit is None:
-        return None
-    try:
-        t = float(time_limit)
-    except (TypeError, ValueError):
-        raise ScoreError(f"time_limit must be a positive number of seconds, got {time_limit!r}") from None
-    if not t > 0:
-        raise ScoreError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
-    return t
-
-
-def _check_bytes(value: Any, name: str, *, allow_zero: bool = False) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < (0 if allow_zero else 1):
-        raise ScoreError(f"{name} must be a {'non-negative' if allow_zero else 'positive'} number of bytes, "
-                         f"got {value!r}")
-    return int(value)
-
-
-def _mib(b: int) -> str:
-    return f"{b / 2**20:.0f} MiB" if b < 2**40 else f"{b / 2**30:.0f} GiB"
