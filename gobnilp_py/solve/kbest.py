@@ -175,28 +175,29 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
                          "time_total": time.perf_counter() - t_start})
         return cs
 
+    def empty(opt: float, epsilon: float, complete: bool, reason: str | None, infeasible: bool = False) -> CredibleSet:
+        """A result without networks: infeasible, or stopped before the list began."""
+        return finish(CredibleSet(opt, epsilon, complete, reason, [], kind="kbest", stats=stats, method=m.name,
+                                  infeasible=infeasible, approximate=info.approximate, caveats=list(info.caveats)))
+
     searched = filter_table(table, cons)
     if searched is None:
-        return finish(CredibleSet(math.nan, 0.0, True, None, [], kind="kbest", stats=stats, method=m.name,
-                                  infeasible=True, approximate=info.approximate, caveats=list(info.caveats)))
+        return empty(math.nan, 0.0, True, None, infeasible=True)
 
     # One optimum, then the certified gap.
     t0 = time.perf_counter()
     left = _remaining(time_limit, t_start)
     if left is not None and left <= 0:  # scoring used the whole budget: nothing proven yet
         stats["optimum_status"] = "time_limit"
-        return finish(CredibleSet(math.nan, math.nan, False, "time_limit", [], kind="kbest", stats=stats,
-                                  method=m.name, approximate=info.approximate, caveats=list(info.caveats)))
+        return empty(math.nan, math.nan, False, "time_limit")
     sol = _optimum(m, searched, cons, left, opts)
     stats["time_optimum"] = time.perf_counter() - t0
     stats["optimum_status"] = sol.status
     if sol.status == "infeasible":
-        return finish(CredibleSet(math.nan, 0.0, True, None, [], kind="kbest", stats=stats, method=m.name,
-                                  infeasible=True, approximate=info.approximate, caveats=list(info.caveats)))
+        return empty(math.nan, 0.0, True, None, infeasible=True)
     if sol.status != "optimal":
         reason = "time_limit" if sol.status in ("time_limit", "no_solution") else sol.status
-        return finish(CredibleSet(math.nan, math.nan, False, reason, [], kind="kbest", stats=stats,
-                                  method=m.name, approximate=info.approximate, caveats=list(info.caveats)))
+        return empty(math.nan, math.nan, False, reason)
     opt = sol.score
     t0 = time.perf_counter()
     gap = _certify(searched, sol.chosen, k, cons, by_class)
@@ -223,8 +224,7 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
 
     remaining = _remaining(time_limit, t_start)
     if remaining is not None and remaining <= 0:
-        return finish(CredibleSet(opt, math.nan, False, "time_limit", [], kind="kbest", stats=stats,
-                                  method=m.name, approximate=info.approximate, caveats=list(info.caveats)))
+        return empty(opt, math.nan, False, "time_limit")
     t0 = time.perf_counter()
     hint = gap.epsilon + 2 * tolerance_of(opt) if math.isfinite(gap.epsilon) else None
     col = _search(m, searched, k, ties=ties, by_class=by_class,
@@ -233,9 +233,7 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
     stats.update(col.stats)
     stats["time_search"] = time.perf_counter() - t0
     if not col.entries:
-        return finish(CredibleSet(math.nan, 0.0, col.reason is None, col.reason, [], kind="kbest", stats=stats,
-                                  method=m.name, infeasible=col.reason is None, approximate=info.approximate,
-                                  caveats=list(info.caveats)))
+        return empty(math.nan, 0.0, col.reason is None, col.reason, infeasible=col.reason is None)
     found_opt = max(sc for sc, _ in col.entries)
     if by_class:
         cs = _class_result(searched, col, found_opt, k, ties, max_networks, m.name, info, stats)
