@@ -6,19 +6,20 @@ Usage
         --data /work/shared/data/alarm1000.csv [--palim 3] [--asobs-time 5] [--time-limit 900] \\
         [--engines ilp,ordergraph] [--json out.jsonl]
 
-On one data set: the exact pruned table (:func:`gobnilp_py.score`), then ASOBS on
-that table for ``--asobs-time`` seconds (seed 0), then for each engine two runs
-on the same table, without and with the ASOBS network:
+On one data set: the exact pruned table (:func:`gobnilp_py.score`, ``--bf`` for
+an ε-safe one), a reference ASOBS run on it for ``--asobs-time`` seconds (seed
+0), then for each engine two runs on the same table, as the product runs them:
 
-* ``ilp``: the model built by :func:`gobnilp_py.ilp.model.build_model` exactly
-  as :func:`gobnilp_py.ilp.engine.optimum` builds it; the warm run adds the
-  ASOBS DAG as a SCIP solution (``Model.addSol``) before ``optimize``.  A
-  warm start changes no answer: SCIP keeps its incumbent only if it is
-  feasible (acyclicity is checked by the handler), and the optimum is proven
-  by the same bounds.
-* ``ordergraph``: :func:`gobnilp_py.search.order_engine.optimum` with and
-  without ``lower_bound`` = the ASOBS score (exact: the bound is the score of a
-  network of the table, so no optimal path is pruned).
+* ``ilp``: :func:`gobnilp_py.ilp.engine.optimum` with ``warm_start=False`` and
+  ``True`` (the ASOBS incumbent of :mod:`gobnilp_py.search.incumbent`, a
+  deterministic budget of orders, offered once at the root; SCIP keeps it only
+  if feasible).
+* ``ordergraph``: :func:`gobnilp_py.search.order_graph.order_graph_optimum`
+  with ``incumbent_search=False`` (greedy start) and ``True`` (the better of
+  the greedy and the ASOBS incumbent).
+* ``--gap``: the table scored again with the global gap rule,
+  ``lower_bound="auto"`` (whose LB now includes the ASOBS incumbent), beside
+  the table without it.
 
 Printed (and appended as one JSON line with ``--json``): the ASOBS score and
 its gap to the optimum, each run's status, optimum and seconds.
@@ -34,46 +35,43 @@ import subprocess
 import time
 
 
-def ilp_run(table, chosen, time_limit):
-    from gobnilp_py.ilp.engine import _optimize, solution_from_model
-    from gobnilp_py.ilp.model import build_model
-    from gobnilp_py.ilp.stats import SolveStats
-
-    stats = SolveStats()
-    t0 = time.perf_counter()
-    fm = build_model(table, params={"limits/gap": 0.0, "limits/time": float(time_limit)}, stats=stats)
-    accepted = None
-    if chosen is not None:
-        m = fm.model
-        sol = m.createSol()
-        for i, k in enumerate(chosen):
-            for j, var in enumerate(fm.x[i]):
-                m.setSolVal(sol, var, 1.0 if j == k else 0.0)
-        accepted = bool(m.addSol(sol))
-    t1 = time.perf_counter()
-    _optimize(fm.model, "the optimum search")
-    t2 = time.perf_counter()
-    sol = solution_from_model(fm)
-    m = fm.model
-    return {"status": sol.status, "score": sol.score, "build": t1 - t0, "solve": t2 - t1, "start_accepted": accepted,
-            "nodes": m.getNNodes(), "best_solution_time": _best_sol_time(m), "solutions": m.getNSolsFound()}
-
-
-def _best_sol_time(m):
-    """Seconds into the solve at which the final incumbent was found."""
-    try:
-        return m.getSolTime(m.getBestSol())
-    except Exception:  # noqa: BLE001 -- a statistic only
-        return None
-
-
-def og_run(table, lower_bound, time_limit):
-    from gobnilp_py.search.order_engine import optimum
+def ilp_run(table, warm, time_limit):
+    """The product's ILP optimum with and without its ASOBS warm start (``warm_start=``)."""
+    from gobnilp_py.ilp.engine import optimum
 
     t0 = time.perf_counter()
-    sol = optimum(table, lower_bound=lower_bound, time_limit=time_limit)
-    return {"status": sol.status, "score": sol.score, "solve": time.perf_counter() - t0,
-            **{k: sol.stats.get(k) for k in ("expanded", "pruned", "nodes", "peak_memory") if k in sol.stats}}
+    sol = optimum(table, warm_start=warm, time_limit=time_limit)
+    ws = sol.stats.get("extra", {}).get("warm_start", {})
+    return {"status": sol.status, "score": sol.score, "dual": sol.dual_bound, "solve": time.perf_counter() - t0,
+            "start_score": ws.get("score"), "start_accepted": ws.get("accepted"), "start_time": ws.get("time"),
+            "nodes": sol.stats.get("nodes")}
+
+
+def og_run(table, warm, time_limit):
+    """The order graph with and without the ASOBS incumbent as its starting lower bound."""
+    from gobnilp_py.search.order_graph import order_graph_optimum
+
+    t0 = time.perf_counter()
+    r = order_graph_optimum(table, time_limit=time_limit, incumbent_search=warm)
+    return {"status": r.status, "score": r.score, "solve": time.perf_counter() - t0,
+            "lower_bound": r.lower_bound, "source": r.stats.get("lower_bound_source"),
+            "generated": sum(x.get("generated", 0) for x in r.stats.get("layers", [])),
+            "kept": sum(x.get("kept", 0) for x in r.stats.get("layers", [])),
+            "maxrss_MB": (r.stats.get("maxrss_bytes") or 0) / 2**20}
+
+
+def gap_run(ds, palim, bf):
+    """Scoring with the global gap rule off and with lower_bound="auto" (now incl. ASOBS): table sizes."""
+    from gobnilp_py import score
+
+    out = {}
+    for lb in (None, "auto"):
+        t0 = time.perf_counter()
+        t = score(ds, palim=palim, bayes_factor=bf, lower_bound=lb)
+        out["gap_" + ("off" if lb is None else "auto")] = {
+            "families": len(t), "time": time.perf_counter() - t0,
+            "lower_bound": t.meta.get("lower_bound"), "source": t.meta.get("lower_bound_source")}
+    return out
 
 
 def main() -> None:
@@ -84,6 +82,8 @@ def main() -> None:
     ap.add_argument("--time-limit", type=float, default=900.0)
     ap.add_argument("--engines", default="ilp")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--bf", type=float, default=None, help="score with this Bayes factor (default: plain optimum)")
+    ap.add_argument("--gap", action="store_true", help="also score with the global gap rule (lower_bound='auto')")
     a = ap.parse_args()
 
     from gobnilp_py import read_data, score
@@ -92,7 +92,7 @@ def main() -> None:
     load0 = os.getloadavg()
     ds = read_data(a.data, header=False)
     t0 = time.perf_counter()
-    table = score(ds, palim=a.palim)
+    table = score(ds, palim=a.palim, bayes_factor=a.bf)
     t_score = time.perf_counter() - t0
     print(f"{os.path.basename(a.data)}: n={ds.n} N={ds.N}, {len(table)} families, scored in {t_score:.1f} s")
     asobs_optimum(table, n_orders=1, seed=0)  # compile the numba kernels (cached on disk) outside the timing
@@ -107,9 +107,9 @@ def main() -> None:
     for eng in a.engines.split(","):
         for warm in (False, True):
             if eng == "ilp":
-                r = ilp_run(table, asb.chosen if warm else None, a.time_limit)
+                r = ilp_run(table, warm, a.time_limit)
             else:
-                r = og_run(table, asb.score if warm else None, a.time_limit)
+                r = og_run(table, warm, a.time_limit)
             rec[f"{eng}_{'warm' if warm else 'cold'}"] = r
             print(f"{eng:10s} {'warm' if warm else 'cold'}: {r['status']} {r['score']:.6f} "
                   f"solve {r['solve']:.1f} s {json.dumps({k: v for k, v in r.items() if k not in ('status', 'score', 'solve')})}")
@@ -117,6 +117,9 @@ def main() -> None:
                 rec["optimum"] = r["score"]
     if "optimum" in rec:
         print(f"ASOBS gap to the optimum: {rec['optimum'] - asb.score:.6f}")
+    if a.gap:
+        rec.update(gap_run(ds, a.palim, a.bf))
+        print("global gap rule:", {k: rec[k] for k in ("gap_off", "gap_auto")})
     rec["load_after"] = os.getloadavg()
     if a.json:
         with open(a.json, "a") as f:

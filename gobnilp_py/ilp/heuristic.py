@@ -25,7 +25,7 @@ from ..search.family_index import FamilyIndex
 from ..search.orders import best_for_order, sink_order
 from .stats import SolveStats
 
-__all__ = ["SinkHeuristic", "add_sink_heuristic"]
+__all__ = ["SinkHeuristic", "StartHeuristic", "add_sink_heuristic", "add_start_heuristic"]
 
 _log = logging.getLogger(__name__)
 
@@ -75,22 +75,29 @@ class SinkHeuristic(pyscipopt.Heur):
         if choice is None:
             return SCIP_RESULT.DIDNOTFIND
         choice = best_for_order(self.index, choice, allowed)
-        sol = m.createSol(self)
-        for f in choice.tolist():
-            # Fixed and multi-aggregated variables cannot be set; their value follows from the others.
-            if tv[f].getStatus() not in ("FIXED", "MULTAGGR"):
-                m.setSolVal(sol, tv[f], 1.0)
-        if self.derived:
-            on = np.zeros(F, dtype=bool)
-            on[choice] = True
-            for v, fams in self.derived:
-                tv_d = m.getTransformedVar(v)
-                if tv_d.getStatus() not in ("FIXED", "MULTAGGR"):
-                    m.setSolVal(sol, tv_d, float(on[fams].sum()))
-        if m.trySol(sol, printreason=False):
+        if _try_choice(self, tv, self.derived, choice):
             self.stats.heuristic_solutions += 1
             return SCIP_RESULT.FOUNDSOL
         return SCIP_RESULT.DIDNOTFIND
+
+
+def _try_choice(heur: pyscipopt.Heur, tvars: Sequence[pyscipopt.Variable],
+                derived: Sequence[tuple[pyscipopt.Variable, np.ndarray]], choice: np.ndarray) -> bool:
+    """Submit the network with flat families ``choice`` through SCIP's ``trySol`` (which checks every constraint)."""
+    m = heur.model
+    sol = m.createSol(heur)
+    for f in choice.tolist():
+        # Fixed and multi-aggregated variables cannot be set; their value follows from the others.
+        if tvars[f].getStatus() not in ("FIXED", "MULTAGGR"):
+            m.setSolVal(sol, tvars[f], 1.0)
+    if derived:
+        on = np.zeros(len(tvars), dtype=bool)
+        on[choice] = True
+        for v, fams in derived:
+            tv_d = m.getTransformedVar(v)
+            if tv_d.getStatus() not in ("FIXED", "MULTAGGR"):
+                m.setSolVal(sol, tv_d, float(on[fams].sum()))
+    return bool(m.trySol(sol, printreason=False))
 
 
 def add_sink_heuristic(model: pyscipopt.Model, index: FamilyIndex, xvars: Sequence[pyscipopt.Variable],
@@ -106,4 +113,43 @@ def add_sink_heuristic(model: pyscipopt.Model, index: FamilyIndex, xvars: Sequen
     model.includeHeur(h, "gobnilp_sinks", "sink-finding rounding of the LP solution to a DAG", "S",
                       priority=100000, freq=freq, freqofs=0, maxdepth=-1,
                       timingmask=pyscipopt.SCIP_HEURTIMING.AFTERLPNODE | pyscipopt.SCIP_HEURTIMING.DURINGLPLOOP)
+    return h
+
+
+class StartHeuristic(pyscipopt.Heur):
+    """Offer SCIP one given network (the ASOBS incumbent) once, before the root node is processed.
+
+    A warm start as a heuristic rather than ``Model.addSol`` before
+    ``optimize``: ``trySol`` in the solving stage checks the solution against
+    every constraint, including the acyclicity handler and structural rows,
+    so a network the model does not admit is simply not taken.
+    """
+
+    def __init__(self, choice: np.ndarray, xvars: Sequence[pyscipopt.Variable], stats: SolveStats,
+                 derived: Sequence[tuple[pyscipopt.Variable, Sequence[int]]] = ()) -> None:
+        self.choice = np.asarray(choice, dtype=np.int64)
+        self.xvars = list(xvars)
+        self.stats = stats
+        self.derived = [(v, np.asarray(fams, dtype=np.int64)) for v, fams in derived]
+        self.done = False
+
+    def heurexec(self, heurtiming, nodeinfeasible):
+        if self.done:
+            return {"result": SCIP_RESULT.DIDNOTRUN}
+        self.done = True
+        m = self.model
+        tv = [m.getTransformedVar(v) for v in self.xvars]
+        ok = _try_choice(self, tv, self.derived, self.choice)
+        self.stats.extra.setdefault("warm_start", {})["accepted"] = ok
+        return {"result": SCIP_RESULT.FOUNDSOL if ok else SCIP_RESULT.DIDNOTFIND}
+
+
+def add_start_heuristic(fm: "FamilyModel", chosen: Sequence[int]) -> StartHeuristic:  # noqa: F821
+    """Include a :class:`StartHeuristic` for the network ``chosen`` (``chosen[v]`` indexes ``table.families[v]``)."""
+    flat = np.array([fm.index.family(v, k) for v, k in enumerate(chosen)], dtype=np.int64)
+    derived = [(a, fams) for (_, _), (a, fams) in fm.extra.get("arrow_families", {}).items()]
+    h = StartHeuristic(flat, fm.xflat, fm.stats, derived)
+    fm.model.includeHeur(h, "gobnilp_start", "a given network (ASOBS incumbent) offered once at the root", "S",
+                         priority=200000, freq=0, freqofs=0, maxdepth=0,
+                         timingmask=pyscipopt.SCIP_HEURTIMING.BEFORENODE)
     return h

@@ -391,11 +391,14 @@ def _atom_likelihoods(pc: ParentConfigs, ar: list[int]) -> tuple[np.ndarray, np.
 
 def _heuristic_lower_bound(names: tuple[str, ...],
                            kept: list[list[tuple[tuple[int, ...], float]]]) -> tuple[float, str]:
-    """Score of a DAG found quickly from the table: the better of two sink heuristics.
+    """Score of a DAG found quickly from the table: the best of two sink heuristics and ASOBS.
 
     :func:`gobnilp_py.scoring.heuristic.greedy_dag` always; when the search
     package is present, also its ``sink_order`` polished by ``best_for_order``
-    (imported lazily: scoring does not depend on search).
+    and the ASOBS incumbent (:func:`gobnilp_py.search.incumbent.quick_incumbent`,
+    a deterministic budget of orders), imported lazily: scoring does not
+    depend on search.  Every candidate is the score of a network of the
+    table, so LB never exceeds the optimum.
     """
     from .heuristic import greedy_dag
 
@@ -403,16 +406,21 @@ def _heuristic_lower_bound(names: tuple[str, ...],
     source = "sink heuristic (scoring)"
     try:
         from ..search.family_index import FamilyIndex
+        from ..search.incumbent import quick_incumbent
         from ..search.orders import best_for_order, sink_order
     except ImportError:
         return lb, source
-    index = FamilyIndex.from_table(ScoreTable(names, [list(f) for f in kept]))
+    table = ScoreTable(names, [list(f) for f in kept])  # sorts best first
+    index = FamilyIndex.from_table(table)
     choice = sink_order(index, np.zeros(index.F))
     if choice is not None:
         choice = best_for_order(index, choice)
         other = math.fsum(float(index.score[f]) for f in choice.tolist())
         if other > lb:
             lb, source = other, "sink_order + best_for_order (search)"
+    inc = quick_incumbent(table)
+    if inc is not None and inc.score > lb:
+        lb, source = inc.score, f"ASOBS, {inc.orders} orders (search)"
     return lb, source
 
 

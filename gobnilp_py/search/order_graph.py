@@ -74,6 +74,7 @@ from ._limits import peak_rss_bytes
 from ..scoring.table import ScoreTable
 from ._colex import Colex
 from ._greedy import greedy_dag
+from .incumbent import quick_incumbent
 from ._spill import ROW_BYTES, ColumnWriter, Columns, SpillDir, merge_runs, sort_reduce
 from .best_parents import DENSE_MAX_VARIABLES, BestParents
 
@@ -168,7 +169,7 @@ def order_graph_optimum(table: ScoreTable, *, lower_bound: float | None = None,
                         time_limit: float | None = None, progress: Callable[..., Any] | None = None,
                         stop: threading.Event | None = None,
                         backend: str = "auto", dedup: str = "auto", spill_threshold: int | None = None,
-                        chunk_nodes: int | None = None) -> OrderGraphResult:
+                        chunk_nodes: int | None = None, incumbent_search: bool = True) -> OrderGraphResult:
     """The optimal network of ``table`` by frontier breadth-first branch and bound (see the module docstring).
 
     Parameters
@@ -179,8 +180,11 @@ def order_graph_optimum(table: ScoreTable, *, lower_bound: float | None = None,
     lower_bound : float, optional
         Score of some known network (or any value believed not above the
         optimum).  Nodes with ``f < lower_bound`` are pruned (strictly, with a
-        rounding slack).  ``None``: the greedy heuristic network's score.
-        A bound above the optimum yields ``status="no_solution"``.
+        rounding slack).  ``None``: the better of the greedy heuristic network
+        and, with ``incumbent_search``, the ASOBS incumbent
+        (:func:`~.incumbent.quick_incumbent`; both are networks of the table,
+        so no optimal path is pruned).  A bound above the optimum yields
+        ``status="no_solution"``.
     memory_budget : int
         Bytes of RAM.  The fixed part of :func:`estimate_memory` must fit (else
         a one-line :class:`ScoreError`); layers and reconstruction records
@@ -204,6 +208,9 @@ def order_graph_optimum(table: ScoreTable, *, lower_bound: float | None = None,
         layer, run and record (for tests of the external-memory path).
     chunk_nodes : int, optional
         Nodes of the current layer expanded at a time (default: from the budget).
+    incumbent_search : bool
+        Without ``lower_bound``, also run the ASOBS incumbent search (a
+        deterministic budget of orders) and start from the better network.
 
     Returns
     -------
@@ -270,6 +277,12 @@ def order_graph_optimum(table: ScoreTable, *, lower_bound: float | None = None,
             lb = heur[0]
         stats["lower_bound_source"] = "heuristic" if heur is not None else "none"
         stats["heuristic_score"] = None if heur is None else heur[0]
+        if incumbent_search:
+            inc = quick_incumbent(table)
+            stats["asobs_score"] = None if inc is None else inc.score
+            if inc is not None and inc.score > lb:
+                incumbent, lb = (inc.score, inc.chosen), inc.score
+                stats["lower_bound_source"] = "asobs"
     else:
         stats["lower_bound_source"] = "given"
     stats["time_heuristic"] = time.perf_counter() - t0
