@@ -336,6 +336,11 @@ SPECS: tuple[Spec, ...] = (
          "A variable order, every variable once, first to last: search only the networks whose arrows follow "
          "it (the fixed-order search, exact under the order; method must be auto, no constraints).",
          api="order", jobs=("learn", "enumerate")),
+    Spec("search", "seed", _c_int(0), None, "int >= 0",
+         'method "asobs" only: seed of its random orders (default 0).', api="seed", jobs=("learn",)),
+    Spec("search", "n_orders", _c_int(1), None, "int >= 1",
+         'method "asobs" only: stop after this many random orders (without a time limit the run is '
+         "deterministic).", api="n_orders", jobs=("learn",)),
     Spec("constraints", "file", _c_str(), None, "path",
          "GOBNILP constraints file (x<-y, x->y, x-y, x->z<-y, ~ negates), merged with the inline keys.",
          api="constraints", is_path=True, jobs=("learn", "enumerate", "kbest")),
@@ -541,10 +546,10 @@ class RunConfig:
         return kw
 
     def search_kwargs(self) -> dict[str, Any]:
-        """Keywords of the job's driver from [search]: method, by, verify, ties, order (only those that apply)."""
+        """Keywords of the job's driver from [search]: method, by, verify, ties, order, seed, n_orders (those that apply)."""
         s = self.values["search"]
         kw: dict[str, Any] = {}
-        for key in ("method", "by", "verify", "ties", "order"):
+        for key in ("method", "by", "verify", "ties", "order", "seed", "n_orders"):
             if s.get(key) is not None and self._applies("search", key):
                 kw[key] = s[key]
         return kw

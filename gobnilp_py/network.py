@@ -493,7 +493,9 @@ class Network:
             shape = self.to_modelstring()
         except NetworkError:  # names a model string cannot hold: list the arrows instead
             shape = repr(self.edges)
-        return f"Network({shape}, score={self.score:.6f}, status={self.status!r})"
+        # The label travels with the object: an approximate network never prints like an optimum.
+        tail = ", approximate=True" if self.approximate else ""
+        return f"Network({shape}, score={self.score:.6f}, status={self.status!r}{tail})"
 
 
 def _dot_id(s: str) -> str:

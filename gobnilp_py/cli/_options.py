@@ -274,6 +274,11 @@ def add_method_options(p: argparse.ArgumentParser, command: str) -> None:
                        help=f"{' | '.join(choices)}: \"class\" searches one network per Markov equivalence class "
                             "and lists the members (score-equivalent scores, method ilp), \"dag\" every network"
                             + (" (default auto: class when possible)" if "auto" in choices else " (default dag)"))
+    if command == "learn":
+        p.add_argument("--seed", type=_int_text, default=None, metavar="N",
+                       help="--method asobs: seed of its random orders (default 0)")
+        p.add_argument("--n-orders", type=_int_text, default=None, metavar="N",
+                       help="--method asobs: stop after N random orders (with no --time-limit: deterministic)")
     if command == "kbest":
         p.add_argument("--no-ties", dest="ties", action="store_const", const=False, default=None,
                        help="exactly k networks (ties at the k-th place broken by network key); by default every "
@@ -282,7 +287,7 @@ def add_method_options(p: argparse.ArgumentParser, command: str) -> None:
 
 def method_kwargs(args: argparse.Namespace, command: str) -> dict[str, object]:
     """The driver keywords named by the search flags (only those given), checked with the shared vocabulary."""
-    from .._validation import check_by, check_method, parse_order
+    from .._validation import check_by, check_int, check_method, parse_order
 
     task = _TASK_OF[command]
     kw: dict[str, object] = {}
@@ -296,6 +301,10 @@ def method_kwargs(args: argparse.Namespace, command: str) -> dict[str, object]:
         kw["order"] = parse_order(args.order, "--order")
     if getattr(args, "ties", None) is not None:
         kw["ties"] = args.ties
+    if getattr(args, "seed", None) is not None:
+        kw["seed"] = check_int(args.seed, "--seed", lo=0)
+    if getattr(args, "n_orders", None) is not None:
+        kw["n_orders"] = check_int(args.n_orders, "--n-orders", lo=1)
     return kw
 
 

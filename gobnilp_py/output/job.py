@@ -169,6 +169,7 @@ def run(config: RunConfig | str | os.PathLike[str], *, progress: Progress | None
 
 _KW_SECTION = {"bayes_factor": "search", "epsilon": "search", "k": "search", "job": "search",
                "method": "search", "by": "search", "verify": "search", "ties": "search", "order": "search",
+               "seed": "search", "n_orders": "search",
                "time_limit": "limits", "max_networks": "limits", "gap": "limits", "score": "scoring",
                "ess": "scoring", "palim": "scoring", "prune": "scoring", "memory_limit": "scoring",
                "n_jobs": "scoring", "backend": "scoring", "scheduler": "scoring", "lower_bound": "scoring",

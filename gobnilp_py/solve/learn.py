@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import ParameterError, SolverError
 from ..network import Network
+from .._validation import check_int
 from ._checks import check_gap, check_method, check_time_limit
 from .approximate import acquire_for, label_network
 from .inputs import as_constraints, filter_table
@@ -34,7 +35,7 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
           params: Mapping[str, Any] | None = None, model_options: Mapping[str, Any] | None = None,
           memory_budget: int | None = None, engine_options: Mapping[str, Any] | None = None,
           verify: bool = False, progress: Any = None, order: Any = None, seed: int | None = None,
-          **scoring_options: Any) -> Network:
+          n_orders: int | None = None, **scoring_options: Any) -> Network:
     """Learn a network of maximum score.
 
     Parameters
@@ -76,6 +77,10 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
     seed : int, optional
         ``"asobs"`` only: seed of its random orders (default 0; a run is
         deterministic for a given seed and order count).
+    n_orders : int, optional
+        ``"asobs"`` only: stop after this many random orders (default: the
+        time limit, else :data:`gobnilp_py.search.asobs.DEFAULT_ORDERS`).
+        With it and no time limit a run is deterministic.
     verify : bool
         Also run a second exact method and raise :class:`SolverError` if the
         optimal scores differ.
@@ -97,8 +102,11 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
     time_limit = check_time_limit(time_limit)
     gap = check_gap(gap)
     method = check_method(method, "method", "optimum")
-    if order is not None and seed is not None:
-        raise ParameterError("seed applies to method='asobs' only, not to learning under a given order")
+    seed = check_int(seed, "seed", lo=0, allow_none=True)
+    n_orders = check_int(n_orders, "n_orders", lo=1, allow_none=True)
+    if order is not None and (seed is not None or n_orders is not None):
+        raise ParameterError(f"{'seed' if seed is not None else 'n_orders'} applies to method='asobs' only, "
+                             "not to learning under a given order")
     if order is not None:  # the fixed-order route (solve/ordered.py)
         from .ordered import learn_with_order
 
@@ -116,7 +124,8 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
                               scoring_options=scoring_options, progress=progress)
     kinds = cons.kinds() if cons is not None else frozenset()
     given_options = {"gap": gap, "params": params, "verbose": verbose, "model_options": model_options,
-                     "memory_budget": memory_budget, "seed": seed, **dict(engine_options or {})}
+                     "memory_budget": memory_budget, "seed": seed, "n_orders": n_orders,
+                     **dict(engine_options or {})}
     m, why = resolve_method(method, "optimum", table.n, kinds, len(table), given_options)
     opts = method_options(m, given_options)
     stats: dict[str, Any] = {"method": m.name, "method_reason": why, "time_scoring": info.time_scoring}
