@@ -83,8 +83,15 @@ class SinkHeuristic(pyscipopt.Heur):
 
 def _try_choice(heur: pyscipopt.Heur, tvars: Sequence[pyscipopt.Variable],
                 derived: Sequence[tuple[pyscipopt.Variable, np.ndarray]], choice: np.ndarray) -> bool:
-    """Submit the network with flat families ``choice`` through SCIP's ``trySol`` (which checks every constraint)."""
+    """Submit the network with flat families ``choice`` through SCIP's ``trySol`` (which checks every constraint).
+
+    A choice using a family whose variable is fixed to 0 at this node (by
+    branching or presolve) is not submitted: it cannot be a solution here, and
+    SCIP refuses to set a value against a fixing (an error, not a rejection).
+    """
     m = heur.model
+    if any(tvars[f].getUbLocal() < 0.5 for f in choice.tolist()):
+        return False
     sol = m.createSol(heur)
     for f in choice.tolist():
         # Fixed and multi-aggregated variables cannot be set; their value follows from the others.
