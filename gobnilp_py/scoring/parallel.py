@@ -39,7 +39,7 @@ import numpy as np
 from ..data.dataset import Dataset
 from ..errors import ScoreError
 from .counts import ParentConfigs
-from .local_scores import LocalScore
+from .local_scores import DirichletScore, LocalScore
 
 __all__ = ["Payload", "GroupResults", "score_groups", "LevelScorer", "resolve_n_jobs", "BACKENDS"]
 
@@ -54,6 +54,11 @@ PARALLEL_MIN_GROUPS = 4000
 
 #: Parent sets handed to one ``batch_many`` call.
 BATCH = 64
+
+#: Dirichlet scores count and score a block of parent sets at once (:func:`_score_block`): at most
+#: this many sets, and at most :data:`BLOCK_ROW_PAIRS` (pair x data row) elements of joint codes.
+BLOCK_SETS = 256
+BLOCK_ROW_PAIRS = 1 << 20
 
 
 @dataclass
@@ -93,6 +98,8 @@ class _Context:
 def score_groups(ctx: _Context, groups: list[tuple[tuple[int, ...], np.ndarray]]) -> GroupResults:
     """Count and score every ``(parent set, children)`` group; arrays concatenated in order."""
     p = ctx.p
+    if isinstance(p.score, DirichletScore):
+        return _score_groups_blocks(ctx, groups)
     total = sum(int(ch.size) for _, ch in groups)
     scores = np.empty(total)
     lls = np.full(total, np.nan)
@@ -122,6 +129,70 @@ def score_groups(ctx: _Context, groups: list[tuple[tuple[int, ...], np.ndarray]]
                 lls[pos:pos + k] = r.ll
             pos += k
     return GroupResults(scores, lls, cells, ubs)
+
+
+def _score_groups_blocks(ctx: _Context, groups: list[tuple[tuple[int, ...], np.ndarray]]) -> GroupResults:
+    """:func:`score_groups` for Dirichlet scores: blocks of parent sets counted and scored together.
+
+    Every pair's values depend only on its own counts (see
+    :meth:`~gobnilp_py.scoring.local_scores.DirichletScore.block_scores`), so
+    the block boundaries -- which differ between in-process and worker runs --
+    never change a result.
+    """
+    p = ctx.p
+    total = sum(int(ch.size) for _, ch in groups)
+    scores = np.empty(total)
+    lls = np.full(total, np.nan)
+    cells = np.zeros(total, dtype=np.int64)
+    ubs = np.full(total, np.inf)
+    rows = max(1, ctx.pc.rows)
+    pos, b, G = 0, 0, len(groups)
+    while b < G:
+        e, acc = b, 0
+        while e < G and (e == b or (e - b < BLOCK_SETS and acc < BLOCK_ROW_PAIRS)):
+            acc += int(groups[e][1].size) * rows
+            e += 1
+        bc = ctx.pc.block_counts(groups[b:e])
+        s, a, d = p.score.block_scores(bc)  # type: ignore[attr-defined]
+        k = bc.n_pairs
+        scores[pos:pos + k] = s
+        if (p.want_cells or p.want_ub) and k:
+            cells[pos:pos + k] = np.add.reduceat(d, bc.cfg_off[:-1])
+            if p.want_ub:
+                ubs[pos:pos + k] = _block_ceiling(ctx, bc, d, a)
+        pos += k
+        b = e
+    return GroupResults(scores, lls, cells, ubs)
+
+
+def _block_ceiling(ctx: _Context, bc: Any, d: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """``ml_ceiling`` bound of every pair of a block (``+inf`` for children it cannot help).
+
+    Same quantity as :func:`_cells_and_ceiling`, over all pairs at once.
+    """
+    out = np.full(bc.n_pairs, np.inf)
+    ubc = ctx.p.ub_children
+    sel = np.flatnonzero(ubc[bc.children]) if ubc is not None else np.arange(bc.n_pairs)
+    if sel.size == 0:
+        return out
+    ms = bc.m[sel]
+    off = np.zeros(sel.size + 1, dtype=np.int64)
+    np.cumsum(ms, out=off[1:])
+    ch = bc.children[sel]
+    idx = (bc.Z[bc.pair_set[sel]] + off[:-1, None]).ravel()
+    w = ctx.p.atom_weights
+    assert w is not None
+    ml = np.bincount(idx, weights=w[ch].ravel(), minlength=int(off[-1]))
+    gidx = np.repeat(bc.cfg_off[sel] - off[:-1], ms) + np.arange(int(off[-1]), dtype=np.int64)
+    cell_ub = -d[gidx] * np.repeat(ctx.lnr[ch], ms)
+    mixed = ctx.p.atom_mixed
+    if mixed is not None:
+        lam = np.minimum(0.0, np.log(a[sel]))
+        if (lam < 0).any():
+            has_mixed = np.bincount(idx, weights=mixed[ch].ravel(), minlength=int(off[-1])) > 0
+            cell_ub = cell_ub + has_mixed * np.repeat(lam, ms)
+    out[sel] = np.add.reduceat(np.minimum(ml, cell_ub), off[:-1])
+    return out
 
 
 def _cells_and_ceiling(ctx: _Context, x: tuple[int, ...], fc: Any,
