@@ -20,6 +20,7 @@ arithmetic, never with a per-row Python loop:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -163,7 +164,16 @@ class BlockCounts:
         r = self.r
         if r.size and bool((r == r[0]).all()):
             cells = self.flat.reshape(-1, int(r[0]))
-            return cells.sum(axis=1), np.count_nonzero(cells, axis=1)
+            if cells.shape[1] > 16:
+                return cells.sum(axis=1), np.count_nonzero(cells, axis=1)
+            # column by column: numpy reductions over a short last axis are slow
+            nj = cells[:, 0].copy()
+            d = (cells[:, 0] > 0).astype(np.int64)
+            for t in range(1, cells.shape[1]):
+                col = cells[:, t]
+                nj += col
+                d += col > 0
+            return nj, d
         starts = np.zeros(int(self.cfg_off[-1]), dtype=np.int64)
         rr = np.repeat(r, self.m)
         np.cumsum(rr[:-1], out=starts[1:])
@@ -220,6 +230,7 @@ class ParentConfigs:
             (): (np.zeros(self.rows, dtype=np.int64), 1)
         }
         self._tiles: dict[int, np.ndarray] = {}
+        self._ar_list = [int(a) for a in self.arities]
 
     def _extend(self, z: np.ndarray, m: int, p: int) -> tuple[np.ndarray, int]:
         """Ids of a set extended by variable ``p`` (no caching)."""
@@ -295,6 +306,73 @@ class ParentConfigs:
             q *= int(self.arities[p])
         return q
 
+    def _block_ids(self, sets: list[tuple[int, ...]]) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`ids` of many sets at once: ``(Z, m)`` with ``Z[i]`` the ids of ``sets[i]``.
+
+        Why: a lattice level holds tens of thousands of sets and the per-set
+        calls (one multiply-add and one ``bincount``/``cumsum`` compression per
+        step) cost more than their arithmetic.  Here every set of a size is
+        built from scratch, one parent position at a time over the whole
+        block, compressing every row whose code range exceeds ``dense_limit``
+        with one ``bincount`` for all of them.  The steps and the compression
+        condition are those of :meth:`ids` and compression keeps the order of
+        the codes, so ``Z[i]`` equals ``ids(sets[i])[0]`` exactly.
+        """
+        B = len(sets)
+        Z = np.zeros((B, self.rows), dtype=np.int64)
+        M = np.ones(B, dtype=np.int64)
+        by_k: dict[int, list[int]] = {}
+        for i, x in enumerate(sets):
+            by_k.setdefault(len(x), []).append(i)
+        for k, idx in by_k.items():
+            if k == 0:
+                continue
+            E = np.array([sets[i] for i in idx], dtype=np.int64).reshape(len(idx), k)
+            z = np.zeros((len(idx), self.rows), dtype=np.int64)
+            m = np.ones(len(idx), dtype=np.int64)
+            for t in range(k):
+                col = E[:, t]
+                r = self.arities[col]
+                act = r > 1
+                if act.all():
+                    z *= r[:, None]
+                    z += self.X[col]
+                    m *= r
+                elif act.any():
+                    z[act] = z[act] * r[act, None] + self.X[col[act]]
+                    m[act] *= r[act]
+                need = np.flatnonzero(act & (m > self.dense_limit))
+                if need.size:
+                    z[need], m[need] = self._compress_rows(z[need], m[need])
+            Z[idx] = z
+            M[idx] = m
+        return Z, M
+
+    #: :meth:`_compress_rows` handles at most this many code slots per ``bincount``.
+    BLOCK_CODE_SLOTS = 1 << 22
+
+    def _compress_rows(self, z: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_compress` of every row of ``z`` (codes ``< m[row]``), merged into few ``bincount`` calls."""
+        out = np.empty_like(z)
+        mo = np.empty_like(m)
+        a, n = 0, m.size
+        csum = np.cumsum(m)
+        while a < n:
+            start = csum[a - 1] if a > 0 else 0
+            b = int(np.searchsorted(csum, start + self.BLOCK_CODE_SLOTS, side="right"))
+            b = min(max(b, a + 1), n)
+            off = np.zeros(b - a + 1, dtype=np.int64)
+            np.cumsum(m[a:b], out=off[1:])
+            codes = z[a:b] + off[:-1, None]
+            present = np.bincount(codes.ravel(), minlength=int(off[-1])) > 0
+            cum = np.zeros(int(off[-1]) + 1, dtype=np.int64)
+            np.cumsum(present, out=cum[1:])
+            base = cum[off]                       # observed codes before each row's range
+            out[a:b] = cum[codes + 1] - 1 - base[:-1, None]
+            mo[a:b] = base[1:] - base[:-1]
+            a = b
+        return out, mo
+
     def block_counts(self, groups: list[tuple[tuple[int, ...], np.ndarray]]) -> BlockCounts:
         """Counts of every ``(parent set, children)`` group in one ``bincount``.
 
@@ -302,23 +380,19 @@ class ParentConfigs:
         id cache reuses prefixes).  The layout per pair is that of
         :meth:`family_counts` for the same set and child.
         """
-        zs, ms, qs, chs = [], [], [], []
-        for parents, ch in groups:
-            z, m = self.ids(parents)
-            zs.append(z)
-            ms.append(m)
-            qs.append(self.declared_q(parents))
-            chs.append(np.asarray(ch, dtype=np.int64))
+        Z, ms = self._block_ids([g[0] for g in groups])
+        ar = self._ar_list
+        qs = [math.prod([ar[p] for p in parents]) for parents, _ in groups]
+        chs = [np.asarray(ch, dtype=np.int64) for _, ch in groups]
         sizes = np.fromiter((c.size for c in chs), dtype=np.int64, count=len(chs))
         pair_set = np.repeat(np.arange(len(groups), dtype=np.int64), sizes)
         children = np.concatenate(chs) if chs else np.zeros(0, dtype=np.int64)
         r = self.arities[children]
-        m = np.asarray(ms, dtype=np.int64)[pair_set]
+        m = ms[pair_set]
         cell_off = np.zeros(children.size + 1, dtype=np.int64)
         np.cumsum(m * r, out=cell_off[1:])
         cfg_off = np.zeros(children.size + 1, dtype=np.int64)
         np.cumsum(m, out=cfg_off[1:])
-        Z = np.stack(zs) if zs else np.zeros((0, self.rows), dtype=np.int64)
         joint = Z[pair_set] * r[:, None]
         joint += self.X[children]
         joint += cell_off[:-1, None]

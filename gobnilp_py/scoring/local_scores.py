@@ -630,9 +630,10 @@ class _LgammaCache:
         """``lnG(a + n) - lnG(a)`` with ``a`` given by ``rows`` (from :meth:`rows`); ``n`` integer >= 0."""
         K = self.K
         big = n > K
+        flat = self._tab.reshape(-1)
         if not big.any():
-            return self._tab[rows, n]
-        out = self._tab[rows, np.minimum(n, K)]
+            return flat.take(rows * (K + 1) + n)
+        out = flat.take(rows * (K + 1) + np.minimum(n, K))
         i = np.flatnonzero(big)
         a = self._alpha[rows[i]]
         nb = n[i].astype(np.float64)

@@ -93,6 +93,20 @@ class _Context:
         self.p = payload
         self.pc = ParentConfigs(payload.data)
         self.lnr = np.log(np.maximum(np.asarray(payload.data.arities, dtype=np.float64), 1.0))
+        self._mixed_rows: dict[int, np.ndarray] = {}
+
+    def mixed_rows(self, child: int) -> np.ndarray:
+        """Rows (of the counting) whose atom holds two or more states of ``child``."""
+        hit = self._mixed_rows.get(child)
+        if hit is None:
+            mixed = self.p.atom_mixed
+            if mixed is not None:
+                hit = np.flatnonzero(mixed[child] > 0)
+            else:
+                assert self.p.atom_weights is not None
+                hit = np.flatnonzero(self.p.atom_weights[child] != 0)
+            self._mixed_rows[child] = hit
+        return hit
 
 
 def score_groups(ctx: _Context, groups: list[tuple[tuple[int, ...], np.ndarray]]) -> GroupResults:
@@ -179,18 +193,33 @@ def _block_ceiling(ctx: _Context, bc: Any, d: np.ndarray, a: np.ndarray) -> np.n
     off = np.zeros(sel.size + 1, dtype=np.int64)
     np.cumsum(ms, out=off[1:])
     ch = bc.children[sel]
-    idx = (bc.Z[bc.pair_set[sel]] + off[:-1, None]).ravel()
+    size = int(off[-1])
     w = ctx.p.atom_weights
     assert w is not None
-    ml = np.bincount(idx, weights=w[ch].ravel(), minlength=int(off[-1]))
-    gidx = np.repeat(bc.cfg_off[sel] - off[:-1], ms) + np.arange(int(off[-1]), dtype=np.int64)
+    # Only rows of mixed atoms carry weight (a pure atom has LL 0) and only they can be mixed, so the
+    # sums run over those rows alone: same terms, in the same (row) order, minus exact zeros.
+    lam = np.minimum(0.0, np.log(a[sel]))
+    want_mixed = ctx.p.atom_mixed is not None and bool((lam < 0).any())
+    idx_parts, w_parts = [], []
+    for c in np.unique(ch).tolist():
+        rows_c = ctx.mixed_rows(c)
+        if rows_c.size == 0:
+            continue
+        pc = np.flatnonzero(ch == c)
+        idx_parts.append((bc.Z[bc.pair_set[sel[pc]]][:, rows_c] + off[pc][:, None]).ravel())
+        w_parts.append(np.broadcast_to(w[c, rows_c], (pc.size, rows_c.size)).ravel())
+    if idx_parts:
+        idx = np.concatenate(idx_parts)
+        ml = np.bincount(idx, weights=np.concatenate(w_parts), minlength=size)
+    else:
+        idx = np.zeros(0, dtype=np.int64)
+        ml = np.zeros(size)
+    gidx = np.repeat(bc.cfg_off[sel] - off[:-1], ms) + np.arange(size, dtype=np.int64)
     cell_ub = -d[gidx] * np.repeat(ctx.lnr[ch], ms)
-    mixed = ctx.p.atom_mixed
-    if mixed is not None:
-        lam = np.minimum(0.0, np.log(a[sel]))
-        if (lam < 0).any():
-            has_mixed = np.bincount(idx, weights=mixed[ch].ravel(), minlength=int(off[-1])) > 0
-            cell_ub = cell_ub + has_mixed * np.repeat(lam, ms)
+    if want_mixed:
+        has_mixed = np.zeros(size, dtype=bool)
+        has_mixed[idx] = True
+        cell_ub = cell_ub + has_mixed * np.repeat(lam, ms)
     out[sel] = np.add.reduceat(np.minimum(ml, cell_ub), off[:-1])
     return out
 
