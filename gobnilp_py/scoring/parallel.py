@@ -39,7 +39,7 @@ import numpy as np
 from ..data.dataset import Dataset
 from ..errors import ScoreError
 from .counts import ParentConfigs
-from .local_scores import DirichletScore, LocalScore
+from .local_scores import DirichletScore, LocalScore, PenalisedLL
 
 __all__ = ["Payload", "GroupResults", "score_groups", "LevelScorer", "resolve_n_jobs", "BACKENDS"]
 
@@ -48,9 +48,19 @@ log = logging.getLogger(__name__)
 #: Execution backends of :func:`gobnilp_py.scoring.score`.
 BACKENDS = ("processes", "dask")
 
-#: A level with fewer parent sets than this is scored in-process even when workers are
-#: available (sending it would cost more than counting it).  Tests set it to 0.
+#: A level goes to the worker pool only when it is big enough to pay for sending it.  The work
+#: of a level is estimated as Σ (children of each parent set) x (data rows counted) "units":
+#: counting and scoring cost about 10-60 ns per unit in-process (BIC and BDeu, measured on
+#: wine, zoo, tic-tac-toe, hailfinder100 and nltcs), while the pool costs about 15-30 ms to
+#: start and 10-40 µs per parent set to send and receive (measured the same way).  So a level
+#: is scored in-process unless it has at least PARALLEL_MIN_GROUPS parent sets, at least
+#: PARALLEL_MIN_UNITS units (about 0.2-1 s of serial work) and at least
+#: PARALLEL_MIN_UNITS_PER_GROUP units per parent set (40-200 µs each, several times the cost
+#: of sending one).  On wine, tic-tac-toe, zoo and hailfinder100 no level qualifies, so the
+#: default never starts a pool there.  Tests set all three to 0 to force the pool.
 PARALLEL_MIN_GROUPS = 4000
+PARALLEL_MIN_UNITS = 20_000_000
+PARALLEL_MIN_UNITS_PER_GROUP = 4000
 
 #: Parent sets handed to one ``batch_many`` call.
 BATCH = 64
@@ -112,7 +122,7 @@ class _Context:
 def score_groups(ctx: _Context, groups: list[tuple[tuple[int, ...], np.ndarray]]) -> GroupResults:
     """Count and score every ``(parent set, children)`` group; arrays concatenated in order."""
     p = ctx.p
-    if isinstance(p.score, DirichletScore):
+    if _blocks_apply(p.score):
         return _score_groups_blocks(ctx, groups)
     total = sum(int(ch.size) for _, ch in groups)
     scores = np.empty(total)
@@ -145,6 +155,22 @@ def score_groups(ctx: _Context, groups: list[tuple[tuple[int, ...], np.ndarray]]
     return GroupResults(scores, lls, cells, ubs)
 
 
+def _blocks_apply(sc: LocalScore) -> bool:
+    """True when ``sc`` is a built-in family (Dirichlet or penalised LL) whose batch code it does not override.
+
+    A subclass that overrides ``batch``/``batch_many`` (or ``log_likelihood``) is
+    scored through its own code, never through the block path.
+    """
+    cls = type(sc)
+    if isinstance(sc, DirichletScore):
+        return cls.batch is DirichletScore.batch and cls.batch_many is DirichletScore.batch_many
+    if isinstance(sc, PenalisedLL):
+        return (cls.batch is PenalisedLL.batch and cls.batch_many is PenalisedLL.batch_many
+                and cls.log_likelihood is PenalisedLL.log_likelihood
+                and cls.block_scores is PenalisedLL.block_scores)
+    return False
+
+
 def _score_groups_blocks(ctx: _Context, groups: list[tuple[tuple[int, ...], np.ndarray]]) -> GroupResults:
     """:func:`score_groups` for Dirichlet scores: blocks of parent sets counted and scored together.
 
@@ -167,8 +193,15 @@ def _score_groups_blocks(ctx: _Context, groups: list[tuple[tuple[int, ...], np.n
             acc += int(groups[e][1].size) * rows
             e += 1
         bc = ctx.pc.block_counts(groups[b:e])
-        s, a, d = p.score.block_scores(bc)  # type: ignore[attr-defined]
         k = bc.n_pairs
+        if isinstance(p.score, PenalisedLL):
+            s, ll = p.score.block_scores(bc)
+            scores[pos:pos + k] = s
+            lls[pos:pos + k] = ll
+            pos += k
+            b = e
+            continue
+        s, a, d = p.score.block_scores(bc)  # type: ignore[attr-defined]
         scores[pos:pos + k] = s
         if (p.want_cells or p.want_ub) and k:
             cells[pos:pos + k] = np.add.reduceat(d, bc.cfg_off[:-1])
@@ -388,9 +421,16 @@ class LevelScorer:
         log.info("scoring on Dask scheduler %s", self._client.scheduler.address)
 
     # -- work
+    def worth_sending(self, groups: list[tuple[tuple[int, ...], np.ndarray]]) -> bool:
+        """Whether a level is big enough for the process pool (thresholds above :data:`PARALLEL_MIN_GROUPS`)."""
+        if len(groups) < max(PARALLEL_MIN_GROUPS, 2):
+            return False
+        units = sum(int(ch.size) for _, ch in groups) * max(1, self.local.pc.rows)
+        return units >= PARALLEL_MIN_UNITS and units >= PARALLEL_MIN_UNITS_PER_GROUP * len(groups)
+
     def run(self, groups: list[tuple[tuple[int, ...], np.ndarray]]) -> GroupResults:
         """Scores of every group (same arrays as :func:`score_groups` in-process)."""
-        if self.backend == "processes" and (self.n_jobs <= 1 or len(groups) < max(PARALLEL_MIN_GROUPS, 2)):
+        if self.backend == "processes" and (self.n_jobs <= 1 or not self.worth_sending(groups)):
             return score_groups(self.local, groups)
         workers = self.n_jobs if self.backend == "processes" else max(1, _dask_workers(self._client))
         chunks = _split(groups, 4 * workers)
