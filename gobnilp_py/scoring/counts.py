@@ -349,7 +349,7 @@ class ParentConfigs:
         return Z, M
 
     #: :meth:`_compress_rows` handles at most this many code slots per ``bincount``.
-    BLOCK_CODE_SLOTS = 1 << 22
+    BLOCK_CODE_SLOTS = 1 << 20
 
     def _compress_rows(self, z: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`_compress` of every row of ``z`` (codes ``< m[row]``), merged into few ``bincount`` calls."""

@@ -353,19 +353,24 @@ class DirichletScore(LocalScore):
             Child states seen in each (pair, configuration id).
         """
         P = bc.n_pairs
-        nj, d = bc.config_totals()
         if P == 0:
-            return np.empty(0), np.empty(0), d
+            return np.empty(0), np.empty(0), np.zeros(0, dtype=np.int64)
+        # Only non-empty cells and observed configurations contribute (the others add exactly 0);
+        # on deep parent sets most cells are empty, so they are dropped before any lookup.
+        nj, d = bc.config_totals()
         starts_cfg = bc.cfg_off[:-1]
         a = self._block_alpha(bc, nj, starts_cfg)
         rf = bc.r.astype(np.float64)
         lg = _lgamma_cache()
         rows = lg.rows(np.concatenate([a, a / rf]))
         rows_cfg, rows_cell = rows[:P], rows[P:]
-        cell_terms = lg.ratio(np.repeat(rows_cell, bc.m * bc.r), bc.flat)
-        cfg_terms = lg.ratio(np.repeat(rows_cfg, bc.m), nj)
-        scores = np.add.reduceat(cell_terms, bc.cell_off[:-1]) - np.add.reduceat(cfg_terms, starts_cfg)
-        return scores, a, d
+        nz = np.flatnonzero(bc.flat)
+        pair_nz = np.repeat(np.arange(P, dtype=np.int64), bc.m * bc.r)[nz]
+        cell_sum = np.bincount(pair_nz, weights=lg.ratio(rows_cell[pair_nz], bc.flat[nz]), minlength=P)
+        nzc = np.flatnonzero(nj)
+        pair_c = np.repeat(np.arange(P, dtype=np.int64), bc.m)[nzc]
+        cfg_sum = np.bincount(pair_c, weights=lg.ratio(rows_cfg[pair_c], nj[nzc]), minlength=P)
+        return cell_sum - cfg_sum, a, d
 
     def _block_alpha(self, bc: BlockCounts, nj: np.ndarray, starts_cfg: np.ndarray) -> np.ndarray:
         n_obs = np.add.reduceat((nj > 0).astype(np.int64), starts_cfg)
