@@ -396,7 +396,9 @@ class ParentConfigs:
         joint = Z[pair_set] * r[:, None]
         joint += self.X[children]
         joint += cell_off[:-1, None]
-        flat = self._count(joint.ravel(), int(cell_off[-1]), self._tiled(children.size))
+        # Row multiplicities for every pair (not cached: the number of pairs changes from block to block).
+        w = None if self.weights is None else np.tile(self.weights, children.size)
+        flat = self._count(joint.ravel(), int(cell_off[-1]), w)
         return BlockCounts(sets=[g[0] for g in groups], q=qs, pair_set=pair_set, children=children, r=r,
                            m=m, flat=flat, cell_off=cell_off, cfg_off=cfg_off, Z=Z)
 
