@@ -33,6 +33,8 @@ def _same(a, b) -> None:
 @pytest.fixture
 def always_parallel(monkeypatch):
     monkeypatch.setattr(parallel, "PARALLEL_MIN_GROUPS", 0)
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_UNITS", 0)
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_UNITS_PER_GROUP", 0)
 
 
 @pytest.mark.parametrize("kind", ["BIC", "BDeu", "K2"])
@@ -58,6 +60,8 @@ def test_unpicklable_score_with_spawned_workers_is_a_clear_error(monkeypatch):
 
     ds = _data(2, n=4, rows=50)
     monkeypatch.setattr(parallel, "PARALLEL_MIN_GROUPS", 0)
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_UNITS", 0)
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_UNITS_PER_GROUP", 0)
     monkeypatch.setattr(mp, "get_all_start_methods", lambda: ["spawn"])
     with pytest.raises(ScoreError, match="cannot be sent to worker processes.*n_jobs=1"):
         score(ds, score=lambda c, p, counts: -float(len(p)), n_jobs=2)
@@ -89,3 +93,38 @@ def test_dask_local_cluster_equals_serial(always_parallel):
     _same(serial_bic, by_address)
     _same(serial_bdeu, by_client)
     assert by_address.meta["backend"] == "dask"
+
+
+def test_default_n_jobs_scores_small_problems_in_process(monkeypatch):
+    """Small levels never start the pool (its start-up would cost more than the level)."""
+    def no_pool(self):
+        raise AssertionError("the worker pool was started for a small problem")
+
+    monkeypatch.setattr(parallel.LevelScorer, "_open_pool", no_pool)
+    ds = _data(4, n=9, rows=150)
+    for kind in ("BIC", "BDeu"):
+        t = score(ds, score=kind, bayes_factor=3)          # default n_jobs: every core
+        _same(t, score(ds, score=kind, bayes_factor=3, n_jobs=1))
+
+
+def test_pool_threshold_counts_rows_and_children(monkeypatch):
+    """A level goes to the pool only above all three thresholds (sets, units, units per set)."""
+    ds = _data(5, n=6, rows=100)
+    from gobnilp_py.scoring.local_scores import make_score
+
+    sc = make_score("BIC", ds)
+    pay = parallel.Payload(data=ds, score=sc, want_ll=True, want_cells=False, want_ub=False, atom_weights=None)
+    ls = parallel.LevelScorer(pay, n_jobs=2)
+    groups = [((0,), np.arange(1, 6, dtype=np.int64))] * 50          # 50 sets x 5 children
+    units = 50 * 5 * ls.local.pc.rows                                  # x the rows counted
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_GROUPS", 50)
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_UNITS", units)
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_UNITS_PER_GROUP", units // 50)
+    assert ls.worth_sending(groups)
+    assert not ls.worth_sending(groups[:49])                           # too few sets
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_UNITS", units + 1)
+    assert not ls.worth_sending(groups)                                # too little work
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_UNITS", units)
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_UNITS_PER_GROUP", units // 50 + 1)
+    assert not ls.worth_sending(groups)                                # too little work per set
+    ls.close()

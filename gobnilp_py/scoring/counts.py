@@ -20,13 +20,14 @@ arithmetic, never with a per-row Python loop:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..data.dataset import Dataset
 
-__all__ = ["ParentConfigs", "FamilyCounts", "xlogx_table"]
+__all__ = ["ParentConfigs", "FamilyCounts", "BlockCounts", "xlogx_table"]
 
 
 def xlogx_table(n_max: int) -> np.ndarray:
@@ -104,6 +105,82 @@ class FamilyCounts:
         return tab[tab.sum(axis=1) > 0]
 
 
+@dataclass(frozen=True)
+class BlockCounts:
+    """Counts of several parent sets, each for several children, in one flat array.
+
+    Why: on small and wide data a parent set has few cells, and the numpy
+    calls made per set (one ``bincount`` each, then the score's own calls)
+    cost more than the arithmetic.  A block lays the joint codes of every
+    (parent set, child) *pair* side by side and counts them with a single
+    ``bincount``; scores then work on whole arrays (see
+    :meth:`~gobnilp_py.scoring.local_scores.DirichletScore.block_scores`).
+    Each pair's counts are those :meth:`ParentConfigs.family_counts` gives,
+    in the same layout, so a pair's values never depend on the rest of the block.
+
+    Attributes
+    ----------
+    sets : list of tuple of int
+        The parent sets of the block, in order.
+    q : list of int
+        Declared number of parent configurations of each set (exact Python ints).
+    pair_set : numpy.ndarray of int64, shape (P,)
+        Index into ``sets`` of each pair.
+    children : numpy.ndarray of int64, shape (P,)
+        Child of each pair (pairs of one set are consecutive).
+    r : numpy.ndarray of int64, shape (P,)
+        Declared arity of each pair's child.
+    m : numpy.ndarray of int64, shape (P,)
+        Range of configuration ids of each pair's parent set.
+    flat : numpy.ndarray of int64
+        Pair ``p``'s table ``N_jk`` is ``flat[cell_off[p]:cell_off[p+1]]`` reshaped to ``(m[p], r[p])``.
+    cell_off : numpy.ndarray of int64, shape (P + 1,)
+    cfg_off : numpy.ndarray of int64, shape (P + 1,)
+        Exclusive prefix sums of ``m`` (one slot per (pair, configuration id)).
+    Z : numpy.ndarray of int64, shape (len(sets), rows)
+        Configuration id of every (merged) row, per set.
+    """
+
+    sets: list[tuple[int, ...]]
+    q: list[int]
+    pair_set: np.ndarray
+    children: np.ndarray
+    r: np.ndarray
+    m: np.ndarray
+    flat: np.ndarray
+    cell_off: np.ndarray
+    cfg_off: np.ndarray
+    Z: np.ndarray
+
+    @property
+    def n_pairs(self) -> int:
+        return int(self.children.size)
+
+    def config_totals(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per (pair, configuration id): ``N_j`` and the number of child states seen ``d_j``.
+
+        Arrays of length ``cfg_off[-1]``; unobserved configuration ids give 0 and 0.
+        """
+        r = self.r
+        if r.size and bool((r == r[0]).all()):
+            cells = self.flat.reshape(-1, int(r[0]))
+            if cells.shape[1] > 16:
+                return cells.sum(axis=1), np.count_nonzero(cells, axis=1)
+            # column by column: numpy reductions over a short last axis are slow
+            nj = cells[:, 0].copy()
+            d = (cells[:, 0] > 0).astype(np.int64)
+            for t in range(1, cells.shape[1]):
+                col = cells[:, t]
+                nj += col
+                d += col > 0
+            return nj, d
+        starts = np.zeros(int(self.cfg_off[-1]), dtype=np.int64)
+        rr = np.repeat(r, self.m)
+        np.cumsum(rr[:-1], out=starts[1:])
+        return (np.add.reduceat(self.flat, starts),
+                np.add.reduceat((self.flat > 0).astype(np.int64), starts))
+
+
 class ParentConfigs:
     """Configuration ids of parent sets, with reuse of the previous level's codes.
 
@@ -153,6 +230,7 @@ class ParentConfigs:
             (): (np.zeros(self.rows, dtype=np.int64), 1)
         }
         self._tiles: dict[int, np.ndarray] = {}
+        self._ar_list = [int(a) for a in self.arities]
 
     def _extend(self, z: np.ndarray, m: int, p: int) -> tuple[np.ndarray, int]:
         """Ids of a set extended by variable ``p`` (no caching)."""
@@ -227,6 +305,102 @@ class ParentConfigs:
         for p in parents:
             q *= int(self.arities[p])
         return q
+
+    def _block_ids(self, sets: list[tuple[int, ...]]) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`ids` of many sets at once: ``(Z, m)`` with ``Z[i]`` the ids of ``sets[i]``.
+
+        Why: a lattice level holds tens of thousands of sets and the per-set
+        calls (one multiply-add and one ``bincount``/``cumsum`` compression per
+        step) cost more than their arithmetic.  Here every set of a size is
+        built from scratch, one parent position at a time over the whole
+        block, compressing every row whose code range exceeds ``dense_limit``
+        with one ``bincount`` for all of them.  The steps and the compression
+        condition are those of :meth:`ids` and compression keeps the order of
+        the codes, so ``Z[i]`` equals ``ids(sets[i])[0]`` exactly.
+        """
+        B = len(sets)
+        Z = np.zeros((B, self.rows), dtype=np.int64)
+        M = np.ones(B, dtype=np.int64)
+        by_k: dict[int, list[int]] = {}
+        for i, x in enumerate(sets):
+            by_k.setdefault(len(x), []).append(i)
+        for k, idx in by_k.items():
+            if k == 0:
+                continue
+            E = np.array([sets[i] for i in idx], dtype=np.int64).reshape(len(idx), k)
+            z = np.zeros((len(idx), self.rows), dtype=np.int64)
+            m = np.ones(len(idx), dtype=np.int64)
+            for t in range(k):
+                col = E[:, t]
+                r = self.arities[col]
+                act = r > 1
+                if act.all():
+                    z *= r[:, None]
+                    z += self.X[col]
+                    m *= r
+                elif act.any():
+                    z[act] = z[act] * r[act, None] + self.X[col[act]]
+                    m[act] *= r[act]
+                need = np.flatnonzero(act & (m > self.dense_limit))
+                if need.size:
+                    z[need], m[need] = self._compress_rows(z[need], m[need])
+            Z[idx] = z
+            M[idx] = m
+        return Z, M
+
+    #: :meth:`_compress_rows` handles at most this many code slots per ``bincount``.
+    BLOCK_CODE_SLOTS = 1 << 20
+
+    def _compress_rows(self, z: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_compress` of every row of ``z`` (codes ``< m[row]``), merged into few ``bincount`` calls."""
+        out = np.empty_like(z)
+        mo = np.empty_like(m)
+        a, n = 0, m.size
+        csum = np.cumsum(m)
+        while a < n:
+            start = csum[a - 1] if a > 0 else 0
+            b = int(np.searchsorted(csum, start + self.BLOCK_CODE_SLOTS, side="right"))
+            b = min(max(b, a + 1), n)
+            off = np.zeros(b - a + 1, dtype=np.int64)
+            np.cumsum(m[a:b], out=off[1:])
+            codes = z[a:b] + off[:-1, None]
+            present = np.bincount(codes.ravel(), minlength=int(off[-1])) > 0
+            cum = np.zeros(int(off[-1]) + 1, dtype=np.int64)
+            np.cumsum(present, out=cum[1:])
+            base = cum[off]                       # observed codes before each row's range
+            out[a:b] = cum[codes + 1] - 1 - base[:-1, None]
+            mo[a:b] = base[1:] - base[:-1]
+            a = b
+        return out, mo
+
+    def block_counts(self, groups: list[tuple[tuple[int, ...], np.ndarray]]) -> BlockCounts:
+        """Counts of every ``(parent set, children)`` group in one ``bincount``.
+
+        Groups are best given in lexicographic order of the parent sets (the
+        id cache reuses prefixes).  The layout per pair is that of
+        :meth:`family_counts` for the same set and child.
+        """
+        Z, ms = self._block_ids([g[0] for g in groups])
+        ar = self._ar_list
+        qs = [math.prod([ar[p] for p in parents]) for parents, _ in groups]
+        chs = [np.asarray(ch, dtype=np.int64) for _, ch in groups]
+        sizes = np.fromiter((c.size for c in chs), dtype=np.int64, count=len(chs))
+        pair_set = np.repeat(np.arange(len(groups), dtype=np.int64), sizes)
+        children = np.concatenate(chs) if chs else np.zeros(0, dtype=np.int64)
+        r = self.arities[children]
+        m = ms[pair_set]
+        cell_off = np.zeros(children.size + 1, dtype=np.int64)
+        np.cumsum(m * r, out=cell_off[1:])
+        cfg_off = np.zeros(children.size + 1, dtype=np.int64)
+        np.cumsum(m, out=cfg_off[1:])
+        joint = Z[pair_set] * r[:, None]
+        joint += self.X[children]
+        joint += cell_off[:-1, None]
+        # Row multiplicities for every pair (not cached: the number of pairs changes from block to block).
+        w = None if self.weights is None else np.tile(self.weights, children.size)
+        flat = self._count(joint.ravel(), int(cell_off[-1]), w)
+        return BlockCounts(sets=[g[0] for g in groups], q=qs, pair_set=pair_set, children=children, r=r,
+                           m=m, flat=flat, cell_off=cell_off, cfg_off=cfg_off, Z=Z)
 
     def family_counts(self, parents: tuple[int, ...], children: np.ndarray) -> FamilyCounts:
         """Contingency tables of ``parents`` against every child in ``children``.

@@ -175,9 +175,16 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
         8 GiB).  Over it, a one-line :class:`ScoreError` names the variable,
         the level and the memory needed, before allocating it.
     n_jobs : int or None
-        Worker processes (``None`` or -1: every core; 1: in-process).  Levels
-        with few parent sets are scored in-process anyway.  The table is
-        identical whatever ``n_jobs`` is.
+        Worker processes (``None`` or -1: every core; 1: in-process).  Even
+        with workers, a lattice level is scored in-process unless it is big
+        enough to pay for the pool: at least 4,000 parent sets, at least 2e7
+        units of work (Σ children x data rows, about 0.2-1 s in-process) and
+        at least 4,000 units per parent set
+        (:data:`~gobnilp_py.scoring.parallel.PARALLEL_MIN_UNITS` and
+        neighbours, chosen by measurement: 10-60 ns per unit in-process against
+        15-30 ms to start the pool and 10-40 µs to send and receive a parent
+        set).  So small problems (wine, tic-tac-toe, zoo, hailfinder100) never
+        start a pool.  The table is identical whatever ``n_jobs`` is.
     backend : {"processes", "dask"}
         ``"dask"`` scores on the Dask cluster at ``scheduler`` (needs the
         ``dask`` extra).

@@ -45,7 +45,7 @@ from scipy.special import gammaln
 
 from ..data.dataset import Dataset
 from ..errors import ScoreError
-from .counts import FamilyCounts, ParentConfigs, xlogx_table
+from .counts import BlockCounts, FamilyCounts, ParentConfigs, xlogx_table
 
 __all__ = [
     "BatchScores",
@@ -231,6 +231,23 @@ class PenalisedLL(LocalScore):
         return out
 
 
+    def block_scores(self, bc: BlockCounts) -> tuple[np.ndarray, np.ndarray]:
+        """Scores and log-likelihoods of every pair of a block (few numpy calls for the whole block).
+
+        ``LL = Σ_cells N_jk ln N_jk - Σ_j N_j ln N_j`` with both sums read from
+        the ``c ln c`` table; empty cells and unobserved configurations add 0.
+        """
+        t = self._xlogx
+        P = bc.n_pairs
+        if P == 0:
+            return np.empty(0), np.empty(0)
+        nj, _ = bc.config_totals()
+        ll = np.add.reduceat(t[bc.flat], bc.cell_off[:-1]) - np.add.reduceat(t[nj], bc.cfg_off[:-1])
+        qf = np.array([float(q) for q in bc.q], dtype=np.float64)[bc.pair_set]
+        pen = self.coef * qf * (bc.r - 1).astype(np.float64)
+        return ll - pen, ll
+
+
 class BIC(PenalisedLL):
     """Bayesian information criterion, ``LL - (ln N / 2) q (r - 1)`` (GOBNILP's sign)."""
 
@@ -287,49 +304,92 @@ class DirichletScore(LocalScore):
         """``a_j`` for one family (used by :meth:`local_score`)."""
         raise NotImplementedError
 
+    def pair_alpha(self, bc: BlockCounts, n_observed: np.ndarray) -> np.ndarray | None:
+        """``a_j`` of every (parent set, child) pair of a block, vectorised; ``None``: not provided.
+
+        ``n_observed`` is each pair's number of observed configurations.  Must
+        equal :meth:`alpha_j` pair by pair.  A class that overrides
+        :meth:`alpha_j` without overriding this method is scored through
+        :meth:`alpha_j` (one call per parent set), so an inherited vectorised
+        form can never disagree with a subclass's own prior.
+        """
+        return None
+
     def batch(self, fc: FamilyCounts) -> BatchScores:
         return self.batch_many([fc])[0]
 
     def batch_many(self, fcs: list[FamilyCounts]) -> list[BatchScores]:
-        """Scores of several parent sets in a few numpy calls over all their cells.
-
-        Why: on wide data each parent set has few cells, and a numpy call per
-        set costs more than the arithmetic.  The terms ``lnG(a + n) - lnG(a)``
-        are read from tables ``Σ_{i<n} ln(a + i)`` built once per distinct
-        ``a`` for small counts ``n`` (most cells of deep parent sets), and come
-        from ``gammaln`` otherwise; both agree to ~1e-13.  A cell's value
-        depends only on its own ``a`` and ``n``, so the result does not depend
-        on how parent sets are grouped into calls.
-        """
+        """Scores of several parent sets in a few numpy calls over all their cells (see :meth:`block_scores`)."""
         if not fcs:
             return []
-        tables = _LgammaTables()
-        nj_parts, nj_rows, cell_parts, cell_rows, cell_owner = [], [], [], [], []
-        nblock = 0
-        block_of_fc = []
+        scores = self.block_scores(_block_from_family_counts(fcs))[0]
+        out, i = [], 0
         for fc in fcs:
-            a = np.asarray(self.alpha_j(fc), dtype=np.float64)
             k = fc.children.size
-            block_of_fc.append(nblock)
-            nj = fc.config_counts.astype(np.float64)
-            rows_j = tables.rows(a)
-            nj_parts.append(np.tile(nj, k))
-            nj_rows.append(np.repeat(rows_j, nj.size))
-            nz = fc.flat > 0
-            seg = np.repeat(np.arange(k), np.diff(fc.offsets))
-            owner = seg[nz]
-            cell_parts.append(fc.flat[nz].astype(np.float64))
-            cell_rows.append(tables.rows(a / fc.child_arities.astype(np.float64))[owner])
-            cell_owner.append(owner + nblock)
-            nblock += k
-        tables.build()
-        cfg = -tables.lgamma_ratio(np.concatenate(nj_rows), np.concatenate(nj_parts))
-        cell_terms = tables.lgamma_ratio(np.concatenate(cell_rows), np.concatenate(cell_parts))
-        per_block = np.bincount(np.concatenate(cell_owner), weights=cell_terms, minlength=nblock)
-        cfg_sizes = np.concatenate([np.full(fc.children.size, fc.config_counts.size, dtype=np.int64)
-                                    for fc in fcs])
-        per_block += np.bincount(np.repeat(np.arange(nblock), cfg_sizes), weights=cfg, minlength=nblock)
-        return [BatchScores(per_block[b:b + fc.children.size].copy()) for fc, b in zip(fcs, block_of_fc)]
+            out.append(BatchScores(scores[i:i + k].copy()))
+            i += k
+        return out
+
+    def block_scores(self, bc: BlockCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Scores of every pair of a block, with each pair's ``a_j`` and states seen per configuration.
+
+        Why: on wide or short data a parent set has few cells, and numpy calls
+        per set cost more than the arithmetic, so every cell of every pair of
+        the block is handled by the same few calls.  The terms
+        ``lnG(a + n) - lnG(a)`` come from a per-process cache of cumulated logs
+        ``Σ_{i<n} ln(a + i)`` (one row per distinct ``a``, counts up to
+        :data:`LGAMMA_TABLE_MAX`) and from ``gammaln`` above that; both agree
+        to ~1e-13 relative, and a cell's value depends only on its own ``a``
+        and ``n`` (never on the rest of the block), so the scores do not depend
+        on how parent sets are grouped into blocks or workers.  Unobserved
+        configurations and empty cells read ``n = 0`` and add exactly 0.
+
+        Returns
+        -------
+        scores : ndarray, shape (P,)
+        alpha : ndarray, shape (P,)
+            Prior mass ``a_j`` per configuration of each pair.
+        states_seen : ndarray of int, shape (cfg_off[-1],)
+            Child states seen in each (pair, configuration id).
+        """
+        P = bc.n_pairs
+        if P == 0:
+            return np.empty(0), np.empty(0), np.zeros(0, dtype=np.int64)
+        # Only non-empty cells and observed configurations contribute (the others add exactly 0);
+        # on deep parent sets most cells are empty, so they are dropped before any lookup.
+        nj, d = bc.config_totals()
+        starts_cfg = bc.cfg_off[:-1]
+        a = self._block_alpha(bc, nj, starts_cfg)
+        rf = bc.r.astype(np.float64)
+        lg = _lgamma_cache()
+        rows = lg.rows(np.concatenate([a, a / rf]))
+        rows_cfg, rows_cell = rows[:P], rows[P:]
+        nz = np.flatnonzero(bc.flat)
+        pair_nz = np.repeat(np.arange(P, dtype=np.int64), bc.m * bc.r)[nz]
+        cell_sum = np.bincount(pair_nz, weights=lg.ratio(rows_cell[pair_nz], bc.flat[nz]), minlength=P)
+        nzc = np.flatnonzero(nj)
+        pair_c = np.repeat(np.arange(P, dtype=np.int64), bc.m)[nzc]
+        cfg_sum = np.bincount(pair_c, weights=lg.ratio(rows_cfg[pair_c], nj[nzc]), minlength=P)
+        return cell_sum - cfg_sum, a, d
+
+    def _block_alpha(self, bc: BlockCounts, nj: np.ndarray, starts_cfg: np.ndarray) -> np.ndarray:
+        n_obs = np.add.reduceat((nj > 0).astype(np.int64), starts_cfg)
+        a = self.pair_alpha(bc, n_obs) if _vectorised_alpha(type(self)) else None
+        if a is not None:
+            return np.asarray(a, dtype=np.float64)
+        # Generic path: the class's own alpha_j, one FamilyCounts per parent set.
+        a = np.empty(bc.n_pairs)
+        bounds = np.flatnonzero(np.r_[True, bc.pair_set[1:] != bc.pair_set[:-1], True])
+        for p0, p1 in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+            b = int(bc.pair_set[p0])
+            c0, c1 = int(bc.cfg_off[p0]), int(bc.cfg_off[p0 + 1])
+            njs = nj[c0:c1]
+            fc = FamilyCounts(parents=bc.sets[b], children=bc.children[p0:p1], child_arities=bc.r[p0:p1],
+                              q=bc.q[b], config_counts=njs[njs > 0],
+                              flat=bc.flat[bc.cell_off[p0]:bc.cell_off[p1]],
+                              offsets=bc.cell_off[p0:p1 + 1] - bc.cell_off[p0], m=int(bc.m[p0]))
+            a[p0:p1] = np.asarray(self.alpha_j(fc), dtype=np.float64)
+        return a
 
     def local_score(self, child: int, parents: tuple[int, ...], counts: np.ndarray) -> float:
         counts = np.asarray(counts, dtype=np.float64)
@@ -378,6 +438,10 @@ class BDeu(DirichletScore):
     def alpha_j(self, fc: FamilyCounts) -> np.ndarray:
         return np.full(fc.children.size, self.ess / float(fc.q))
 
+    def pair_alpha(self, bc: BlockCounts, n_observed: np.ndarray) -> np.ndarray | None:
+        per_set = np.array([self.ess / float(q) for q in bc.q], dtype=np.float64)
+        return per_set[bc.pair_set]
+
     def _alpha_j_single(self, child: int, q: int, n_observed: int) -> float:
         return self.ess / float(q)
 
@@ -394,6 +458,9 @@ class K2(DirichletScore):
 
     def alpha_j(self, fc: FamilyCounts) -> np.ndarray:
         return fc.child_arities.astype(np.float64)
+
+    def pair_alpha(self, bc: BlockCounts, n_observed: np.ndarray) -> np.ndarray | None:
+        return bc.r.astype(np.float64)
 
     def _alpha_j_single(self, child: int, q: int, n_observed: int) -> float:
         return float(self.arities[child])
@@ -416,6 +483,9 @@ class BDs(BDeu):
 
     def alpha_j(self, fc: FamilyCounts) -> np.ndarray:
         return np.full(fc.children.size, self.ess / float(max(fc.n_configs, 1)))
+
+    def pair_alpha(self, bc: BlockCounts, n_observed: np.ndarray) -> np.ndarray | None:
+        return self.ess / np.maximum(n_observed, 1).astype(np.float64)
 
     def _alpha_j_single(self, child: int, q: int, n_observed: int) -> float:
         return self.ess / float(max(n_observed, 1))
@@ -523,45 +593,109 @@ def make_score(spec: str | LocalScore | type[LocalScore] | Callable[..., float],
     raise ScoreError(f"score must be a name ({', '.join(SCORES)}), a LocalScore or a function, got {spec!r}")
 
 
-class _LgammaTables:
-    """``lnG(a + n) - lnG(a)`` for many (a, n): tables of cumulated logs for small n, gammaln otherwise."""
+#: Counts up to this read ``lnG(a + n) - lnG(a)`` from the cached tables; larger ones use ``gammaln``.
+LGAMMA_TABLE_MAX = 512
 
-    #: Counts below this come from the tables.
-    K = 48
+#: Rows (distinct ``a``) the per-process table may hold before it is rebuilt from empty.
+LGAMMA_TABLE_ROWS = 4096
+
+
+class _LgammaCache:
+    """``lnG(a + n) - lnG(a)`` for many ``(a, n)``: cumulated logs for small ``n``, ``gammaln`` above.
+
+    Row ``i`` holds ``Σ_{t<n} ln(a_i + t)`` for ``n = 0 .. K``, built once per
+    distinct ``a`` with a sequential ``cumsum`` of that row alone, so a value
+    depends only on ``(a, n)``: which rows exist, their order and any rebuild
+    never change a result.
+    """
+
+    K = LGAMMA_TABLE_MAX
 
     def __init__(self) -> None:
         self._index: dict[float, int] = {}
-        self._alphas: list[float] = []
-        self._tab: np.ndarray | None = None
-        self._a: np.ndarray | None = None
+        self._tab = np.zeros((64, self.K + 1))
+        self._alpha = np.zeros(64)
+        self._n = 0
 
     def rows(self, a: np.ndarray) -> np.ndarray:
-        """Table row of each value of ``a`` (registering new values)."""
-        out = np.empty(a.size, dtype=np.int64)
-        for i, x in enumerate(a.tolist()):
-            r = self._index.get(x)
+        """Row of each value of ``a`` (adding rows for new values).  Valid until the next call."""
+        u, inv = np.unique(a, return_inverse=True)
+        if self._n + u.size > LGAMMA_TABLE_ROWS:
+            self._index.clear()
+            self._n = 0
+        out = np.empty(u.size, dtype=np.int64)
+        idx = self._index
+        for i, x in enumerate(u.tolist()):
+            r = idx.get(x)
             if r is None:
-                r = self._index[x] = len(self._alphas)
-                self._alphas.append(x)
+                r = idx[x] = self._add(x)
             out[i] = r
+        return out[inv.reshape(-1)]
+
+    def _add(self, x: float) -> int:
+        if self._n == self._tab.shape[0]:
+            cap = 2 * self._n
+            tab = np.zeros((cap, self.K + 1))
+            tab[:self._n] = self._tab[:self._n]
+            alpha = np.zeros(cap)
+            alpha[:self._n] = self._alpha[:self._n]
+            self._tab, self._alpha = tab, alpha
+        r = self._n
+        row = self._tab[r]
+        row[0] = 0.0
+        np.cumsum(np.log(x + np.arange(self.K, dtype=np.float64)), out=row[1:])
+        self._alpha[r] = x
+        self._n += 1
+        return r
+
+    def ratio(self, rows: np.ndarray, n: np.ndarray) -> np.ndarray:
+        """``lnG(a + n) - lnG(a)`` with ``a`` given by ``rows`` (from :meth:`rows`); ``n`` integer >= 0."""
+        K = self.K
+        big = n > K
+        flat = self._tab.reshape(-1)
+        if not big.any():
+            return flat.take(rows * (K + 1) + n)
+        out = flat.take(rows * (K + 1) + np.minimum(n, K))
+        i = np.flatnonzero(big)
+        a = self._alpha[rows[i]]
+        nb = n[i].astype(np.float64)
+        out[i] = gammaln(a + nb) - gammaln(a)
         return out
 
-    def build(self) -> None:
-        self._a = np.asarray(self._alphas, dtype=np.float64)
-        tab = np.zeros((self._a.size, self.K + 1))
-        np.cumsum(np.log(self._a[:, None] + np.arange(self.K)), axis=1, out=tab[:, 1:])
-        self._tab = tab
 
-    def lgamma_ratio(self, rows: np.ndarray, n: np.ndarray) -> np.ndarray:
-        assert self._tab is not None and self._a is not None
-        small = n <= self.K
-        out = np.empty(n.size)
-        out[small] = self._tab[rows[small], n[small].astype(np.int64)]
-        big = ~small
-        if big.any():
-            a = self._a[rows[big]]
-            out[big] = gammaln(a + n[big]) - gammaln(a)
-        return out
+_LGAMMA: list[_LgammaCache] = []
+
+
+def _lgamma_cache() -> _LgammaCache:
+    """The per-process table (created on first use; worker processes build their own)."""
+    if not _LGAMMA:
+        _LGAMMA.append(_LgammaCache())
+    return _LGAMMA[0]
+
+
+def _vectorised_alpha(cls: type) -> bool:
+    """True when the class that defines ``alpha_j`` for ``cls`` also defines ``pair_alpha``."""
+    for k in cls.__mro__:
+        if "alpha_j" in k.__dict__:
+            return "pair_alpha" in k.__dict__
+    return False
+
+
+def _block_from_family_counts(fcs: list[FamilyCounts]) -> BlockCounts:
+    """A :class:`BlockCounts` over already counted parent sets (no row ids: scoring only)."""
+    sizes = np.array([fc.children.size for fc in fcs], dtype=np.int64)
+    pair_set = np.repeat(np.arange(len(fcs), dtype=np.int64), sizes)
+    children = np.concatenate([fc.children for fc in fcs]).astype(np.int64, copy=False)
+    r = np.concatenate([fc.child_arities for fc in fcs]).astype(np.int64, copy=False)
+    m = np.array([fc.m for fc in fcs], dtype=np.int64)[pair_set]
+    flat = np.concatenate([fc.flat for fc in fcs])
+    cell_off = np.zeros(children.size + 1, dtype=np.int64)
+    np.cumsum(m * r, out=cell_off[1:])
+    cfg_off = np.zeros(children.size + 1, dtype=np.int64)
+    np.cumsum(m, out=cfg_off[1:])
+    return BlockCounts(sets=[fc.parents for fc in fcs], q=[fc.q for fc in fcs], pair_set=pair_set,
+                       children=children, r=r, m=m, flat=flat, cell_off=cell_off, cfg_off=cfg_off,
+                       Z=np.zeros((0, 0), dtype=np.int64))
 
 
 def _cum(sizes: list[int]) -> list[int]:

@@ -39,7 +39,7 @@ import numpy as np
 from ..data.dataset import Dataset
 from ..errors import ScoreError
 from .counts import ParentConfigs
-from .local_scores import LocalScore
+from .local_scores import DirichletScore, LocalScore, PenalisedLL
 
 __all__ = ["Payload", "GroupResults", "score_groups", "LevelScorer", "resolve_n_jobs", "BACKENDS"]
 
@@ -48,12 +48,27 @@ log = logging.getLogger(__name__)
 #: Execution backends of :func:`gobnilp_py.scoring.score`.
 BACKENDS = ("processes", "dask")
 
-#: A level with fewer parent sets than this is scored in-process even when workers are
-#: available (sending it would cost more than counting it).  Tests set it to 0.
+#: A level goes to the worker pool only when it is big enough to pay for sending it.  The work
+#: of a level is estimated as Σ (children of each parent set) x (data rows counted) "units":
+#: counting and scoring cost about 10-60 ns per unit in-process (BIC and BDeu, measured on
+#: wine, zoo, tic-tac-toe, hailfinder100 and nltcs), while the pool costs about 15-30 ms to
+#: start and 10-40 µs per parent set to send and receive (measured the same way).  So a level
+#: is scored in-process unless it has at least PARALLEL_MIN_GROUPS parent sets, at least
+#: PARALLEL_MIN_UNITS units (about 0.2-1 s of serial work) and at least
+#: PARALLEL_MIN_UNITS_PER_GROUP units per parent set (40-200 µs each, several times the cost
+#: of sending one).  On wine, tic-tac-toe, zoo and hailfinder100 no level qualifies, so the
+#: default never starts a pool there.  Tests set all three to 0 to force the pool.
 PARALLEL_MIN_GROUPS = 4000
+PARALLEL_MIN_UNITS = 20_000_000
+PARALLEL_MIN_UNITS_PER_GROUP = 4000
 
 #: Parent sets handed to one ``batch_many`` call.
 BATCH = 64
+
+#: Dirichlet scores count and score a block of parent sets at once (:func:`_score_block`): at most
+#: this many sets, and at most :data:`BLOCK_ROW_PAIRS` (pair x data row) elements of joint codes.
+BLOCK_SETS = 256
+BLOCK_ROW_PAIRS = 1 << 20
 
 
 @dataclass
@@ -88,11 +103,27 @@ class _Context:
         self.p = payload
         self.pc = ParentConfigs(payload.data)
         self.lnr = np.log(np.maximum(np.asarray(payload.data.arities, dtype=np.float64), 1.0))
+        self._mixed_rows: dict[int, np.ndarray] = {}
+
+    def mixed_rows(self, child: int) -> np.ndarray:
+        """Rows (of the counting) whose atom holds two or more states of ``child``."""
+        hit = self._mixed_rows.get(child)
+        if hit is None:
+            mixed = self.p.atom_mixed
+            if mixed is not None:
+                hit = np.flatnonzero(mixed[child] > 0)
+            else:
+                assert self.p.atom_weights is not None
+                hit = np.flatnonzero(self.p.atom_weights[child] != 0)
+            self._mixed_rows[child] = hit
+        return hit
 
 
 def score_groups(ctx: _Context, groups: list[tuple[tuple[int, ...], np.ndarray]]) -> GroupResults:
     """Count and score every ``(parent set, children)`` group; arrays concatenated in order."""
     p = ctx.p
+    if _blocks_apply(p.score):
+        return _score_groups_blocks(ctx, groups)
     total = sum(int(ch.size) for _, ch in groups)
     scores = np.empty(total)
     lls = np.full(total, np.nan)
@@ -122,6 +153,108 @@ def score_groups(ctx: _Context, groups: list[tuple[tuple[int, ...], np.ndarray]]
                 lls[pos:pos + k] = r.ll
             pos += k
     return GroupResults(scores, lls, cells, ubs)
+
+
+def _blocks_apply(sc: LocalScore) -> bool:
+    """True when ``sc`` is a built-in family (Dirichlet or penalised LL) whose batch code it does not override.
+
+    A subclass that overrides ``batch``/``batch_many`` (or ``log_likelihood``) is
+    scored through its own code, never through the block path.
+    """
+    cls = type(sc)
+    if isinstance(sc, DirichletScore):
+        return cls.batch is DirichletScore.batch and cls.batch_many is DirichletScore.batch_many
+    if isinstance(sc, PenalisedLL):
+        return (cls.batch is PenalisedLL.batch and cls.batch_many is PenalisedLL.batch_many
+                and cls.log_likelihood is PenalisedLL.log_likelihood
+                and cls.block_scores is PenalisedLL.block_scores)
+    return False
+
+
+def _score_groups_blocks(ctx: _Context, groups: list[tuple[tuple[int, ...], np.ndarray]]) -> GroupResults:
+    """:func:`score_groups` for Dirichlet scores: blocks of parent sets counted and scored together.
+
+    Every pair's values depend only on its own counts (see
+    :meth:`~gobnilp_py.scoring.local_scores.DirichletScore.block_scores`), so
+    the block boundaries -- which differ between in-process and worker runs --
+    never change a result.
+    """
+    p = ctx.p
+    total = sum(int(ch.size) for _, ch in groups)
+    scores = np.empty(total)
+    lls = np.full(total, np.nan)
+    cells = np.zeros(total, dtype=np.int64)
+    ubs = np.full(total, np.inf)
+    rows = max(1, ctx.pc.rows)
+    pos, b, G = 0, 0, len(groups)
+    while b < G:
+        e, acc = b, 0
+        while e < G and (e == b or (e - b < BLOCK_SETS and acc < BLOCK_ROW_PAIRS)):
+            acc += int(groups[e][1].size) * rows
+            e += 1
+        bc = ctx.pc.block_counts(groups[b:e])
+        k = bc.n_pairs
+        if isinstance(p.score, PenalisedLL):
+            s, ll = p.score.block_scores(bc)
+            scores[pos:pos + k] = s
+            lls[pos:pos + k] = ll
+            pos += k
+            b = e
+            continue
+        s, a, d = p.score.block_scores(bc)  # type: ignore[attr-defined]
+        scores[pos:pos + k] = s
+        if (p.want_cells or p.want_ub) and k:
+            cells[pos:pos + k] = np.add.reduceat(d, bc.cfg_off[:-1])
+            if p.want_ub:
+                ubs[pos:pos + k] = _block_ceiling(ctx, bc, d, a)
+        pos += k
+        b = e
+    return GroupResults(scores, lls, cells, ubs)
+
+
+def _block_ceiling(ctx: _Context, bc: Any, d: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """``ml_ceiling`` bound of every pair of a block (``+inf`` for children it cannot help).
+
+    Same quantity as :func:`_cells_and_ceiling`, over all pairs at once.
+    """
+    out = np.full(bc.n_pairs, np.inf)
+    ubc = ctx.p.ub_children
+    sel = np.flatnonzero(ubc[bc.children]) if ubc is not None else np.arange(bc.n_pairs)
+    if sel.size == 0:
+        return out
+    ms = bc.m[sel]
+    off = np.zeros(sel.size + 1, dtype=np.int64)
+    np.cumsum(ms, out=off[1:])
+    ch = bc.children[sel]
+    size = int(off[-1])
+    w = ctx.p.atom_weights
+    assert w is not None
+    # Only rows of mixed atoms carry weight (a pure atom has LL 0) and only they can be mixed, so the
+    # sums run over those rows alone: same terms, in the same (row) order, minus exact zeros.
+    lam = np.minimum(0.0, np.log(a[sel]))
+    want_mixed = ctx.p.atom_mixed is not None and bool((lam < 0).any())
+    idx_parts, w_parts = [], []
+    for c in np.unique(ch).tolist():
+        rows_c = ctx.mixed_rows(c)
+        if rows_c.size == 0:
+            continue
+        pc = np.flatnonzero(ch == c)
+        idx_parts.append((bc.Z[bc.pair_set[sel[pc]]][:, rows_c] + off[pc][:, None]).ravel())
+        w_parts.append(np.broadcast_to(w[c, rows_c], (pc.size, rows_c.size)).ravel())
+    if idx_parts:
+        idx = np.concatenate(idx_parts)
+        ml = np.bincount(idx, weights=np.concatenate(w_parts), minlength=size)
+    else:
+        idx = np.zeros(0, dtype=np.int64)
+        ml = np.zeros(size)
+    gidx = np.repeat(bc.cfg_off[sel] - off[:-1], ms) + np.arange(size, dtype=np.int64)
+    cell_ub = -d[gidx] * np.repeat(ctx.lnr[ch], ms)
+    if want_mixed:
+        has_mixed = np.zeros(size, dtype=bool)
+        has_mixed[idx] = True
+        cell_ub = cell_ub + has_mixed * np.repeat(lam, ms)
+    out[sel] = np.add.reduceat(np.minimum(ml, cell_ub), off[:-1])
+    return out
 
 
 def _cells_and_ceiling(ctx: _Context, x: tuple[int, ...], fc: Any,
@@ -288,9 +421,16 @@ class LevelScorer:
         log.info("scoring on Dask scheduler %s", self._client.scheduler.address)
 
     # -- work
+    def worth_sending(self, groups: list[tuple[tuple[int, ...], np.ndarray]]) -> bool:
+        """Whether a level is big enough for the process pool (thresholds above :data:`PARALLEL_MIN_GROUPS`)."""
+        if len(groups) < max(PARALLEL_MIN_GROUPS, 2):
+            return False
+        units = sum(int(ch.size) for _, ch in groups) * max(1, self.local.pc.rows)
+        return units >= PARALLEL_MIN_UNITS and units >= PARALLEL_MIN_UNITS_PER_GROUP * len(groups)
+
     def run(self, groups: list[tuple[tuple[int, ...], np.ndarray]]) -> GroupResults:
         """Scores of every group (same arrays as :func:`score_groups` in-process)."""
-        if self.backend == "processes" and (self.n_jobs <= 1 or len(groups) < max(PARALLEL_MIN_GROUPS, 2)):
+        if self.backend == "processes" and (self.n_jobs <= 1 or not self.worth_sending(groups)):
             return score_groups(self.local, groups)
         workers = self.n_jobs if self.backend == "processes" else max(1, _dask_workers(self._client))
         chunks = _split(groups, 4 * workers)
