@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gobnilp_py import ScoreTable, StructuralConstraints, read_data, score
+from gobnilp_py import ScoreError, ScoreTable, StructuralConstraints, read_data, score
 from gobnilp_py.search.incumbent import (MAX_INCUMBENT_ORDERS, MIN_INCUMBENT_ORDERS, _acyclic, incumbent_orders,
                                          quick_incumbent)
 from gobnilp_py.search.order_graph import order_graph_optimum
@@ -79,6 +79,7 @@ def test_ilp_warm_start_keeps_the_optimum(seed: int) -> None:
     info = warm.stats["extra"]["warm_start"]
     assert info["accepted"] is True and info["score"] <= opt + TOL * abs(opt)
     assert "warm_start" not in cold.stats["extra"]
+    assert "warm_start" not in optimum(table).stats["extra"]  # off by default (measured; see the engine)
 
 
 def test_ilp_warm_start_refused_by_a_structural_row() -> None:
@@ -132,7 +133,36 @@ def test_global_gap_with_the_asobs_bound_keeps_every_credible_family(seed: int) 
 
 def test_order_graph_uses_the_better_start() -> None:
     table = random_table(np.random.default_rng(11), 9, density=0.3)
-    r = order_graph_optimum(table)
+    r = order_graph_optimum(table, incumbent_search=True)
     plain = order_graph_optimum(table, incumbent_search=False)
     assert r.status == plain.status == "optimal" and r.score == plain.score
     assert r.lower_bound == max(r.stats["heuristic_score"], r.stats["asobs_score"])
+    # "auto" (the default) leaves small problems to the greedy start alone
+    small = order_graph_optimum(table)
+    assert "asobs_score" not in small.stats and small.lower_bound == plain.lower_bound
+    with pytest.raises(ScoreError, match="incumbent_search"):
+        order_graph_optimum(table, incumbent_search="yes")
+
+
+def test_order_graph_auto_runs_the_incumbent_from_20_variables() -> None:
+    from gobnilp_py.search.order_graph import INCUMBENT_MIN_VARIABLES
+
+    rng = np.random.default_rng(2)
+    n = INCUMBENT_MIN_VARIABLES
+    fams = [[((), -10.0)] + [((int(u),), -10.0 + float(rng.uniform(-1, 2))) for u in rng.choice(
+        [w for w in range(n) if w != v], 2, replace=False)] for v in range(n)]
+    table = ScoreTable([f"V{i}" for i in range(n)], fams)
+    r = order_graph_optimum(table)
+    assert "asobs_score" in r.stats and r.lower_bound >= r.stats["heuristic_score"]
+    assert r.status == "optimal" and r.score >= r.lower_bound - 1e-9 * abs(r.score)
+
+
+def test_the_driver_passes_the_ilp_warm_start_and_refuses_it_elsewhere() -> None:
+    from gobnilp_py import ParameterError, learn
+
+    table = random_table(np.random.default_rng(21), 6, density=0.4)
+    net = learn(table, method="ilp", engine_options={"warm_start": True})
+    assert net.status == "optimal" and net.stats["extra"]["warm_start"]["accepted"] is True
+    assert _close(net.score, optimal_dag(table)[0])
+    with pytest.raises(ParameterError, match="warm_start"):
+        learn(table, method="ordergraph", engine_options={"warm_start": True})

@@ -105,7 +105,7 @@ def _checked_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
 def optimum(table: ScoreTable, *, constraints: Any = None, time_limit: float | None = None, gap: float = 0.0,
             params: Mapping[str, Any] | None = None, verbose: bool = False,
             model_options: Mapping[str, Any] | None = None, lower_bound: float | None = None,
-            progress: Any = None, warm_start: bool = True) -> Solution:
+            progress: Any = None, warm_start: bool = False) -> Solution:
     """A network of maximum score in ``table`` under ``constraints`` (linear rows for what filtering cannot express).
 
     ``warm_start``: offer SCIP the ASOBS incumbent of the table
@@ -113,6 +113,11 @@ def optimum(table: ScoreTable, *, constraints: Any = None, time_limit: float | N
     budget of orders) once before the root node; SCIP checks it against every
     constraint and keeps it only if feasible, so the optimum is unchanged.
     ``stats["extra"]["warm_start"]`` records its score, cost and acceptance.
+    Off by default: measured (``benchmarks/results/issue-16-asobs.md`` §4) it
+    costs 0.2-0.4 s and gave no consistent gain: most tables are solved at the
+    root, where SCIP's heuristics and the sink heuristic find the optimum
+    anyway, and on the hard ones the effect went both ways.  From the drivers:
+    ``learn(..., method="ilp", engine_options={"warm_start": True})``.
     ``lower_bound`` is accepted for interface symmetry and ignored: SCIP's own
     heuristics, the sink heuristic and the warm start find incumbents.
     """

@@ -74,7 +74,7 @@ class Method:
 METHODS: dict[str, Method] = {m.name: m for m in (
     Method("ilp", "branch-and-cut on SCIP (family variables, cluster cuts)",
            frozenset(TASKS), True, "gobnilp_py.ilp.engine", None, None, ("pyscipopt",),
-           ("gap", "params", "verbose", "model_options"), class_collection=True, kbest_ties=True),
+           ("gap", "params", "verbose", "model_options", "warm_start"), class_collection=True, kbest_ties=True),
     Method("ordergraph", "order-graph search (frontier breadth-first branch and bound; Malone et al. 2011)",
            frozenset(TASKS), True, "gobnilp_py.search.order_engine", FILTER_KINDS, 30, (),
            ("memory_budget", "lower_bound"), kbest_ties=True),
