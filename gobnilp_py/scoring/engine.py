@@ -18,6 +18,7 @@ the memory it would need (no global candidate cap).
 
 from __future__ import annotations
 
+import gc
 import logging
 import math
 import time
@@ -491,9 +492,18 @@ def _walk_in_batches(walk: Callable[..., tuple[int, list[int]]], run: "_Run", re
         run.active = frozenset(batch)
         try:
             ns, pl = walk(run, res0, limit)
-        except _OverBudget as exc:
+        except (_OverBudget, MemoryError) as exc:
+            # MemoryError: the system refused an allocation below the budget (an address-space cap, other
+            # processes); numpy fails cleanly, so a smaller batch may still fit -- else one line, no traceback.
+            message = str(exc) if isinstance(exc, _OverBudget) else (
+                f"scoring ran out of memory at parent-set size {run.level} (variable "
+                f"{run.names[batch[0]]!r}{' and others' if len(batch) > 1 else ''}) although the estimate was "
+                f"within memory_limit {_gb(run.memory_limit)}: the system has less memory available than "
+                "that; set palim or a lower memory_limit")
+            exc = None  # free what the failed walk held before retrying
+            gc.collect()
             if len(batch) == 1:
-                raise ScoreError(str(exc)) from None
+                raise ScoreError(message) from None
             for v in batch:
                 run.kept[v] = snap_kept[v]
                 run.counters[v] = snap_cnt[v]
@@ -536,9 +546,11 @@ class _Run:
     progress: Callable[..., Any] | None = None
     held_bytes: float = field(default=0.0)
     active: frozenset[int] = field(default_factory=frozenset)   # children walked in this batch
+    level: int = 0                                               # parent-set size being walked (messages)
 
     def check_budget(self, n_scored: int, per_child: np.ndarray, k: int) -> None:
         """One-line ScoreError when the candidate cap or the memory budget would be exceeded."""
+        self.level = k
         n_pairs = int(per_child.sum())
         worst = int(np.argmax(per_child))
         if self.max_candidates is not None and n_scored + n_pairs > self.max_candidates:
