@@ -130,6 +130,11 @@ class CredibleSet:
                 text = f"INCOMPLETE ({self.reason}): not {what}"
                 if self.threshold is not None and math.isfinite(self.threshold):
                     text += f"; every such network scoring >= {self.threshold:.6f} is listed"
+                if self.n_networks_total is not None and self.n_classes_total is not None:
+                    # class-level collection whose search finished: only the listing was cut
+                    k = self.n_classes_total
+                    text += (f"; {len(self.networks)} of the {self.n_networks_total} such networks are listed "
+                             f"(in {k} equivalence class{'' if k == 1 else 'es'}, all found and counted)")
         if self.approximate and not text.startswith("APPROXIMATE"):
             text = "APPROXIMATE (explored parent sets only); " + text
         return text
