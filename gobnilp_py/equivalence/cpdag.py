@@ -521,6 +521,18 @@ def cpdag(names: Sequence[str], parents: Mapping[str, Iterable[str]] | None = No
     return _cpdag_from_key(names_t, _key_of(names_t, parents, True))[0]
 
 
+def essential_masks(key: ClassKey) -> tuple[list[int], list[int]]:
+    """The essential graph of a class key as bitmasks: (compelled parents, undirected neighbours) per node.
+
+    What :func:`cpdag` computes, without names or value objects: for the
+    search engines, which need it once per class found (the class nogood of
+    :mod:`gobnilp_py.ilp.class_nogood`).
+    """
+    pdag = _pattern(key)
+    pdag.close((1 << len(key[0])) - 1)
+    return list(pdag.pa), list(pdag.und)
+
+
 def cpdag_from_masks(names: Sequence[str], parent_masks: Sequence[int], *, validate: bool = True) -> CPDAG:
     """The CPDAG of a DAG given as parent bitmasks over ``names`` (see :func:`class_key_from_masks`).
 

@@ -31,6 +31,7 @@ from ._callbacks import INT_TOL, logged_callback
 from ..search.family_index import FamilyIndex
 from .stats import SolveStats
 from . import cluster as cl
+from .class_nogood import family_masks
 
 __all__ = ["AcyclicityHandler", "add_acyclicity", "HANDLER_NAME"]
 
@@ -97,6 +98,8 @@ class AcyclicityHandler(pyscipopt.Conshdlr):
         self.added: set[tuple[frozenset[int], int]] = set()
         self._tvars: list | None = None
         self._locked = np.flatnonzero(index.n_parents > 0)
+        # parent bitmasks for the fast acyclicity test of integral points (up to 62 nodes)
+        self._fmasks = family_masks(index) if index.n <= 62 else None
 
     # ------------------------------------------------------------- helpers
     def tvars(self) -> list:
@@ -181,7 +184,9 @@ class AcyclicityHandler(pyscipopt.Conshdlr):
         return float(max(min(self.subip_time_limit, left), 0.01))
 
     def cycles_of(self, xval: np.ndarray) -> list[list[int]]:
-        """Directed cycles of the graph chosen by an integral point."""
+        """Directed cycles of the graph chosen by an integral point (none: a bitmask test says so first)."""
+        if self._fmasks is not None and cl.chosen_acyclic(self.index, self._fmasks, xval):
+            return []
         return cl.find_cycles(cl.chosen_parents(self.index, xval))
 
     def enforce_integral(self, xval: np.ndarray) -> SCIP_RESULT:

@@ -110,42 +110,44 @@ def class_nogood(index: FamilyIndex, masks: np.ndarray | Sequence[int], directed
 
 def _vectorised(index: FamilyIndex, masks: np.ndarray, directed: Sequence[int], undirected: Sequence[int],
                 adj: Sequence[int], big: int) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`class_nogood`'s selection on int64 masks (n <= 62), one numpy pass per node."""
-    out_f: list[np.ndarray] = []
-    out_c: list[np.ndarray] = []
-    start = index.start
-    for v in range(index.n):
-        lo, hi = int(start[v]), int(start[v + 1])
-        w = masks[lo:hi]
-        d, u = np.int64(directed[v]), np.int64(undirected[v])
-        ok = ((w & d) == d) & ((w & ~(d | u)) == 0)
-        if not ok.any():
-            continue
-        part = w & u
-        rest = int(undirected[v])
-        while rest:
-            low = rest & -rest
-            i = low.bit_length() - 1
-            rest ^= low
-            has_i = (part & np.int64(low)) != 0
-            ok &= ~has_i | ((part & ~np.int64(adj[i] | low)) == 0)
-        sel = np.flatnonzero(ok)
-        if sel.size:
-            out_f.append(sel + lo)
-            out_c.append(big + _popcount(part[sel]))
-    if not out_f:
+    """:func:`class_nogood`'s selection on int64 masks (n <= 62), in a few numpy passes over all families.
+
+    First the families with ``D(v) ⊆ W ⊆ D(v) ∪ U(v)`` (one pass, every node
+    at once: usually a handful of families remain), then the clique test of
+    ``W ∩ U(v)`` on those only, one pass per node that has undirected
+    neighbours.  Called once per class found (it was 25 ms per class on
+    hailfinder100 with a per-node loop and a bit-by-bit popcount).
+    """
+    d_of = np.asarray(directed, dtype=np.int64)[index.child]
+    u_of = np.asarray(undirected, dtype=np.int64)[index.child]
+    ok = ((masks & d_of) == d_of) & ((masks & ~(d_of | u_of)) == 0)
+    sel = np.flatnonzero(ok)
+    if not sel.size:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
-    return np.concatenate(out_f), np.concatenate(out_c).astype(np.float64)
+    part = masks[sel] & u_of[sel]
+    keep = np.ones(sel.size, dtype=bool)
+    rest = 0
+    for u in undirected:
+        rest |= int(u)
+    while rest:  # every node i that is some undirected parent: it must be adjacent to the others of its part
+        low = rest & -rest
+        i = low.bit_length() - 1
+        rest ^= low
+        has_i = (part & np.int64(low)) != 0
+        keep &= ~has_i | ((part & ~np.int64(adj[i] | low)) == 0)
+    sel, part = sel[keep], part[keep]
+    return sel.astype(np.int64), (big + _popcount(part)).astype(np.float64)
 
 
 def _popcount(a: np.ndarray) -> np.ndarray:
     """Number of set bits of every int64 (non-negative) entry."""
-    c = np.zeros(a.shape, dtype=np.int64)
-    x = a.copy()
-    while np.any(x):
-        c += (x & 1).astype(np.int64)
-        x >>= 1
-    return c
+    if hasattr(np, "bitwise_count"):  # numpy >= 2.0
+        return np.bitwise_count(a).astype(np.int64)
+    x = a.astype(np.uint64)  # SWAR: bits per 2, 4, 8, then the byte sums gathered by one multiplication
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return ((x * np.uint64(0x0101010101010101)) >> np.uint64(56)).astype(np.int64)
 
 
 def _is_clique(mask: int, adj: Sequence[int]) -> bool:

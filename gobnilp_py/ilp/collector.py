@@ -172,21 +172,29 @@ class NetworkCollector(pyscipopt.Conshdlr):
                       target=target if math.isfinite(target) and abs(target) < 1e19 else None)
 
     def _class_key(self, key: tuple[int, ...]) -> Any:
-        """The Markov equivalence class key of the network ``key`` (flat families)."""
-        from ..equivalence.cpdag import class_key
+        """The Markov equivalence class key of the network ``key`` (flat families), from parent bitmasks."""
+        from ..equivalence.cpdag import class_key_from_masks
 
-        names = self._names()
-        parents = {names[v]: tuple(names[p] for p in self.index.parents[f]) for v, f in enumerate(key)}
-        return class_key(names, parents, validate=False)
+        masks = self._family_masks()
+        if isinstance(masks, np.ndarray):
+            pa = masks[list(key)].tolist()
+        else:
+            pa = [masks[f] for f in key]
+        return class_key_from_masks(pa, validate=False)
 
-    def _names(self) -> tuple[str, ...]:
-        return tuple(str(i) for i in range(self.index.n))
+    def _family_masks(self) -> Any:
+        from .class_nogood import family_masks
 
-    def _remember(self, key: tuple[int, ...]) -> None:
+        if self._masks is None:
+            self._masks = family_masks(self.index)
+        return self._masks
+
+    def _remember(self, key: tuple[int, ...], ckey: Any = None) -> None:
         if self.progress is not None:
             self._report()
         if self.by_class:
-            ckey = self._class_key(key)
+            if ckey is None:
+                ckey = self._class_key(key)
             if ckey in self.classes:
                 return  # its class is already recorded (by another representative)
             if self.stop_reason is None:
@@ -216,9 +224,9 @@ class NetworkCollector(pyscipopt.Conshdlr):
             if ckey in self.excluded:
                 self.duplicates += 1
                 _log.error("equivalence class found again after its class nogood was added")
-            self._remember(key)
+            self._remember(key, ckey)
             self.excluded.add(ckey)
-            fams, coefs, rhs = self._class_nogood(key)
+            fams, coefs, rhs = self._class_nogood(ckey)
             expr = pyscipopt.quicksum(float(c) * tv[int(f)] for f, c in zip(fams, coefs)) <= rhs
         else:
             if key in self.excluded:
@@ -233,25 +241,13 @@ class NetworkCollector(pyscipopt.Conshdlr):
         self.time_record += time.perf_counter() - t0
         return SCIP_RESULT.CONSADDED
 
-    def _class_nogood(self, key: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, float]:
-        """The class nogood of the class of ``key`` (see :mod:`gobnilp_py.ilp.class_nogood`)."""
-        from ..equivalence.cpdag import cpdag
-        from .class_nogood import class_nogood, family_masks
+    def _class_nogood(self, ckey: Any) -> tuple[np.ndarray, np.ndarray, float]:
+        """The class nogood of the class with key ``ckey`` (see :mod:`gobnilp_py.ilp.class_nogood`)."""
+        from ..equivalence.cpdag import essential_masks
+        from .class_nogood import class_nogood
 
-        if self._masks is None:
-            self._masks = family_masks(self.index)
-        names = self._names()
-        parents = {names[v]: tuple(names[p] for p in self.index.parents[f]) for v, f in enumerate(key)}
-        cp = cpdag(names, parents)
-        n = self.index.n
-        directed, undirected = [0] * n, [0] * n
-        for a, b in cp.directed:
-            directed[int(b)] |= 1 << int(a)
-        for edge in cp.undirected:
-            a, b = (int(x) for x in edge)
-            undirected[a] |= 1 << b
-            undirected[b] |= 1 << a
-        return class_nogood(self.index, self._masks, directed, undirected)
+        directed, undirected = essential_masks(ckey)
+        return class_nogood(self.index, self._family_masks(), directed, undirected)
 
     def _update_threshold(self, score: float) -> None:
         if len(self._top) < self.kbest:

@@ -106,6 +106,14 @@ class Expansion:
     ``complete_counts`` is False when a count is unknown *or* the deadline cut
     the listing short of what the cap allows (the driver then labels the result
     ``time_limit``); ``capped`` when the network cap cut the listing.
+    ``all_counted`` is False when the deadline passed before every class was
+    even counted (``classes`` then holds only the classes processed, and the
+    totals are unknown).  ``unlisted_top`` bounds the score of every counted
+    or uncounted member that is not in ``entries``: ``None`` when every member
+    of every class is listed; a class's score when its members are cut (they
+    all have that score, up to the rounding of their sums, far below the 1e-9
+    relative tolerance of "same score"); ``inf`` when unknown (a class filtered
+    member by member that the deadline stopped).
     """
 
     entries: list[Entry]
@@ -113,6 +121,8 @@ class Expansion:
     complete_counts: bool
     capped: bool
     stats: dict[str, Any] = field(default_factory=dict)
+    all_counted: bool = True
+    unlisted_top: float | None = None
 
     @property
     def n_networks_total(self) -> int | None:
@@ -153,8 +163,11 @@ def expand_classes(table: ScoreTable, reps: Sequence[Entry], *, limit: float, ma
         Every member of a credible class is known to be in the table (see the
         module docstring): the table lookup is then skipped.
     deadline : float, optional
-        ``time.perf_counter()`` value after which listing stops (counts stay
-        exact; the expansion says the listing was cut, see :class:`Expansion`).
+        ``time.perf_counter()`` value after which listing stops (the counts
+        of the classes already met stay exact; the expansion says the listing
+        was cut, see :class:`Expansion`); a class not yet met when it passes is
+        neither listed nor counted (``all_counted`` False), so the whole
+        expansion ends within a class's work of the deadline.
 
     Returns
     -------
@@ -175,7 +188,14 @@ def expand_classes(table: ScoreTable, reps: Sequence[Entry], *, limit: float, ma
     fallbacks = 0
     missing = 0
     in_table = MemberConstraints(allowed=lambda v, fam: fam in where[v])
+    all_counted = True
+    unlisted_top: float | None = None
     for score, chosen in order:
+        if deadline is not None and time.perf_counter() > deadline:
+            # Neither listed nor counted: the classes are best first, so this one bounds the rest.
+            all_counted = complete_counts = False
+            unlisted_top = score if unlisted_top is None else max(unlisted_top, score)
+            break
         masks = [_mask(table.families[v][c][0]) for v, c in enumerate(chosen)]
         cp = cpdag_from_masks(names, masks, validate=False)
         room = None if max_networks is None else max(0, max_networks - listed_total)
@@ -186,13 +206,16 @@ def expand_classes(table: ScoreTable, reps: Sequence[Entry], *, limit: float, ma
                          "counting that class's members inside the table")
             missing += 1
             summary, got, status = _expand_one(cp, score, in_table, where, limit, room, deadline)
+        top_left: float | None = score  # best score of a member of this class not listed (if any)
         if status == "below":  # not score-equivalent here after all: filter the whole class member by member
             fallbacks += 1
-            got, count, arrows, stopped = _filter_members(table, where, Extensions(cp, in_table), limit, room,
-                                                          deadline)
+            got, count, arrows, stopped, top_left = _filter_members(table, where, Extensions(cp, in_table), limit,
+                                                                    room, deadline)
             summary.n_members = None if stopped else count
             summary.arrow_counts = None if stopped else arrows
             status = "deadline" if stopped else "ok"
+        if summary.n_members is None or len(got) < summary.n_members:
+            unlisted_top = top_left if unlisted_top is None else max(unlisted_top, top_left)
         if status == "deadline":
             complete_counts = False  # the counts stay exact (unless the filter above stopped); the listing is cut
         entries.extend(got)
@@ -207,7 +230,8 @@ def expand_classes(table: ScoreTable, reps: Sequence[Entry], *, limit: float, ma
         stats["classes_filtered_by_score"] = fallbacks
     if missing:
         stats["classes_missing_members"] = missing
-    return Expansion(entries, summaries, complete_counts, capped, stats)
+    return Expansion(entries, summaries, complete_counts, capped, stats, all_counted=all_counted,
+                     unlisted_top=unlisted_top)
 
 
 #: Largest number of undirected neighbours of a node for which :func:`_table_holds_class` checks every family.
@@ -278,16 +302,22 @@ def _mask(parents: Sequence[int]) -> int:
     return m
 
 
-def _filter_members(table: ScoreTable, where: list[dict[int, tuple[int, float]]], ext: Any, limit: float, room: int | None,
-                    deadline: float | None) -> tuple[list[Entry], int, dict[tuple[str, str], int], bool]:
-    """List every member, keep those scoring >= ``limit``: (listed, count, arrow counts by name, stopped)."""
+def _filter_members(table: ScoreTable, where: list[dict[int, tuple[int, float]]], ext: Any, limit: float,
+                    room: int | None, deadline: float | None
+                    ) -> tuple[list[Entry], int, dict[tuple[str, str], int], bool, float | None]:
+    """List every member, keep those scoring >= ``limit``.
+
+    Returns (listed, count, arrow counts by name, stopped, best score of a
+    kept member not listed: ``None`` if none, ``inf`` when stopped).
+    """
     names = table.names
     got: list[Entry] = []
     count = 0
     arrows: dict[tuple[str, str], int] = {}
+    top_left: float | None = None
     for i, member in enumerate(ext.members()):
         if deadline is not None and i % _DEADLINE_EVERY == 0 and time.perf_counter() > deadline:
-            return got, count, arrows, True
+            return got, count, arrows, True, math.inf
         entry = _entry(where, member)
         if entry is None or entry[0] < limit:
             continue
@@ -300,7 +330,9 @@ def _filter_members(table: ScoreTable, where: list[dict[int, tuple[int, float]]]
                 arrows[key] = arrows.get(key, 0) + 1
         if room is None or len(got) < room:
             got.append(entry)
-    return got, count, arrows, False
+        elif top_left is None or entry[0] > top_left:
+            top_left = entry[0]
+    return got, count, arrows, False, top_left
 
 
 def _entry(where: list[dict[int, tuple[int, float]]], member: Sequence[int]) -> Entry | None:

@@ -18,6 +18,7 @@ Membership at the boundary uses ``tol = 1e-9 * max(1, |OPT|)``
 
 from __future__ import annotations
 
+import bisect
 import logging
 import math
 import time
@@ -34,10 +35,22 @@ from .learn import _check_answer, _remaining
 from .methods import engine_module, method_options, resolve_method
 from .results import credible_set, network_from_solution, tolerance_of
 
-__all__ = ["enumerate_networks", "INTERRUPT_GRACE"]
+__all__ = ["enumerate_networks", "INTERRUPT_GRACE", "LISTING_RESERVE", "LISTING_RESERVE_MAX"]
 
 #: Seconds the members of the classes found may still be listed after Ctrl-C / SIGTERM stopped the search.
 INTERRUPT_GRACE = 2.0
+
+#: Collecting by class under a time limit, the search gets the remaining time less this share of it (at most
+#: :data:`LISTING_RESERVE_MAX` seconds), so that the members of the classes it found can still be listed.
+LISTING_RESERVE = 0.05
+LISTING_RESERVE_MAX = 5.0
+
+#: Share of the time left after the search that listing the members may use; the rest is for turning them
+#: into :class:`~gobnilp_py.network.Network` objects, about ten times dearer per member than listing.
+LISTING_SHARE = 0.15
+
+#: Networks built between two looks at the deadline.
+_DEADLINE_EVERY = 256
 
 _log = logging.getLogger(__name__)
 
@@ -156,45 +169,166 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
         return CredibleSet(opt, eps, False, "time_limit", [best], tolerance=tolerance_of(opt), kind="bayes_factor",
                            stats=stats, method=m.name, approximate=info.approximate, caveats=list(info.caveats))
     by_class = _collect_by_class(by, m, searched)
+    search_time = remaining
+    if by_class and remaining is not None:  # keep a little of the budget to list the members of the classes found
+        search_time = remaining - min(LISTING_RESERVE * remaining, LISTING_RESERVE_MAX)
     col = engine.epsilon_set(searched, opt=opt, epsilon=eps, constraints=row_cons, max_networks=max_networks,
-                             time_limit=remaining, progress=progress, **({"by_class": True} if by_class else {}),
+                             time_limit=search_time, progress=progress, **({"by_class": True} if by_class else {}),
                              **opts)
     # The engine's own counters, without letting its names overwrite which method ran and why.
     stats.update({k: v for k, v in col.stats.items() if k not in ("method", "method_reason")})
     stats["by"] = "class" if by_class else "dag"
     if col.opt is not None:
         opt = col.opt
-    expansion = None
     if col.by_class:
         deadline = None if time_limit is None else t_start + time_limit
         if col.reason == "interrupted":  # the user wants the partial result now: a short grace for listing
             deadline = min(deadline or math.inf, time.perf_counter() + INTERRUPT_GRACE)
-        expansion = expand_classes(searched, col.entries, limit=opt - eps - tolerance_of(opt),
-                                   max_networks=max_networks, deadline=deadline,
-                                   all_representable=_all_members_representable(searched, info, cons, eps))
-        stats.update(expansion.stats)
-        reason = col.reason
-        if reason is None and not expansion.complete_counts:
-            reason = "time_limit"
-        if reason is None and expansion.capped:
-            reason = "max_networks"
-        col = replace(col, entries=expansion.entries, reason=reason)
+        cs = _class_result(searched, col, opt=opt, eps=eps, best=best, best_chosen=sol.chosen, cons=cons, info=info,
+                           stats=stats,
+                           method=m.name, max_networks=max_networks, deadline=deadline,
+                           all_representable=_all_members_representable(searched, info, cons, eps))
+        stats["time_total"] = time.perf_counter() - t_start
+        if verify and cs.complete:
+            _verify(cs, searched, cons, m.name, kinds, eps)
+        return cs
     extra = [best] if col.reason not in (None, "max_networks") else []
     stats["time_total"] = time.perf_counter() - t_start
     cs = credible_set(searched, col, opt=opt, epsilon=eps, kind="bayes_factor", method=m.name, info=info,
                       stats=stats, extra_networks=extra)
-    if expansion is not None:
-        search_done = col.reason in (None, "max_networks")
-        cs.classes = expansion.classes if search_done else None
-        cs.n_networks_total = expansion.n_networks_total if search_done else None
-        cs.n_classes_total = len(expansion.classes) if search_done else None
-    elif cs.complete:
+    if cs.complete:
         cs.n_networks_total = len(cs.networks)
     for net in cs.networks:
         _check_answer(net, cons)
     if verify and cs.complete:
         _verify(cs, searched, cons, m.name, kinds, eps)
     return cs
+
+
+def _class_result(table: Any, col: Any, *, opt: float, eps: float, best: Any, best_chosen: Any, cons: Any, info: Any,
+                  stats: dict[str, Any], method: str, max_networks: int | None, deadline: float | None,
+                  all_representable: bool) -> CredibleSet:
+    """The labelled set of a class-level collection: members listed, counted and built, all before ``deadline``.
+
+    Three stages share what is left of the time limit: the search (done), listing
+    the members of the classes found (:func:`~gobnilp_py.solve.classes.expand_classes`,
+    at most :data:`LISTING_SHARE` of the time left, so that the third has time)
+    and building their :class:`~gobnilp_py.network.Network` objects, best first.
+    Each stage looks at the deadline every few hundred networks and stops when it
+    has passed, so the call ends within that much work of the time limit.
+
+    What a cut result guarantees (``docs/enumeration.md``):
+
+    * the search finished (``col.reason`` is ``None``): every credible class was
+      found, so the totals (``n_networks_total``, ``n_classes_total``) and the
+      class summaries are exact when every class was counted before the deadline,
+      and unknown (``None``) otherwise -- never a partial sum;
+    * every credible network scoring ``>= threshold`` is listed, where the
+      threshold is above the score of every member left out (``unlisted + tol``:
+      the members of a class all have its score, up to the rounding of their
+      sums) and, when the search was cut too, at least the search's own
+      certified threshold (every class scoring above it was found).
+    """
+    from .classes import expand_classes
+
+    tol = tolerance_of(opt)
+    search_reason = col.reason
+    now = time.perf_counter()
+    listing_deadline = deadline if deadline is None else min(deadline, now + LISTING_SHARE * max(0.0, deadline - now))
+    expansion = expand_classes(table, col.entries, limit=opt - eps - tol, max_networks=max_networks,
+                               deadline=listing_deadline, all_representable=all_representable)
+    stats.update(expansion.stats)
+    t0 = time.perf_counter()
+    nets, chosen, first_left = _networks_best_first(table, expansion.entries, opt, cons, deadline)
+    stats["time_networks"] = time.perf_counter() - t0
+    unlisted = expansion.unlisted_top
+    if first_left is not None:
+        unlisted = first_left if unlisted is None else max(unlisted, first_left)
+    timed_out = first_left is not None or not expansion.complete_counts  # the deadline cut listing or counting
+    reason = search_reason
+    if reason is None and timed_out:
+        reason = "time_limit"
+    elif reason is None and unlisted is not None:
+        reason = "max_networks"
+    if reason not in (None, "max_networks") and best_chosen is not None and tuple(best_chosen) not in set(chosen):
+        _insert_best_first(table, nets, chosen, best, tuple(best_chosen))  # phase 1's optimum, missed by a cut
+    threshold = col.threshold if search_reason is not None else None
+    if unlisted is not None and reason is not None:
+        t_list = unlisted + tol if math.isfinite(unlisted) else None
+        if t_list is None or (search_reason is not None and threshold is None):
+            threshold = None  # some member left out has an unknown score: no threshold can be certified
+        else:
+            threshold = t_list if threshold is None else max(threshold, t_list)
+    stats["listed"] = len(nets)
+    cs = CredibleSet(opt, eps, reason is None, reason, nets, tolerance=tol, near_boundary=col.near_boundary,
+                     kind="bayes_factor", stats=stats, method=method, threshold=threshold,
+                     approximate=info.approximate, caveats=list(info.caveats))
+    if search_reason is None and expansion.all_counted:  # every credible class found and met: exact totals
+        cs.classes = expansion.classes
+        cs.n_networks_total = expansion.n_networks_total
+        cs.n_classes_total = len(expansion.classes)
+    return cs
+
+
+def _networks_best_first(table: Any, entries: Any, opt: float, cons: Any,
+                         deadline: float | None) -> tuple[list[Any], list[tuple[int, ...]], float | None]:
+    """The entries as networks, best first, ties in :attr:`Network.key` order, built until ``deadline``.
+
+    The order is fixed from the table positions before any network is built
+    (a network's key is its tuple of sorted parent indices, which is exactly the
+    table's parent tuple), so a listing cut by the deadline is a best-first
+    prefix.  Returns the networks, their table positions and the score of the
+    first entry left out (``None`` when none was).  Each network is checked against the constraints
+    (:func:`~gobnilp_py.solve.learn._check_answer`), and an entry given twice
+    raises :class:`SolverError`, as in :func:`~gobnilp_py.solve.results.rank_entries`.
+    """
+    from .results import network_of
+
+    fams = table.families
+    order = sorted(entries, key=lambda e: -e[0])
+    # ties (equal float scores) in key order: sort each run of equal scores by the parent tuples
+    i = 0
+    while i < len(order):
+        j = i + 1
+        while j < len(order) and order[j][0] == order[i][0]:
+            j += 1
+        if j - i > 1:
+            order[i:j] = sorted(order[i:j], key=lambda e: tuple(fams[v][c][0] for v, c in enumerate(e[1])))
+        i = j
+    seen: set[tuple[int, ...]] = set()
+    tol = tolerance_of(opt)
+    nets: list[Any] = []
+    done: list[tuple[int, ...]] = []
+    for k, (sc, chosen) in enumerate(order):
+        if deadline is not None and k % _DEADLINE_EVERY == 0 and time.perf_counter() > deadline:
+            return nets, done, sc
+        chosen = tuple(chosen)
+        if chosen in seen:  # an engine returning one network twice is a bug: fail loudly
+            raise SolverError("a network was listed twice; the result would not be exact (please report this)")
+        seen.add(chosen)
+        net = network_of(table, chosen, "optimal" if sc >= opt - tol else "feasible")
+        _check_answer(net, cons)
+        nets.append(net)
+        done.append(chosen)
+    return nets, done, None
+
+
+def _insert_best_first(table: Any, nets: list[Any], chosen: list[tuple[int, ...]], net: Any,
+                       at_chosen: tuple[int, ...]) -> None:
+    """Insert ``net`` (table positions ``at_chosen``) into the best-first list at its place (score, then key).
+
+    A binary search over (-score, key), each key taken from the table positions.
+    """
+    fams = table.families
+
+    def rank(i: int) -> tuple[float, tuple[tuple[int, ...], ...]]:
+        c = at_chosen if i < 0 else chosen[i]
+        sc = net.score if i < 0 else nets[i].score
+        return -sc, tuple(fams[v][p][0] for v, p in enumerate(c))
+
+    at = bisect.bisect_right(range(len(nets)), rank(-1), key=rank)
+    nets.insert(at, net)
+    chosen.insert(at, at_chosen)
 
 
 def _collect_by_class(by: str, method: Any, table: Any) -> bool:

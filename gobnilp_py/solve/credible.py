@@ -117,7 +117,7 @@ class CredibleSet:
             else:
                 text = f"INCOMPLETE ({self.reason}) k-best list: the best {unit} found before the search stopped"
                 if self.threshold is not None:
-                    text += f"; every network scoring >= {self.threshold:.6f} among the k best is listed"
+                    text += f"; every network scoring >= {_up6(self.threshold)} among the k best is listed"
             gap = self.stats.get("certified_epsilon")
             if gap is not None and math.isfinite(gap):
                 text += f"; certified gap epsilon_k={gap:.6g} (the k-th best scores >= OPT - epsilon_k)"
@@ -129,7 +129,12 @@ class CredibleSet:
             else:
                 text = f"INCOMPLETE ({self.reason}): not {what}"
                 if self.threshold is not None and math.isfinite(self.threshold):
-                    text += f"; every such network scoring >= {self.threshold:.6f} is listed"
+                    text += f"; every such network scoring >= {_up6(self.threshold)} is listed"
+                if self.n_networks_total is not None and self.n_classes_total is not None:
+                    # class-level collection whose search finished: only the listing was cut
+                    k = self.n_classes_total
+                    text += (f"; {len(self.networks)} of the {self.n_networks_total} such networks are listed "
+                             f"(in {k} equivalence class{'' if k == 1 else 'es'}, all found and counted)")
         if self.approximate and not text.startswith("APPROXIMATE"):
             text = "APPROXIMATE (explored parent sets only); " + text
         return text
@@ -324,6 +329,15 @@ class CredibleSet:
             state = "APPROXIMATE, " + state
         return (f"CredibleSet({len(self.networks)} networks, opt={self.opt:.6f}, "
                 f"epsilon={self.epsilon:.6g}, {state})")
+
+
+def _up6(t: float) -> str:
+    """``t`` with 6 decimals, rounded *up*: a threshold shown rounded down would claim more than is certified.
+
+    (A threshold just above a class's score, ``score + tol``, printed to the nearest
+    6 decimals would read as the score itself, whose members are not all listed.)
+    """
+    return f"{math.ceil(t * 1e6) / 1e6:.6f}"
 
 
 def _json_safe(obj: Any) -> Any:

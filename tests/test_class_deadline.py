@@ -1,0 +1,155 @@
+"""Class-level ε-BNSL under a time limit: the whole call keeps the limit, and a cut result says what it holds.
+
+The members of a class are listed and turned into networks after the search;
+on a class with many members that is most of the work, so it must stop at the
+deadline too (it once ran 15 s past a 60 s limit on hailfinder100), and what it
+did list must be labelled: the classes found are complete, the totals exact,
+every network scoring >= the threshold listed, best first.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+
+import numpy as np
+import pytest
+
+from gobnilp_py import enumerate_networks, read_data
+from gobnilp_py.scoring.table import ScoreTable
+from gobnilp_py.solve.collect import LISTING_RESERVE_MAX
+
+from random_problems import random_data
+
+#: Seconds a call may run past its time limit (one batch of networks built after the last look at the
+#: deadline, plus the noise of a shared machine); documented in docs/enumeration.md.
+SLACK = 0.5
+
+
+def _complete_graph_table(k: int) -> ScoreTable:
+    """Every parent set of every node scores its size: the complete DAGs (k! members of one class) are best.
+
+    The score depends only on the family sizes, and every complete DAG has one
+    family of each size 0..k-1, so all k! members tie; any other DAG misses an
+    arrow and scores at least 1 less.  Declared BIC so that it collects by class.
+    """
+    fams = []
+    for i in range(k):
+        others = [j for j in range(k) if j != i]
+        fams.append([(ps, -10.0 + len(ps)) for r in range(k) for ps in itertools.combinations(others, r)])
+    return ScoreTable([f"X{i}" for i in range(k)], fams, score_name="BIC")
+
+
+@pytest.fixture(scope="module")
+def big_class() -> ScoreTable:
+    return _complete_graph_table(8)  # 40,320 members: building them all takes seconds
+
+
+def test_the_whole_call_keeps_the_time_limit_when_listing_members(big_class):
+    limit = 1.0
+    t0 = time.perf_counter()
+    cs = enumerate_networks(big_class, epsilon=0.5, method="ilp", by="class", max_networks=None, time_limit=limit)
+    elapsed = time.perf_counter() - t0
+    assert elapsed < limit + SLACK, f"took {elapsed:.2f} s with time_limit={limit}"
+    assert not cs.complete and cs.reason == "time_limit"
+    # the class search finished: the totals are exact although the listing was cut
+    assert cs.n_networks_total == math.factorial(8) and cs.n_classes_total == 1
+    assert 0 < len(cs) < cs.n_networks_total
+    assert f"{len(cs)} of the {math.factorial(8)} such networks are listed" in cs.guarantee
+    assert "in 1 equivalence class, all found and counted" in cs.guarantee
+    assert cs.guarantee.startswith("INCOMPLETE (time_limit)")
+    # every listed network is a distinct complete DAG, best first, ties in key order
+    assert len({n.key for n in cs.networks}) == len(cs)
+    assert all(n.n_edges == 28 and n.score == pytest.approx(cs.opt) for n in cs.networks)
+    assert [(-n.score, n.key) for n in cs.networks] == sorted((-n.score, n.key) for n in cs.networks)
+    # the threshold is certified: all members tie, some are missing, so it must lie above their score
+    assert cs.threshold is not None and cs.threshold > cs.opt
+
+
+def test_a_limit_that_is_not_reached_changes_nothing():
+    table = _complete_graph_table(4)  # 24 members
+    free = enumerate_networks(table, epsilon=0.5, method="ilp", by="class", max_networks=None)
+    timed = enumerate_networks(table, epsilon=0.5, method="ilp", by="class", max_networks=None, time_limit=60)
+    assert free.complete and timed.complete and len(free) == 24 == free.n_networks_total
+    assert [n.key for n in free.networks] == [n.key for n in timed.networks]
+    assert [n.key for n in free.networks] == sorted(n.key for n in free.networks)  # all tie: key order
+
+
+@pytest.mark.parametrize("cut", ["members", "networks"])
+def test_a_listing_cut_by_the_deadline_is_a_certified_best_first_prefix(cut, monkeypatch):
+    """Cut at the deadline in either stage, every credible network scoring >= the threshold is listed."""
+    import gobnilp_py.solve.collect as col
+
+    rng = np.random.default_rng(11)
+    data = read_data(random_data(rng, 5, 40))
+    eps = 4.0
+    full = enumerate_networks(data, epsilon=eps, method="ilp", by="class", max_networks=None)
+    assert full.complete and len(full) > 20
+    # the deadline passes after a few listed members (or networks built): a fake clock, so the test is exact
+    calls = {"n": 0}
+    real = time.perf_counter
+    where = "gobnilp_py.solve.classes" if cut == "members" else "gobnilp_py.solve.collect"
+
+    class Clock:
+        @staticmethod
+        def perf_counter() -> float:
+            import inspect
+
+            caller = inspect.currentframe().f_back.f_globals.get("__name__")
+            if caller == where and inspect.currentframe().f_back.f_code.co_name in (
+                    "_expand_one", "_networks_best_first"):
+                calls["n"] += 1
+                if calls["n"] > 1:
+                    return real() + 1e6
+            return real()
+
+        def __getattr__(self, name):
+            return getattr(time, name)
+
+    monkeypatch.setattr(col, "_DEADLINE_EVERY", 4)
+    monkeypatch.setattr("gobnilp_py.solve.classes._DEADLINE_EVERY", 4)
+    monkeypatch.setattr(f"{where}.time", Clock())
+    part = enumerate_networks(data, epsilon=eps, method="ilp", by="class", max_networks=None, time_limit=1e5)
+    assert not part.complete and part.reason == "time_limit"
+    assert 0 < len(part) < len(full)
+    assert part.n_networks_total == len(full) and part.n_classes_total == full.n_classes_total
+    assert part.threshold is not None
+    listed = {n.key for n in part.networks}
+    assert all(n.key in listed for n in full.networks if n.score >= part.threshold)
+    assert any(n.key not in listed for n in full.networks)
+    assert [(-n.score, n.key) for n in part.networks] == sorted((-n.score, n.key) for n in part.networks)
+    assert listed <= {n.key for n in full.networks}
+    assert full.networks[0].key in listed  # the optimum is always kept
+
+
+def test_totals_are_unknown_when_the_class_search_stopped_at_the_cap():
+    """The collector stops at max_networks classes: the classes found are then not all, nor their total."""
+    rng = np.random.default_rng(3)
+    data = read_data(random_data(rng, 5, 40))
+    eps = 6.0
+    full = enumerate_networks(data, epsilon=eps, method="ilp", by="class", max_networks=None)
+    assert full.complete and full.n_classes_total > 3
+    cut = enumerate_networks(data, epsilon=eps, method="ilp", by="class", max_networks=3)
+    assert not cut.complete and cut.reason == "max_networks" and len(cut) == 3
+    assert cut.n_networks_total is None and cut.n_classes_total is None and cut.classes is None
+    assert "such networks are listed" not in cut.guarantee
+    assert cut.averages_over == "the listed networks"
+
+
+def test_the_search_leaves_time_to_list(monkeypatch):
+    """Under a time limit the class search gets the remaining time less a reserve for listing."""
+    import gobnilp_py.ilp.engine as en
+
+    seen = {}
+    real = en.epsilon_set
+
+    def spy(*args, **kwargs):
+        seen["time_limit"] = kwargs["time_limit"]
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(en, "epsilon_set", spy)
+    rng = np.random.default_rng(5)
+    data = read_data(random_data(rng, 4, 60))
+    enumerate_networks(data, epsilon=3.0, time_limit=1000, method="ilp", by="class")
+    assert 1000 - LISTING_RESERVE_MAX - 5 < seen["time_limit"] <= 1000 - LISTING_RESERVE_MAX
