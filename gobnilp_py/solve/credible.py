@@ -22,6 +22,7 @@ from typing import Any
 
 import pandas as pd
 
+from .._wording import count, ordinal
 from ..network import Network
 
 __all__ = ["CredibleSet"]
@@ -108,11 +109,11 @@ class CredibleSet:
             unit = "equivalence classes" if self.stats.get("by") == "class" else "networks"
             if self.complete:
                 if self.stats.get("ties", False):
-                    text = (f"complete k-best list: the {k} best {unit} and every one tied with the {k}-th "
-                            f"({len(self.networks)} networks), i.e. every network with score >= OPT - "
+                    text = (f"complete k-best list: the {k} best {unit} and every one tied with the {ordinal(k)} "
+                            f"({count(len(self.networks), 'network')}), i.e. every network with score >= OPT - "
                             f"{self.epsilon:.6g}")
                 else:
-                    text = (f"complete k-best list: the {k} best {unit} (ties at the {k}-th place broken by "
+                    text = (f"complete k-best list: the {k} best {unit} (ties at the {ordinal(k)} place broken by "
                             "network key; the list may omit networks tied with the last)")
             else:
                 text = f"INCOMPLETE ({self.reason}) k-best list: the best {unit} found before the search stopped"
