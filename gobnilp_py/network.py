@@ -53,6 +53,26 @@ _REL_TOL = 1e-9
 _ABS_TOL = 1e-7
 
 
+def _acyclic_indices(parent_idx: Sequence[Sequence[int]]) -> bool:
+    """True when the parent lists (by index) have no directed cycle (Kahn's algorithm)."""
+    n = len(parent_idx)
+    indeg = [len(ps) for ps in parent_idx]
+    children: list[list[int]] = [[] for _ in range(n)]
+    for v, ps in enumerate(parent_idx):
+        for p in ps:
+            children[p].append(v)
+    todo = [v for v in range(n) if not indeg[v]]
+    seen = 0
+    while todo:
+        u = todo.pop()
+        seen += 1
+        for c in children[u]:
+            indeg[c] -= 1
+            if not indeg[c]:
+                todo.append(c)
+    return seen == n
+
+
 def find_cycle(names: Sequence[str], parents: Mapping[str, Sequence[str]]) -> list[str] | None:
     """Return one directed cycle ``[a, b, ..., a]`` of the parents graph, or ``None``.
 
@@ -226,6 +246,37 @@ class Network:
             if not _same_score(total, self.score):
                 logger.warning("network score %.10g differs from the sum of its local scores %.10g",
                                self.score, total)
+
+    @classmethod
+    def _from_table_parts(cls, names: tuple[str, ...], index: dict[str, int], parent_idx: Sequence[tuple[int, ...]],
+                          local: Sequence[float], status: str) -> "Network":
+        """A network from a score table's families, without re-validating what the table guarantees.
+
+        For engine results (:func:`gobnilp_py.solve.results.network_of`): the
+        names are the table's (unique strings, ``index`` their positions), each
+        ``parent_idx[v]`` a sorted tuple of indices other than ``v`` (the
+        table's invariant) and ``local`` the chosen families' scores.  Only
+        acyclicity is checked, by an index-based topological sort, since an
+        engine bug would show there: a collection of 150,000 networks is built
+        several times faster than through ``__init__`` (measured in
+        ``benchmarks/results/issue-13-profile.md``).
+        """
+        if not _acyclic_indices(parent_idx):
+            parents = {names[v]: tuple(names[p] for p in ps) for v, ps in enumerate(parent_idx)}
+            cycle = find_cycle(names, parents) or []
+            raise CycleError(f"parents form a cycle {'->'.join(cycle)}; a Bayesian network must be acyclic")
+        net = object.__new__(cls)
+        net.names = names
+        net.parents = {names[v]: tuple(names[p] for p in ps) for v, ps in enumerate(parent_idx)}
+        net.score = math.fsum(local)
+        net.status = status
+        net.dual_bound = None
+        net.local_scores = dict(zip(names, map(float, local)))
+        net.stats = {}
+        net.approximate = False
+        net.caveats = ()
+        net._index = index
+        return net
 
     # ---------------------------------------------------------------- structure
     @property

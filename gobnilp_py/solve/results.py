@@ -32,15 +32,31 @@ def tolerance_of(opt: float) -> float:
 
 
 def network_of(table: ScoreTable, chosen: Sequence[int], status: str = "optimal", **fields: Any) -> Network:
-    """The :class:`Network` choosing ``table.families[v][chosen[v]]`` for every node ``v``."""
+    """The :class:`Network` choosing ``table.families[v][chosen[v]]`` for every node ``v``.
+
+    Without extra ``fields`` (the members of a collection) the network is built
+    by the trusted path (:meth:`Network._from_table_parts`: the table already
+    guarantees names and parent sets; acyclicity is still checked).
+    """
     names = table.names
+    fams = table.families
+    if not fields:
+        picked = [fams[v][int(c)] for v, c in enumerate(chosen)]
+        return Network._from_table_parts(names, _index_of(table), [ps for ps, _ in picked],
+                                         [sc for _, sc in picked], status)
     parents: dict[str, tuple[str, ...]] = {}
     local: dict[str, float] = {}
     for v, c in enumerate(chosen):
-        ps, sc = table.families[v][int(c)]
+        ps, sc = fams[v][int(c)]
         parents[names[v]] = tuple(names[p] for p in ps)
         local[names[v]] = sc
     return Network(names, parents, math.fsum(local.values()), status=status, local_scores=local, **fields)
+
+
+def _index_of(table: ScoreTable) -> dict[str, int]:
+    """Name -> position of the table's variables (shared by every network built from it)."""
+    index = getattr(table, "_index", None)
+    return index if index is not None else {v: i for i, v in enumerate(table.names)}
 
 
 def network_from_solution(table: ScoreTable, sol: Solution, *, stats: dict[str, Any]) -> Network:
