@@ -319,7 +319,11 @@ def _networks_best_first(table: Any, entries: Any, opt: float, cons: Any,
     from .results import network_of
 
     fams = table.families
-    order = sorted(entries, key=lambda e: -e[0])
+    # Rank by the exactly rounded sum of the local scores (what Network.score is), not by the engine's
+    # own sum: an ILP objective or a differently ordered sum can differ in the last bits, and tied
+    # networks must come in key order whichever engine found them.
+    order = sorted(((math.fsum(fams[v][c][1] for v, c in enumerate(ch)), ch) for _, ch in entries),
+                   key=lambda e: -e[0])
     # ties (equal float scores) in key order: sort each run of equal scores by the parent tuples
     i = 0
     while i < len(order):
