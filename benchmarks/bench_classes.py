@@ -18,6 +18,9 @@ For every (dataset, BF):
    * ``class``      -- ``enumerate_networks(table, bayes_factor=B, method="ilp", by="class")``
    * ``dag``        -- the same with ``by="dag"``
    * ``ordergraph`` -- ``method="ordergraph"`` (only where n <= 30)
+   * ``auto``       -- ``method="auto", by="auto"``: what a user gets by default (the
+     method and ``by`` it resolved to are recorded, with the certified ``threshold``
+     of an incomplete result)
    * ``gobnilp``    -- ``run_one.sh --jkl X.jkl B`` (OPT step, then the countsols collection;
      ``OPT_TIMEOUT`` = ``COLLECT_TIMEOUT`` = ``--cap``)
 
@@ -50,7 +53,7 @@ DATA = Path("/work/shared/data")
 TOOLS = Path("/work/shared/tools/gobnilp-ebnsl")
 PY = sys.executable
 CAP = 150_000
-MEM_LIMIT = 6 * 1024 ** 3
+MEM_LIMIT = int(float(os.environ.get("BENCH_MEM_GB", "6")) * 1024 ** 3)
 
 WORKER = r"""
 import json, math, resource, sys, time
@@ -70,7 +73,8 @@ print("RESULT " + json.dumps({{
     "t_read": t_read, "t_search": t, "t_opt": s.get("time_opt"), "networks": len(cs),
     "total": cs.n_networks_total, "classes": classes, "classes_total": cs.n_classes_total,
     "complete": cs.complete, "reason": cs.reason, "opt": cs.opt, "by": s.get("by"),
-    "families": len(table), "n": table.n,
+    "families": len(table), "n": table.n, "method": cs.method, "method_reason": s.get("method_reason"),
+    "threshold": getattr(cs, "threshold", None), "time_limit": budget,
     "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
 """
 
@@ -140,10 +144,14 @@ def main() -> None:
     ap.add_argument("--cap", type=float, default=300)
     ap.add_argument("--engines", nargs="+", default=["class", "dag", "ordergraph", "gobnilp"])
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/bench1314"))
+    ap.add_argument("--mem-gb", type=float, default=None, help="address-space cap of our runs (default 6 GB)")
     ap.add_argument("--out", type=Path, default=Path("/tmp/bench1314/classes.jsonl"))
     ap.add_argument("--table", type=Path, help="print the markdown table of this JSONL file and exit")
     ap.add_argument("--side", type=Path, nargs="+", help="print the side-by-side table of these JSONL files and exit")
     a = ap.parse_args()
+    if a.mem_gb is not None:
+        global MEM_LIMIT
+        MEM_LIMIT = int(a.mem_gb * 1024 ** 3)
     if a.table:
         print_table(a.table)
         return
@@ -168,7 +176,7 @@ def main() -> None:
                                                  if not l.startswith("#")))
                     r = run_gobnilp(plain, bf, a.cap, a.workdir / "gobnilp-results")
                 else:
-                    method, by = ("ordergraph", "dag") if eng == "ordergraph" else ("ilp", eng)
+                    method, by = {"ordergraph": ("ordergraph", "dag"), "auto": ("auto", "auto")}.get(eng, ("ilp", eng))
                     r = run_ours(path, bf, method, by, a.cap)
                 r.update({"data": name, "bf": bf, "engine": eng, "jkl": str(path), "t_score_cli": t_score,
                           "cap": a.cap, "uptime": up, "others": oth,

@@ -5,7 +5,7 @@ Usage
     flock /work/cpu.lock env PYTHONPATH=. /work/venv/bin/python benchmarks/bench_scoring.py \\
         [--data-dir /work/shared/data] [--datasets wine zoo ...] [--scores BIC BDeu] \\
         [--bf 3 20 150] [--palim N] [--budget 600] [--pgmpy-sample 200] [--no-pgmpy] \\
-        [--n-jobs N] [--gobnilp] [--output results.md] [--mem-gb 8] [--jsonl runs.jsonl]
+        [--n-jobs N] [--gobnilp] [--output results.md] [--mem-gb 8] [--jsonl runs.jsonl] [--save-jkl DIR]
 
 Every (dataset, score, Bayes factor) run is a separate subprocess with a wall
 time budget (``--budget`` seconds; a run that exceeds it is reported as
@@ -75,6 +75,10 @@ def worker(path: str, score_name: str, bf: float, palim: int | None, sample: int
     t0 = time.perf_counter()
     table = score(ds, score=score_name, ess=1.0, bayes_factor=bf, palim=palim, n_jobs=n_jobs)
     elapsed = time.perf_counter() - t0
+    save = os.environ.get("BENCH_SAVE_JKL")
+    if save:  # keep the table for a later search (written after the timing, not included in it)
+        Path(save).mkdir(parents=True, exist_ok=True)
+        table.to_jkl(Path(save) / f"{Path(path).stem}.{score_name.lower()}.bf{bf:g}.jkl")
     out = {
         "time": elapsed,
         "scored": int(table.meta["families_scored"]),
@@ -232,8 +236,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mem-gb", type=float, default=8.0, help="address-space cap per run in GB (0: none)")
     ap.add_argument("--jsonl", type=Path, default=None,
                     help="append every run as one JSON line, with `uptime` and the busiest other processes")
+    ap.add_argument("--save-jkl", type=Path, default=None,
+                    help="write each scored table to DIR/DATA.SCORE.bfB.jkl (after the timing) for a later search")
     args = ap.parse_args(argv)
     os.environ["BENCH_MEM_GB"] = f"{args.mem_gb:g}"
+    if args.save_jkl is not None:
+        os.environ["BENCH_SAVE_JKL"] = str(args.save_jkl.resolve())
     if not args.data_dir.is_dir():
         print(f"data folder {args.data_dir} not found", file=sys.stderr)
         return 2
