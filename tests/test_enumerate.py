@@ -374,7 +374,20 @@ def test_threshold_of_a_cut_short_collection_is_certified(by, nodes):
         assert {n.key for n in part.networks} == {n.key for n in full.networks}
         return
     assert part.reason == "node_limit"
-    assert part.threshold is not None and "is listed" in part.guarantee
+    assert part.threshold is not None
+    if part.threshold > part.opt:  # an empty guarantee is said plainly, not as a number above OPT
+        assert "nothing is certified beyond the networks listed" in part.guarantee
+    else:
+        assert "is listed" in part.guarantee
     listed = {n.key for n in part.networks}
     assert all(n.key in listed for n in full.networks if n.score >= part.threshold)
     assert [n.score for n in part.networks] == sorted((n.score for n in part.networks), reverse=True)
+
+
+def test_a_threshold_above_opt_is_worded_as_no_guarantee():
+    from gobnilp_py.solve.credible import CredibleSet
+
+    cs = CredibleSet(-10.0, 1.0, False, "time_limit", [], kind="bayes_factor", threshold=-9.5)
+    assert "nothing is certified beyond the networks listed" in cs.guarantee and "-9.5" not in cs.guarantee
+    cs = CredibleSet(-10.0, 1.0, False, "time_limit", [], kind="bayes_factor", threshold=-10.5)
+    assert "every such network scoring >= -10.500000 is listed" in cs.guarantee

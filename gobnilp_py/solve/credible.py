@@ -130,7 +130,12 @@ class CredibleSet:
             else:
                 text = f"INCOMPLETE ({self.reason}): not {what}"
                 if self.threshold is not None and math.isfinite(self.threshold):
-                    text += f"; every such network scoring >= {_up6(self.threshold)} is listed"
+                    if math.isfinite(self.opt) and self.threshold > self.opt:
+                        # true but empty (no network scores above OPT): said plainly instead
+                        text += ("; nothing is certified beyond the networks listed (the search's bound had not "
+                                 "come below OPT)")
+                    else:
+                        text += f"; every such network scoring >= {_up6(self.threshold)} is listed"
                 if self.n_networks_total is not None and self.n_classes_total is not None:
                     # class-level collection whose search finished: only the listing was cut
                     k = self.n_classes_total
