@@ -42,6 +42,8 @@ from pathlib import Path
 
 import numpy as np
 
+from gobnilp_py._graphs import acyclic_indices
+
 BLIP = "/work/shared/tools/blip/blip.jar"
 
 
@@ -56,25 +58,6 @@ def dag_bic(ds, parents: list[tuple[int, ...]]) -> tuple[float, list[float]]:
         res = sc.batch(pc.family_counts(tuple(sorted(int(p) for p in ps)), np.array([v])))
         local.append(float(res.scores[0]))
     return math.fsum(local), local
-
-
-def is_acyclic(parents: list[tuple[int, ...]]) -> bool:
-    n = len(parents)
-    indeg = [len(p) for p in parents]
-    kids: list[list[int]] = [[] for _ in range(n)]
-    for v, ps in enumerate(parents):
-        for p in ps:
-            kids[p].append(v)
-    stack = [v for v in range(n) if indeg[v] == 0]
-    seen = 0
-    while stack:
-        u = stack.pop()
-        seen += 1
-        for c in kids[u]:
-            indeg[c] -= 1
-            if indeg[c] == 0:
-                stack.append(c)
-    return seen == n
 
 
 def measure_backends(table, orders: int, seed: int) -> dict:
@@ -200,7 +183,7 @@ def main(argv: list[str] | None = None) -> None:
     if not args.no_ours:
         ours = run_ours(ds, args.time, args.share, args.jobs, args.seed, args.save_table, args.measure_backends)
         ours["bic"], _ = dag_bic(ds, ours["parents"])
-        ours["acyclic"] = is_acyclic(ours["parents"])
+        ours["acyclic"] = acyclic_indices(ours["parents"])
         row["ours"] = {k: v for k, v in ours.items() if k != "parents"}
         print(f"ours: BIC {ours['bic']:.3f} in {ours['time']:.1f} s (selection {ours['time_selection']:.1f} s, "
               f"{ours['families_scored']} scored, {ours['families']} kept, {ours['orders']} orders, "
@@ -209,7 +192,7 @@ def main(argv: list[str] | None = None) -> None:
         with tempfile.TemporaryDirectory(prefix="blip-") as tmp:
             blip = run_blip(ds, args.time, args.share, args.jobs, args.seed, args.blip, Path(tmp))
         blip["bic"], _ = dag_bic(ds, blip["parents"])
-        blip["acyclic"] = is_acyclic(blip["parents"])
+        blip["acyclic"] = acyclic_indices(blip["parents"])
         row["blip"] = {k: v for k, v in blip.items() if k != "parents"}
         print(f"BLIP: BIC {blip['bic']:.3f} in {blip['time']:.1f} s (selection {blip['time_selection']:.1f} s, "
               f"{blip['families']} kept)", flush=True)

@@ -34,6 +34,7 @@ from typing import Any
 
 import networkx as nx
 
+from ._graphs import acyclic_indices
 from ._json import float_or_none, jsonable
 from .errors import CycleError, NetworkError, ParameterError
 
@@ -51,26 +52,6 @@ STATUSES = ("optimal", "feasible", "time_limit", "gap_limit", "interrupted", "no
 # far below any real score difference.
 _REL_TOL = 1e-9
 _ABS_TOL = 1e-7
-
-
-def _acyclic_indices(parent_idx: Sequence[Sequence[int]]) -> bool:
-    """True when the parent lists (by index) have no directed cycle (Kahn's algorithm)."""
-    n = len(parent_idx)
-    indeg = [len(ps) for ps in parent_idx]
-    children: list[list[int]] = [[] for _ in range(n)]
-    for v, ps in enumerate(parent_idx):
-        for p in ps:
-            children[p].append(v)
-    todo = [v for v in range(n) if not indeg[v]]
-    seen = 0
-    while todo:
-        u = todo.pop()
-        seen += 1
-        for c in children[u]:
-            indeg[c] -= 1
-            if not indeg[c]:
-                todo.append(c)
-    return seen == n
 
 
 def find_cycle(names: Sequence[str], parents: Mapping[str, Sequence[str]]) -> list[str] | None:
@@ -261,7 +242,7 @@ class Network:
         unlocked, load about 2): 0.12 ms per network against 0.30 ms through
         ``__init__``, i.e. 18 s instead of 45 s for 150,000 networks.
         """
-        if not _acyclic_indices(parent_idx):
+        if not acyclic_indices(parent_idx):
             parents = {names[v]: tuple(names[p] for p in ps) for v, ps in enumerate(parent_idx)}
             cycle = find_cycle(names, parents) or []
             raise CycleError(f"parents form a cycle {'->'.join(cycle)}; a Bayesian network must be acyclic")

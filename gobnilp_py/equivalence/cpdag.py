@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from .._graphs import cyclic_remainder
 from ..errors import DataError
 from .chordal import bits as _bits
 from .extensions import Extensions, MemberConstraints
@@ -246,18 +247,9 @@ def class_key_from_masks(parent_masks: Sequence[int], *, validate: bool = True) 
                 raise DataError(f"parent mask of node {v} names a node outside 0..{n - 1}")
             if m >> v & 1:
                 raise DataError(f"node {v} is its own parent")
-        left = full
-        while left:
-            free = 0
-            m = left
-            while m:
-                low = m & -m
-                m ^= low
-                if not pa[low.bit_length() - 1] & left:
-                    free |= low
-            if not free:
-                raise DataError(f"graph is not acyclic: {left.bit_count()} nodes lie on or below a directed cycle")
-            left &= ~free
+        left = cyclic_remainder(pa)
+        if left:
+            raise DataError(f"graph is not acyclic: {left.bit_count()} nodes lie on or below a directed cycle")
     ch = _children_masks(pa)
     adj = [p | c for p, c in zip(pa, ch)]
     vp = [0] * n

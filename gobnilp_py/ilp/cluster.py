@@ -29,6 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from .._graphs import cyclic_remainder
 from ..search.family_index import FamilyIndex
 
 __all__ = [
@@ -127,20 +128,7 @@ def chosen_acyclic(index: FamilyIndex, masks: np.ndarray, xval: np.ndarray, thre
     on = np.flatnonzero(xval > threshold)
     pm = np.zeros(index.n, dtype=np.int64)
     np.bitwise_or.at(pm, index.child[on], masks[on])
-    pa = pm.tolist()
-    left = (1 << index.n) - 1
-    while left:
-        free = 0
-        m = left
-        while m:
-            low = m & -m
-            m ^= low
-            if not pa[low.bit_length() - 1] & left:
-                free |= low
-        if not free:
-            return False
-        left &= ~free
-    return True
+    return cyclic_remainder(pm.tolist()) == 0
 
 
 def is_acyclic(parents: Sequence[Iterable[int]]) -> bool:

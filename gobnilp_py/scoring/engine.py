@@ -18,7 +18,6 @@ the memory it would need (no global candidate cap).
 
 from __future__ import annotations
 
-import gc
 import logging
 import math
 import time
@@ -500,8 +499,6 @@ def _walk_in_batches(walk: Callable[..., tuple[int, list[int]]], run: "_Run", re
                 f"{run.names[batch[0]]!r}{' and others' if len(batch) > 1 else ''}) although the estimate was "
                 f"within memory_limit {_gb(run.memory_limit)}: the system has less memory available than "
                 "that; set palim or a lower memory_limit")
-            exc = None  # free what the failed walk held before retrying
-            gc.collect()
             if len(batch) == 1:
                 raise ScoreError(message) from None
             for v in batch:

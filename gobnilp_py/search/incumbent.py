@@ -31,6 +31,7 @@ import math
 import time
 from dataclasses import dataclass
 
+from .._graphs import acyclic_indices as _acyclic
 from ..scoring.table import ScoreTable
 
 __all__ = ["Incumbent", "incumbent_orders", "quick_incumbent", "MAX_INCUMBENT_ORDERS"]
@@ -82,22 +83,3 @@ def quick_incumbent(table: ScoreTable, *, n_orders: int | None = None, seed: int
     score = math.fsum(table.families[v][c][1] for v, c in enumerate(run.chosen))
     return Incumbent(score, tuple(run.chosen), run.orders, time.perf_counter() - t0)
 
-
-def _acyclic(parents: list[tuple[int, ...]]) -> bool:
-    """Kahn's algorithm on ``parents[v]`` (an independent check of ASOBS's own bookkeeping)."""
-    n = len(parents)
-    indeg = [len(ps) for ps in parents]
-    children: list[list[int]] = [[] for _ in range(n)]
-    for v, ps in enumerate(parents):
-        for p in ps:
-            children[p].append(v)
-    todo = [v for v in range(n) if indeg[v] == 0]
-    seen = 0
-    while todo:
-        u = todo.pop()
-        seen += 1
-        for c in children[u]:
-            indeg[c] -= 1
-            if indeg[c] == 0:
-                todo.append(c)
-    return seen == n
