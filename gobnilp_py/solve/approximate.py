@@ -35,7 +35,7 @@ import numpy as np
 from ..errors import ParameterError
 from ..network import Network
 from ..scoring.table import ScoreTable
-from .inputs import READ_OPTIONS, TableInfo, acquire_table, is_table_input
+from .inputs import READ_OPTIONS, TableInfo, acquire_table, as_dataset, is_table_input
 
 __all__ = ["SELECTION_SHARE", "SELECTION_OPTIONS", "acquire_for", "selection_table", "label_network", "table_caveat"]
 
@@ -104,7 +104,6 @@ def selection_table(data: Any, *, time_limit: float | None, constraints: Any = N
         option (``epsilon``, ``bayes_factor``, ``prune``, ...) is refused: it
         belongs to exact scoring.
     """
-    from ..data import Dataset, read_data
     from ..scoring.selection import independence_selection
 
     opts = dict(scoring_options or {})
@@ -114,12 +113,7 @@ def selection_table(data: Any, *, time_limit: float | None, constraints: Any = N
         raise ParameterError(f"scoring option {foreign[0]!r} does not apply to independence selection, which "
                              f"approximate methods score data with (it takes {', '.join(SELECTION_OPTIONS)})")
     t0 = time.perf_counter()
-    if isinstance(data, Dataset):
-        if read_opts:
-            raise ParameterError(f"data options {sorted(read_opts)} cannot apply to a Dataset, which is already read")
-        ds = data
-    else:
-        ds = read_data(data, **read_opts)
+    ds = as_dataset(data, read_opts)
     if constraints is not None:
         constraints.validate(ds.names)
     if time_limit is not None and opts.get("time_per_variable") is None:

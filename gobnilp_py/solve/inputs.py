@@ -168,15 +168,9 @@ def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: Str
             constraints.validate(table.names)
         return table, _given_table_info(table, epsilon)
     from .. import scoring
-    from ..data import Dataset, read_data
 
     t0 = time.perf_counter()
-    if isinstance(data_or_table, Dataset):
-        if read_opts:
-            raise ParameterError(f"data options {sorted(read_opts)} cannot apply to a Dataset, which is already read")
-        data = data_or_table
-    else:
-        data = read_data(data_or_table, **read_opts)
+    data = as_dataset(data_or_table, read_opts)
     opts = check_scoring_options(scoring_options)
     if epsilon is not None:
         if opts.get("bayes_factor") is not None or opts.get("epsilon") is not None:
@@ -192,6 +186,17 @@ def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: Str
     info = TableInfo(given=False, epsilon=table.safe_epsilon, approximate=table.approximate,
                      time_scoring=time.perf_counter() - t0)
     return table, info
+
+
+def as_dataset(data: Any, read_opts: Mapping[str, Any]) -> Any:
+    """``data`` as a :class:`~gobnilp_py.data.Dataset`, read with ``read_opts`` unless it already is one."""
+    from ..data import Dataset, read_data
+
+    if isinstance(data, Dataset):
+        if read_opts:
+            raise ParameterError(f"data options {sorted(read_opts)} cannot apply to a Dataset, which is already read")
+        return data
+    return read_data(data, **read_opts)
 
 
 def filter_table(table: ScoreTable, constraints: StructuralConstraints | None) -> ScoreTable | None:
