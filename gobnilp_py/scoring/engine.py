@@ -54,6 +54,10 @@ DEFAULT_MEMORY_LIMIT = 8 * 1024**3
 #: Bytes of candidate arrays generated at once for one child (then filtered by the rules).
 GEN_CHUNK_BYTES = 256 * 1024**2
 
+#: Largest number of (child, parent set) candidates generated, counted and scored at once (one piece of
+#: a level; :func:`_plan_pieces`).  About 300 MB of transient arrays at parent-set size 6.
+PIECE_PAIRS = 1_000_000
+
 #: Up to this many variables the lattice walk uses int64 bitmasks and numpy
 #: (fast); beyond it, tuples and dicts.  ``None`` forces the tuple walk.
 VECTORISE_MAX_N: int | None = 62
@@ -313,6 +317,13 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
                    rules=frozenset(active), coef=coef, kmax=kmax, vlim=vlim, llc=llc, counters=counters,
                    kept=kept, max_candidates=max_candidates, memory_limit=float(mem), t0=t0,
                    progress=progress)
+        for v in range(n):
+            caps = [vlim[v]] if vlim[v] is not None else []
+            if (kmax[v] is not None and prune and v not in keep_all and "parent_count" in active
+                    and ar[v] > 1 and coef > 0):
+                caps.append(kmax[v])
+            run.caps.append(min(caps) if caps else None)
+            run.unit_other.append(any(ar[j] <= 1 for j in range(n) if j != v))
         walk = _walk_numpy if (VECTORISE_MAX_N is not None and n <= VECTORISE_MAX_N) else _walk_python
         n_scored, per_level, n_batches = _walk_in_batches(walk, run, res0, limit, n)
     finally:
@@ -541,12 +552,18 @@ class _Run:
     memory_limit: float
     t0: float
     progress: Callable[..., Any] | None = None
+    caps: list[int | None] = field(default_factory=list)        # parent-count cap per child (_grows)
+    unit_other: list[bool] = field(default_factory=list)        # some other variable has arity 1
     held_bytes: float = field(default=0.0)
     active: frozenset[int] = field(default_factory=frozenset)   # children walked in this batch
     level: int = 0                                               # parent-set size being walked (messages)
 
-    def check_budget(self, n_scored: int, per_child: np.ndarray, k: int) -> None:
-        """One-line ScoreError when the candidate cap or the memory budget would be exceeded."""
+    def check_budget(self, n_scored: int, per_child: np.ndarray, k: int, extra: float | None = None) -> None:
+        """One-line ScoreError when the candidate cap or the memory budget would be exceeded.
+
+        ``extra``: bytes the level being built needs beyond :attr:`held_bytes`
+        (default: every candidate counted in ``per_child`` held at once).
+        """
         self.level = k
         n_pairs = int(per_child.sum())
         worst = int(np.argmax(per_child))
@@ -555,7 +572,7 @@ class _Run:
                 f"scoring would evaluate over {self.max_candidates} candidate parent sets (variable "
                 f"{self.names[worst]!r} alone has {int(per_child[worst])} of size {k}); "
                 f"set palim or raise max_candidates")
-        need = n_pairs * _bytes_per_pair(k) + self.held_bytes
+        need = (n_pairs * _bytes_per_pair(k) if extra is None else extra) + self.held_bytes
         if need > self.memory_limit:
             raise _OverBudget(
                 f"scoring needs about {_gb(need)} at parent-set size {k} (variable {self.names[worst]!r} "
@@ -569,7 +586,6 @@ class _Level:
 
     masks: np.ndarray      # int64 (M,)
     elems: np.ndarray      # int64 (M, k), each row sorted
-    score: np.ndarray      # float (M,)
     ll: np.ndarray         # float (M,), NaN when the score has no LL
     best: np.ndarray       # float (M,): best score of the set or any subset
     q: np.ndarray          # float (M,): declared number of parent configurations
@@ -578,8 +594,19 @@ class _Level:
     ub: np.ndarray         # float (M,): ml_ceiling bound of the set and its supersets (+inf otherwise)
 
     def nbytes(self) -> int:
-        return sum(a.nbytes for a in (self.masks, self.elems, self.score, self.ll, self.best, self.q,
-                                      self.nnu, self.cells, self.ub))
+        return sum(a.nbytes for a in (self.masks, self.elems, self.ll, self.best, self.q, self.nnu,
+                                      self.cells, self.ub))
+
+    @staticmethod
+    def concat(parts: list["_Level"], k: int) -> "_Level":
+        if not parts:
+            e = np.zeros(0, dtype=np.int64)
+            f = np.zeros(0)
+            return _Level(e, np.zeros((0, k), dtype=np.int64), f, f, f, e, e, f)
+        if len(parts) == 1:
+            return parts[0]
+        return _Level(*(np.concatenate([getattr(p, name) for p in parts])
+                        for name in ("masks", "elems", "ll", "best", "q", "nnu", "cells", "ub")))
 
 
 def _lookup(sorted_masks: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -592,22 +619,99 @@ def _lookup(sorted_masks: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, 
     return idx, sorted_masks[idx] == queries
 
 
-def _y_chunks(lv: _Level, v: int, n: int, k: int) -> list[tuple[int, int]]:
-    """Ranges of the level's sets whose candidates fit in :data:`GEN_CHUNK_BYTES` at once."""
-    M = lv.masks.size
-    maxy = lv.elems[:, -1] if k > 1 else np.full(M, -1, dtype=np.int64)
-    cnt = (n - 1 - maxy) - (v > maxy)
-    per = 48 * k + 200
-    cost = np.cumsum(cnt * per + n)
+def _grows(run: _Run, v: int, k: int) -> bool:
+    """Can child ``v`` have a candidate of size ``k + 1`` that the parent-count caps let through?
+
+    Without parents of arity 1 every set of size ``k`` has ``k`` parents of
+    arity >= 2, so once ``k`` reaches ``min(kmax, vlim)`` every superset is
+    excluded by ``parent_count`` (or by ``palim="auto"``): the walk does not
+    generate them at all.  The table is unchanged; only the ``parent_count``
+    counter no longer counts those sets.
+    """
+    cap = run.caps[v]
+    return cap is None or k < cap or run.unit_other[v]
+
+
+@dataclass
+class _Piece:
+    """Candidates ``Y ∪ {j}`` with ``j0 <= j < j1``, ``max Y < j`` and ``ylo <= mask(Y) < yhi``."""
+
+    j0: int
+    j1: int
+    ylo: int
+    yhi: int
+
+
+def _plan_pieces(levels: list[_Level], grow: list[bool], n: int, budget: int) -> list[_Piece]:
+    """Split a level's candidates into pieces of at most ``budget`` (child, set) pairs, in mask order.
+
+    Every candidate ``X`` of the next level is ``Y ∪ {j}`` with ``j = max X``;
+    the sets ``Y`` of a child with ``max Y < j`` are the prefix ``mask(Y) < 2^j``
+    of its level (sorted by mask).  So consecutive ranges of ``j`` -- and,
+    inside one ``j`` too big for the budget, ranges of ``max Y`` -- are
+    pieces whose candidates are counted exactly before generating them
+    (before the bound rules, so an upper bound).  All the children that want
+    a parent set are in the same piece, so it is counted once for all of
+    them; the masks of successive pieces increase, so the next level comes
+    out sorted.
+    """
+    powers = np.left_shift(np.int64(1), np.arange(n + 1, dtype=np.int64))
+    below = np.zeros((n, n + 1), dtype=np.int64)     # below[v, i]: sets of v with mask < 2^i
+    for v in range(n):
+        if grow[v]:
+            below[v] = np.searchsorted(levels[v].masks, powers)
+    per_j = below[:, :n].sum(axis=0) - below[np.arange(n), np.arange(n)]   # j == v is not a parent of v
+    pieces: list[_Piece] = []
+    j = 0
+    while j < n:
+        if per_j[j] > budget and j > 0:
+            # split this j by the largest element i of Y
+            row = below[:, 1:j + 1] - below[:, :j]           # [v, i]: sets of v with max element i
+            row[j, :] = 0
+            per_i = row.sum(axis=0)
+            i = 0
+            while i < j:
+                acc, i1 = 0, i
+                while i1 < j and (i1 == i or acc + per_i[i1] <= budget):
+                    acc += int(per_i[i1])
+                    i1 += 1
+                # the first range also holds Y = ∅ (mask 0; level 1 only)
+                pieces.append(_Piece(j, j + 1, int(powers[i]) if i else 0, int(powers[i1])))
+                i = i1
+            j += 1
+            continue
+        acc, j1 = 0, j
+        while j1 < n and (j1 == j or (per_j[j1] <= budget and acc + per_j[j1] <= budget)):
+            acc += int(per_j[j1])
+            j1 += 1
+        pieces.append(_Piece(j, j1, 0, int(powers[j1 - 1])))
+        j = j1
+    return pieces
+
+
+def _row_chunks(lv: _Level, v: int, k: int, ra: int, rb: int, j0: int, j1: int) -> list[tuple[int, int]]:
+    """Ranges of rows ``ra:rb`` whose candidates (``j`` in ``[j0, j1)``) fit in :data:`GEN_CHUNK_BYTES`."""
+    if rb <= ra:
+        return []
+    maxy = lv.elems[ra:rb, -1] if k > 1 else np.full(rb - ra, -1, dtype=np.int64)
+    lo = np.maximum(maxy + 1, j0)
+    cnt = np.maximum(j1 - lo, 0) - ((v >= lo) & (v < j1))
+    cost = np.cumsum(cnt * (48 * k + 200) + (j1 - j0))
     out = []
     a = 0
+    M = rb - ra
     while a < M:
         base = cost[a - 1] if a > 0 else 0
         b = int(np.searchsorted(cost, base + GEN_CHUNK_BYTES, side="right"))
-        b = max(b, a + 1)
-        out.append((a, min(b, M)))
+        b = min(max(b, a + 1), M)
+        out.append((ra + a, ra + b))
         a = b
     return out
+
+
+def _stored_bytes(k: int) -> int:
+    """Bytes one stored (child, parent set of size k) row of a :class:`_Level` takes."""
+    return 8 * k + 56
 
 
 def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
@@ -615,6 +719,13 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
 
     Same rules, same order of attribution, same arithmetic as
     :func:`_walk_python` (a test checks the two give identical tables).
+
+    Memory: a level is generated, counted and scored in *pieces*
+    (:func:`_plan_pieces`) of at most :data:`PIECE_PAIRS` candidates, so only
+    the previous level and the compact rows of the level being built are held
+    (:func:`_stored_bytes` each); a level after which no child can grow
+    (:func:`_grows`) is not stored at all -- on wide data that is the largest
+    one.
     """
     n = len(run.names)
     eps, prune, coef, R = run.eps, run.prune, run.coef, run.rules
@@ -626,104 +737,140 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
     cols = np.arange(n, dtype=np.int64)
     llc = run.llc
     s0 = res0.scores
-    sl0 = [slice(v, v + 1) if v in run.active else slice(0, 0) for v in range(n)]
-    levels = [_Level(np.zeros(sl0[v].stop - sl0[v].start, dtype=np.int64),
-                     np.zeros((sl0[v].stop - sl0[v].start, 0), dtype=np.int64), s0[sl0[v]].copy(),
-                     res0.ll[sl0[v]].copy(), s0[sl0[v]].copy(), np.ones(sl0[v].stop - sl0[v].start),
-                     np.zeros(sl0[v].stop - sl0[v].start, dtype=np.int64),
-                     res0.cells[sl0[v]].copy(), res0.ub[sl0[v]].copy())
-              for v in range(n)]
+    levels = []
+    for v in range(n):
+        m = 1 if v in run.active else 0
+        sl = slice(v, v + m)
+        levels.append(_Level(np.zeros(m, dtype=np.int64), np.zeros((m, 0), dtype=np.int64),
+                             res0.ll[sl].copy(), s0[sl].copy(), np.ones(m), np.zeros(m, dtype=np.int64),
+                             res0.cells[sl].copy(), res0.ub[sl].copy()))
     n_scored, per_level = n, [n]
+    transient = _bytes_per_pair
 
     for k in range(1, limit + 1):
-        parts: list[tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-        per_child = np.zeros(n, dtype=np.int64)
+        grow = [levels[v].masks.size > 0 and _grows(run, v, k - 1) for v in range(n)]
+        if not any(grow):
+            break
+        # Keep this level only if some child can go on from it (its rows are the next level's subsets).
+        store = k < limit and any(_grows(run, v, k) for v in range(n) if v in run.active)
+        run.level = k
         run.held_bytes = float(sum(lv.nbytes() for lv in levels))
-        for v in range(n):
-            lv = levels[v]
-            if lv.masks.size == 0:
-                continue
-            for a0, b0 in _y_chunks(lv, v, n, k):
-                got = _generate(run, levels, v, k, a0, b0, ar, arf, lnr, bit, nonunit, cols, llc, eps, prune, coef, R)
-                if got is None:
+        room = run.memory_limit - run.held_bytes
+        budget = int(max(1, min(PIECE_PAIRS, room // (2 * transient(k)) if room > 0 else 1)))
+        pieces = _plan_pieces(levels, grow, n, budget)
+        built: list[list[_Level]] = [[] for _ in range(n)]
+        per_child = np.zeros(n, dtype=np.int64)
+        stored = 0.0
+        n_sets = 0
+        for pc_ in pieces:
+            parts = []
+            for v in range(n):
+                if not grow[v]:
                     continue
-                parts.append(got)
-                per_child[v] += got[1].size
-                # Check as we go: the candidate arrays themselves can exhaust memory.
-                run.check_budget(n_scored, per_child, k)
-
+                lv = levels[v]
+                ra = int(np.searchsorted(lv.masks, pc_.ylo))
+                rb = int(np.searchsorted(lv.masks, pc_.yhi))
+                for a0, b0 in _row_chunks(lv, v, k, ra, rb, pc_.j0, pc_.j1):
+                    got = _generate(run, levels, v, k, a0, b0, pc_.j0, pc_.j1, ar, arf, lnr, bit, nonunit,
+                                    cols, llc, eps, prune, coef, R)
+                    if got is not None:
+                        parts.append(got)
+                        per_child[v] += got[1].size
+            if not parts:
+                continue
+            m_pairs = sum(p[1].size for p in parts)
+            run.check_budget(n_scored, per_child, k, extra=stored + m_pairs * transient(k))
+            n_sets += _score_piece(run, parts, built if store else None, k)
+            stored = float(sum(p.nbytes() for b in built for p in b))
         n_pairs = int(per_child.sum())
         if not n_pairs:
             break
-        run.check_budget(n_scored, per_child, k)
-        cm = np.concatenate([p[1] for p in parts])
-        cc = np.concatenate([np.full(p[1].size, p[0], dtype=np.int64) for p in parts])
-        ce = np.concatenate([p[2] for p in parts])
-        cb = np.concatenate([p[3] for p in parts])
-        cq = np.concatenate([p[4] for p in parts])
-        cn = np.concatenate([p[5] for p in parts])
-        cui = np.concatenate([p[6] for p in parts])
-        del parts
-        # Group by parent set; visit sets in lexicographic order (prefix reuse in counting).
-        umask, first, inv = np.unique(cm, return_index=True, return_inverse=True)
-        utup = [tuple(t) for t in ce[first].tolist()]
-        lex = np.empty(umask.size, dtype=np.int64)
-        lex[np.array(sorted(range(umask.size), key=utup.__getitem__), dtype=np.int64)] = np.arange(umask.size)
-        order = np.lexsort((cc, lex[inv]))
-        cm, cc, ce, cb, cq, cn, cui, inv = (a[order] for a in (cm, cc, ce, cb, cq, cn, cui, inv))
-        gl = lex[inv]
-        starts = np.flatnonzero(np.r_[True, gl[1:] != gl[:-1]])
-        ends = np.r_[starts[1:], gl.size]
-        groups = [(utup[int(inv[s_])], cc[s_:e_]) for s_, e_ in zip(starts.tolist(), ends.tolist())]
-        res = run.scorer.run(groups)
-        scores, lls, ccells = res.scores, res.ll, res.cells
-        cub = np.minimum(res.ub, cui)    # a set's bound is also bounded by its subsets' bounds
-        bad = np.isnan(scores) | (scores == np.inf)
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            _check_finite(scores[i:i + 1], run.names, [utup[int(inv[i])]], cc[i:i + 1])
-        if prune:
-            dom = P.fires_array(cb - scores, eps, cb, scores)
-            if run.keep_all:
-                dom &= ~np.isin(cc, np.fromiter(run.keep_all, dtype=np.int64))
-            for v, c in enumerate(np.bincount(cc[dom], minlength=n).tolist()):
-                if c:
-                    run.counters[v]["dominated"] += c
-            keep_idx = np.flatnonzero(~dom)
-        else:
-            keep_idx = np.arange(gl.size)
-        for i, s in zip(keep_idx.tolist(), scores[keep_idx].tolist()):
-            run.kept[int(cc[i])].append((utup[int(inv[i])], s))
-        # Next level: per child, arrays sorted by mask.
-        nb = np.maximum(scores, cb)
-        o2 = np.lexsort((cm, cc))
-        cuts = np.searchsorted(cc[o2], np.arange(n + 1))
-        new_levels = []
-        for v in range(n):
-            sl = o2[cuts[v]:cuts[v + 1]]
-            new_levels.append(_Level(cm[sl], ce[sl], scores[sl], lls[sl], nb[sl], cq[sl], cn[sl],
-                                     ccells[sl], cub[sl]))
-        levels = new_levels
+        levels = [_Level.concat(built[v], k) for v in range(n)]
         n_scored += n_pairs
         per_level.append(n_pairs)
         if run.progress is not None:
             run.progress("scoring", k, limit, families=n_scored)
-        log.info("scoring level %d: %d families scored (%d parent sets), %.2f s", k, n_pairs,
-                 umask.size, time.perf_counter() - run.t0)
+        log.info("scoring level %d: %d families scored (%d parent sets, %d pieces), %.2f s", k, n_pairs,
+                 n_sets, len(pieces), time.perf_counter() - run.t0)
+        if not store:
+            break
     return n_scored, per_level
 
 
-def _generate(run: _Run, levels: list[_Level], v: int, k: int, a0: int, b0: int, ar: np.ndarray,
-              arf: np.ndarray, lnr: np.ndarray, bit: np.ndarray, nonunit: np.ndarray, cols: np.ndarray,
-              llc: np.ndarray, eps: float, prune: bool, coef: float, R: frozenset[str]) -> Any:
-    """Candidates of size ``k`` for child ``v`` from the level's sets ``a0:b0``, after the bound rules."""
+def _score_piece(run: _Run, parts: list[Any], built: list[list[_Level]] | None, k: int) -> int:
+    """Count and score one piece's candidates, keep the undominated ones, and store its rows.
+
+    Returns the number of distinct parent sets counted.
+    """
+    n = len(run.names)
+    eps = run.eps
+    cm = np.concatenate([p[1] for p in parts])
+    cc = np.concatenate([np.full(p[1].size, p[0], dtype=np.int64) for p in parts])
+    ce = np.concatenate([p[2] for p in parts])
+    cb = np.concatenate([p[3] for p in parts])
+    cq = np.concatenate([p[4] for p in parts])
+    cn = np.concatenate([p[5] for p in parts])
+    cui = np.concatenate([p[6] for p in parts])
+    del parts
+    # Group by parent set; visit sets in lexicographic order (prefix reuse in counting).
+    umask, first, inv = np.unique(cm, return_index=True, return_inverse=True)
+    ue = ce[first]
+    lex = np.empty(umask.size, dtype=np.int64)
+    lex[np.lexsort(ue.T[::-1])] = np.arange(umask.size)
+    order = np.lexsort((cc, lex[inv]))
+    cm, cc, ce, cb, cq, cn, cui, inv = (a[order] for a in (cm, cc, ce, cb, cq, cn, cui, inv))
+    gl = lex[inv]
+    starts = np.flatnonzero(np.r_[True, gl[1:] != gl[:-1]])
+    ends = np.r_[starts[1:], gl.size]
+    utup = [tuple(t) for t in ce[starts].tolist()]
+    groups = [(t, cc[s_:e_]) for t, s_, e_ in zip(utup, starts.tolist(), ends.tolist())]
+    res = run.scorer.run(groups)
+    scores, lls, ccells = res.scores, res.ll, res.cells
+    cub = np.minimum(res.ub, cui)    # a set's bound is also bounded by its subsets' bounds
+    bad = np.isnan(scores) | (scores == np.inf)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        _check_finite(scores[i:i + 1], run.names, [tuple(ce[i].tolist())], cc[i:i + 1])
+    if run.prune:
+        dom = P.fires_array(cb - scores, eps, cb, scores)
+        if run.keep_all:
+            dom &= ~np.isin(cc, np.fromiter(run.keep_all, dtype=np.int64))
+        for v, c in enumerate(np.bincount(cc[dom], minlength=n).tolist()):
+            if c:
+                run.counters[v]["dominated"] += c
+        keep_idx = np.flatnonzero(~dom)
+    else:
+        keep_idx = np.arange(gl.size)
+    for i, s in zip(keep_idx.tolist(), scores[keep_idx].tolist()):
+        run.kept[int(cc[i])].append((tuple(ce[i].tolist()), s))
+    if built is not None:
+        nb = np.maximum(scores, cb)
+        o2 = np.lexsort((cm, cc))
+        cuts = np.searchsorted(cc[o2], np.arange(n + 1))
+        for v in range(n):
+            if cuts[v + 1] > cuts[v]:
+                sl = o2[cuts[v]:cuts[v + 1]]
+                built[v].append(_Level(cm[sl], ce[sl], lls[sl], nb[sl], cq[sl], cn[sl], ccells[sl], cub[sl]))
+    return len(groups)
+
+
+def _generate(run: _Run, levels: list[_Level], v: int, k: int, a0: int, b0: int, j0: int, j1: int,
+              ar: np.ndarray, arf: np.ndarray, lnr: np.ndarray, bit: np.ndarray, nonunit: np.ndarray,
+              cols: np.ndarray, llc: np.ndarray, eps: float, prune: bool, coef: float, R: frozenset[str]) -> Any:
+    """Candidates ``Y ∪ {j}`` (``j0 <= j < j1``) of size ``k`` for child ``v`` from the level's sets ``a0:b0``.
+
+    Returned after the bound rules, as ``(v, masks, elements, best subset score,
+    q, parents of arity >= 2, ml ceiling of the subsets)``.
+    """
     lv = levels[v]
     maxy = lv.elems[a0:b0, -1] if k > 1 else np.full(b0 - a0, -1, dtype=np.int64)
-    ok = (cols[None, :] > maxy[:, None]) & (cols[None, :] != v)
+    cj = cols[j0:j1]
+    ok = (cj[None, :] > maxy[:, None]) & (cj[None, :] != v)
     yi, jj = np.nonzero(ok)
     if yi.size == 0:
         return None
     yi += a0
+    jj += j0
     xm = lv.masks[yi] | bit[jj]
     if k > 1:
         ye = lv.elems[yi]
@@ -832,7 +979,7 @@ def _walk_python(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
         per_child = np.zeros(n, dtype=np.int64)
         for v in range(n):
             prev = cur[v]
-            if not prev:
+            if not prev or not _grows(run, v, k - 1):
                 continue
             gen = [(j,) for j in range(n) if j != v] if k == 1 else next_level(prev)
             for x in gen:
@@ -879,6 +1026,8 @@ def _walk_python(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
         log.info("scoring level %d: %d families scored (%d parent sets), %.2f s", k, n_pairs,
                  len(batches), time.perf_counter() - run.t0)
         cur = nxt
+        if not (k < limit and any(_grows(run, v, k) for v in range(n) if v in run.active)):
+            break
     return n_scored, per_level
 
 
