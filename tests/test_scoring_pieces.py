@@ -16,8 +16,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gobnilp_py import read_data
 from gobnilp_py.data.dataset import Dataset
 from gobnilp_py.scoring import engine, score
+
+from random_problems import random_data
 
 
 @st.composite
@@ -97,3 +100,20 @@ def test_the_last_level_is_not_stored_when_no_child_can_grow(monkeypatch):
     t = score(ds, score="BIC", palim=2, prune=False, n_jobs=1)
     assert t.meta["families_scored_per_level"] == [6, 30, 60]
     assert built_sizes == [1, -1]
+
+
+def test_a_walk_stopped_by_the_parent_count_cap_is_not_unpruned():
+    """Sets whose supersets the cap excludes are counted, so the table is not taken as unpruned.
+
+    Regression: once the walk stopped generating supersets beyond the cap, a tiny
+    problem could end with every counter at zero; ``is_unpruned`` then called
+    the ε = 0 table safe for every gap and ``kbest`` missed the 2nd best network.
+    """
+    ds = read_data(random_data(np.random.default_rng(2), 2, 21))   # the case hypothesis found
+    t = score(ds, score="BIC", n_jobs=1)
+    assert [len(f) for f in t.families] == [1, 1]          # only the empty sets survive
+    assert sum(c["parent_count"] for c in t.pruning.values()) > 0
+    assert not t.is_unpruned and t.safe_epsilon == 0.0
+    # palim="auto" depends on ε: even unpruned, the table is safe for its own ε only
+    auto = score(ds, score="BIC", palim="auto", prune=False, bayes_factor=3, n_jobs=1)
+    assert not auto.is_unpruned and auto.safe_epsilon == pytest.approx(np.log(3))

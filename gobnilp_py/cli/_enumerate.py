@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .._wording import count
 from ._options import add_common_options, add_data_options, add_force, add_method_options, add_scoring_options, \
     add_time_limit, check_order_flag, load_table_or_data, method_kwargs, scoring_kwargs
 
@@ -132,7 +131,7 @@ def _report(args: argparse.Namespace, cs: Any) -> int:
     else:
         opt = f"{cs.opt:.6f}" if cs.opt == cs.opt else "none"
         print_notes(cs)
-        print(f"{count(len(cs), 'network')} in {count(cs.n_mecs, 'equivalence class')}; OPT = {opt}, "
+        print(f"{cs.count_line()}; OPT = {opt}, "
               f"epsilon = {cs.epsilon:.6g} (BF {cs.bayes_factor:.6g})")
         for i, net in enumerate(cs.networks[:10], 1):
             print(f"{i:>4}  {net.score:.6f}  {display(net)}")

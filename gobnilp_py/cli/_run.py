@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .._wording import count
 from ._options import TIME_LIMIT_HELP, add_common_options
 
 __all__ = ["register"]
@@ -118,7 +117,7 @@ def _summary(res, quiet: bool) -> None:
         print(f"status: {r.status}")
     else:
         opt = f"{r.opt:.6f}" if r.opt == r.opt else "none"
-        print(f"{count(len(r), 'network')} in {count(r.n_mecs, 'equivalence class')}; OPT = {opt}, "
+        print(f"{r.count_line()}; OPT = {opt}, "
               f"epsilon = {r.epsilon:.6g} "
               f"(BF {r.bayes_factor:.6g})")
         for i, net in enumerate(r.networks[:5], 1):

@@ -632,6 +632,18 @@ def _grows(run: _Run, v: int, k: int) -> bool:
     return cap is None or k < cap or run.unit_other[v]
 
 
+def _count_capped(run: _Run, v: int, n_sets: int) -> None:
+    """Credit ``parent_count`` with the ``n_sets`` sets at which child ``v``'s walk stops growing.
+
+    The supersets of those sets are excluded by the cap without being
+    generated; counting the sets keeps the counters honest (a table whose
+    counters are all zero is taken to be unpruned, hence safe for every gap).
+    """
+    c = run.counters[v]
+    if n_sets and "parent_count" in c:
+        c["parent_count"] += n_sets
+
+
 @dataclass
 class _Piece:
     """Candidates ``Y ∪ {j}`` with ``j0 <= j < j1``, ``max Y < j`` and ``ylo <= mask(Y) < yhi``."""
@@ -749,6 +761,9 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
 
     for k in range(1, limit + 1):
         grow = [levels[v].masks.size > 0 and _grows(run, v, k - 1) for v in range(n)]
+        for v in range(n):
+            if levels[v].masks.size and not grow[v]:
+                _count_capped(run, v, int(levels[v].masks.size))
         if not any(grow):
             break
         # Keep this level only if some child can go on from it (its rows are the next level's subsets).
@@ -793,6 +808,9 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
         log.info("scoring level %d: %d families scored (%d parent sets, %d pieces), %.2f s", k, n_pairs,
                  n_sets, len(pieces), time.perf_counter() - run.t0)
         if not store:
+            if k < limit:
+                for v in range(n):
+                    _count_capped(run, v, int(per_child[v]))
             break
     return n_scored, per_level
 
@@ -979,7 +997,10 @@ def _walk_python(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
         per_child = np.zeros(n, dtype=np.int64)
         for v in range(n):
             prev = cur[v]
-            if not prev or not _grows(run, v, k - 1):
+            if not prev:
+                continue
+            if not _grows(run, v, k - 1):
+                _count_capped(run, v, len(prev))
                 continue
             gen = [(j,) for j in range(n) if j != v] if k == 1 else next_level(prev)
             for x in gen:
@@ -1027,6 +1048,9 @@ def _walk_python(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
                  len(batches), time.perf_counter() - run.t0)
         cur = nxt
         if not (k < limit and any(_grows(run, v, k) for v in range(n) if v in run.active)):
+            if k < limit:
+                for v in range(n):
+                    _count_capped(run, v, len(cur[v]))
             break
     return n_scored, per_level
 

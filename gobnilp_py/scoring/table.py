@@ -190,6 +190,8 @@ class ScoreTable:
         """
         if self.approximate:
             return False
+        if self.meta.get("palim") == "auto":
+            return False      # d_ε(v) depends on ε: the table is safe for its own ε only, pruned or not
         if self.meta.get("prune") is False:
             return True
         return bool(self.pruning) and not any(int(c) for rules in self.pruning.values() for c in rules.values())

@@ -181,8 +181,36 @@ class CredibleSet:
 
     @property
     def n_mecs(self) -> int:
-        """Number of Markov equivalence classes among the networks."""
+        """Number of Markov equivalence classes among the networks.
+
+        When class-level collection listed every credible network this is its
+        exact class count (no grouping needed); otherwise the listed networks
+        are grouped by class.
+        """
+        if (self.n_classes_total is not None and self.n_networks_total is not None
+                and self.n_networks_total == len(self.networks)):
+            return self.n_classes_total
         return len(self.mecs())
+
+    def count_line(self) -> str:
+        """How many networks and classes, in words, saying what a cut listing leaves out.
+
+        ``"6390 networks in 24 equivalence classes"``; a listing cut at
+        ``max_networks`` after a finished class search: ``"150000 of 432624
+        networks listed (46 equivalence classes, all found and counted)"``; an
+        incomplete search: the classes among the listed networks, said so.
+        """
+        from .._wording import count
+
+        n = len(self.networks)
+        total, k = self.n_networks_total, self.n_classes_total
+        if total is not None and k is not None and total != n:
+            return (f"{n} of {count(total, 'network')} listed "
+                    f"({count(k, 'equivalence class')}, all found and counted)")
+        line = f"{count(n, 'network')} in {count(self.n_mecs, 'equivalence class')}"
+        if not self.complete and not (total is not None and total == n):
+            line += " (among those listed)"
+        return line
 
     # ----------------------------------------------------------- averaging
     @property
