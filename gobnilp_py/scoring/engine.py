@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -725,7 +726,8 @@ def _row_chunks(lv: _Level, v: int, k: int, ra: int, rb: int, j0: int, j1: int) 
 #: Compiled candidate generation (:mod:`._walk_numba`): ``"auto"`` uses it for a level of at least
 #: :data:`WALK_KERNEL_MIN` candidates when numba is installed and the score's rules are those it
 #: implements; ``"numpy"`` never; ``"numba"`` for every level it can do.  Same tables either way.
-WALK_KERNEL = "auto"
+#: Read from the environment variable ``GOBNILP_WALK_KERNEL`` at import (benchmarks set it).
+WALK_KERNEL = os.environ.get("GOBNILP_WALK_KERNEL", "auto").strip().lower() or "auto"
 
 #: ``"auto"``: candidates (before the bound rules) a level needs before numba is loaded for it
 #: (loading costs about a second; the numpy generation runs at roughly 1-2 µs a candidate).
