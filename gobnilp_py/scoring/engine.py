@@ -863,7 +863,11 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
         n_pairs = int(per_child.sum())
         if not n_pairs:
             break
-        levels = [_Level.concat(built[v], k) for v in range(n)]
+        # child by child, dropping the parts as they are joined: the copy never doubles the level
+        levels = []
+        for v in range(n):
+            levels.append(_Level.concat(built[v], k))
+            built[v] = []
         n_scored += n_pairs
         per_level.append(n_pairs)
         if run.progress is not None:
