@@ -35,19 +35,21 @@ group does the same arithmetic with no temporaries:
      ``Σ_j min(ML_j, -d_j ln r + [atom mixed] min(0, ln a))`` (see
      :func:`gobnilp_py.scoring.parallel._block_ceiling`).
 
-**Tolerance.**  The kernel computes the same quantities from the same counts,
-but not always with the same floating-point operations: the BIC/AIC
-log-likelihood is summed per configuration (``Σ_k t[N_jk] - t[N_j]``, then
-over ``j``) where numpy sums all cells and all configurations separately with
-its pairwise ``reduceat``; the ``ml_ceiling`` sum runs sequentially where
-numpy's is pairwise; and a Dirichlet term with a count above the table uses
-the C library's ``lgamma`` where numpy uses scipy's ``gammaln`` (both
-accurate to about one unit in the last place).  Each of these changes a
-value by a few units in the last place of the terms summed, far below 1e-12
-relative, which is what the tests require (``tests/test_scoring_kernels.py``;
-the package's own "same score" tolerance is 1e-9).  Dirichlet scores whose
-counts all fit in the table, and the cell counts, come out bit-identical to
-the numpy path.  Which path scores a level is decided once per level by the
+**Tolerance.**  The kernel computes the same quantities from the same counts
+with, as far as possible, the same floating-point operations in the same
+order: the BIC/AIC log-likelihood is summed per configuration (``Σ_k t[N_jk]
+- t[N_j]``) and then over configurations, sequentially, exactly as
+:meth:`~gobnilp_py.scoring.local_scores.PenalisedLL.block_scores` does; the
+Dirichlet sums and the ``ml_ceiling`` sum follow the numpy path's sequential
+``bincount`` order.  On this installation scores, log-likelihoods, cells and
+bounds come out bit-identical, with one known exception: a Dirichlet term
+with a count above the lgamma table uses the C library's ``lgamma`` where
+numpy uses scipy's ``gammaln`` (both accurate to about one unit in the last
+place, ~1e-16 relative to the term), and another platform's compiler or C
+library may round a term differently.  So the promise, and what
+``tests/test_scoring_kernels.py`` checks, is agreement to 1e-12 relative (the
+package's own "same score" tolerance is 1e-9), plus equal cell counts.
+Which path scores a level is decided once per level by the
 caller and sent with the level's chunks to every worker, and the tables are
 deterministic for an installation, so serial, process-pool and Dask tables
 remain bit-for-bit equal.
@@ -57,9 +59,9 @@ numba is optional (``pip install gobnilp_py[fast]``); without it
 keeps the compiled code on disk next to this file (numba falls back to its
 user cache when that folder is read-only), so the compile cost (about ten
 seconds) is paid once per installation; importing numba and loading the
-cached code still cost about half a second per process, which is why the caller only
-switches to the kernel above a work threshold
-(:data:`gobnilp_py.scoring.parallel.KERNEL_MIN_UNITS`).
+cached code still cost about 1-1.5 s per process on the project's machine,
+which is why the caller only switches to the kernel once a scoring run has
+enough work (:data:`gobnilp_py.scoring.parallel.KERNEL_MIN_UNITS`).
 """
 
 from __future__ import annotations

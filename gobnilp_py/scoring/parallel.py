@@ -86,15 +86,16 @@ BLOCK_ROW_PAIRS = 1 << 20
 #: ``GOBNILP_SCORING_KERNEL`` at import; tests and benchmarks set this attribute (or the variable).
 KERNEL = os.environ.get("GOBNILP_SCORING_KERNEL", "auto").strip().lower() or "auto"
 
-#: A level is scored by the kernel (in ``"auto"`` mode) only when its work, Σ children x rows
-#: counted (the units of :data:`PARALLEL_MIN_UNITS`), reaches this.  Importing numba and loading
-#: the cached kernel cost about 0.5-0.7 s in a fresh process (and a first compile after
-#: installation several seconds), while numpy blocks cost about 10-60 ns per unit; below a few
-#: million units loading would cost more than the kernel saves (measured in
-#: ``benchmarks/results/issue-14-kernels.md``).  The
-#: decision depends on the level alone (never on what the process ran before), so a table does not
-#: depend on the history of the process that scored it.
-KERNEL_MIN_UNITS = 8_000_000
+#: In ``"auto"`` mode a scoring run switches to the kernel at the first level at which its work so
+#: far (Σ over its levels, this one included, of children x rows counted: the units of
+#: :data:`PARALLEL_MIN_UNITS`) reaches this, and stays on it.  Importing numba and loading the
+#: cached kernel cost about 1-1.5 s in a fresh process (a first compile after installation about
+#: 10 s), while the kernel saves about 10-60 ns per unit (numpy blocks 15-100 ns, the kernel 3-15;
+#: measured in ``benchmarks/results/issue-14-kernels.md``): a run switches once it has shown about
+#: a second or two of numpy work, so small problems never pay the load and big ones pay it once.
+#: The decision depends only on the run's own levels (never on what the process ran before), and is
+#: sent with the level to every worker.
+KERNEL_MIN_UNITS = 50_000_000
 
 #: Parent sets handed to one kernel call (bounds the per-pair input arrays).
 KERNEL_SETS = 4096
@@ -230,15 +231,19 @@ def _kernel_scores(sc: LocalScore) -> bool:
                for base in (BDeu, K2, BDs))
 
 
-def use_kernel(sc: LocalScore, groups: list[tuple[tuple[int, ...], np.ndarray]], rows: int) -> bool:
-    """Whether a level (``groups``) is scored by the compiled kernel (see :data:`KERNEL`)."""
+def use_kernel(sc: LocalScore, groups: list[tuple[tuple[int, ...], np.ndarray]], rows: int,
+               units_before: int = 0) -> bool:
+    """Whether a level (``groups``) is scored by the compiled kernel (see :data:`KERNEL`).
+
+    ``units_before``: work of the run's earlier levels (see :data:`KERNEL_MIN_UNITS`).
+    """
     mode = KERNEL
     if mode == "numpy" or not groups or not _kernel_scores(sc) or not kernel_available():
         return False
     if mode == "numba":
         return True
     units = sum(int(ch.size) for _, ch in groups) * max(1, rows)
-    return units >= KERNEL_MIN_UNITS
+    return units_before + units >= KERNEL_MIN_UNITS
 
 
 def _blocks_apply(sc: LocalScore) -> bool:
@@ -566,6 +571,7 @@ class LevelScorer:
         self._client: Any = None
         self._own_client = False
         self._remote_payload: Any = None
+        self._units = 0          # work of the levels run so far (kernel switch, KERNEL_MIN_UNITS)
         if backend == "dask":
             self._open_dask()
 
@@ -610,7 +616,8 @@ class LevelScorer:
     def run(self, groups: list[tuple[tuple[int, ...], np.ndarray]]) -> GroupResults:
         """Scores of every group (same arrays as :func:`score_groups` in-process)."""
         # one decision for the whole level, sent to every chunk: all processes score it with the same code
-        kernel = use_kernel(self.payload.score, groups, self.local.pc.rows)
+        kernel = use_kernel(self.payload.score, groups, self.local.pc.rows, self._units)
+        self._units += sum(int(ch.size) for _, ch in groups) * max(1, self.local.pc.rows)
         if self.backend == "processes" and (self.n_jobs <= 1 or not self.worth_sending(groups)):
             return score_groups(self.local, groups, kernel)
         workers = self.n_jobs if self.backend == "processes" else max(1, _dask_workers(self._client))
