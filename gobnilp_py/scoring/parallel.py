@@ -95,7 +95,7 @@ KERNEL = os.environ.get("GOBNILP_SCORING_KERNEL", "auto").strip().lower() or "au
 #: a second or two of numpy work, so small problems never pay the load and big ones pay it once.
 #: The decision depends only on the run's own levels (never on what the process ran before), and is
 #: sent with the level to every worker.
-KERNEL_MIN_UNITS = 50_000_000
+KERNEL_MIN_UNITS = 20_000_000
 
 #: Parent sets handed to one kernel call (bounds the per-pair input arrays).
 KERNEL_SETS = 4096
