@@ -165,7 +165,7 @@ if AVAILABLE:  # pragma: no cover - exercised only where numba is installed
         return out
 
     @_jit
-    def _score_sets(X, w, ar, set_ptr, set_el, ch_ptr, ch_el, dense_limit, max_code,
+    def _score_sets(X, w, ar, set_ptr, set_el, ch_ptr, ch_el, dense_limit, max_code, max_m,
                     dirichlet, xlogx, pen_set,
                     a_cfg, a_cell, row_cfg, row_cell, tab, K,
                     want_cells, want_ub, ub_children, lnr, lam, atom_w, mix_ptr, mix_rows, use_mixed,
@@ -183,11 +183,12 @@ if AVAILABLE:  # pragma: no cover - exercised only where numba is installed
         present = np.empty(max_code + 1, dtype=np.int64)
         prev = np.empty(kmax + 1, dtype=np.int64)
         plen = 0
-        nj = np.zeros(max_code + 1, dtype=np.int64)
-        obs = np.empty(max_code + 1, dtype=np.int64)
-        cnt = np.zeros((max_code + 1) * max_r, dtype=np.int64)
-        ml = np.zeros(max_code + 1, dtype=np.float64)
-        hm = np.zeros(max_code + 1, dtype=np.uint8)
+        # a set's final id range is at most max_m (ids compressed past dense_limit are < rows)
+        nj = np.zeros(max_m + 1, dtype=np.int64)
+        obs = np.empty(max_m + 1, dtype=np.int64)
+        cnt = np.zeros((max_m + 1) * max_r, dtype=np.int64)
+        ml = np.zeros(max_m + 1, dtype=np.float64)
+        hm = np.zeros(max_m + 1, dtype=np.uint8)
         pair = 0
         for s in range(G):
             e0, e1 = set_ptr[s], set_ptr[s + 1]
@@ -349,6 +350,7 @@ def score_sets(pc, set_ptr: np.ndarray, set_el: np.ndarray, ch_ptr: np.ndarray, 
     out_cells = np.zeros(P, dtype=np.int64)
     out_ub = np.full(P, np.inf)
     _score_sets(pc.X, w, pc.arities, set_ptr, set_el, ch_ptr, ch_el, int(pc.dense_limit), _max_code(pc),
+                int(max(pc.dense_limit, pc.rows, 1)),
                 bool(dirichlet), xlogx, pen_set, a_cfg, a_cell, row_cfg, row_cell, tab, int(K),
                 bool(want_cells), bool(want_ub), ub_children, lnr, lam, atom_w, mix_ptr, mix_rows,
                 bool(use_mixed), out_s, out_ll, out_cells, out_ub)
