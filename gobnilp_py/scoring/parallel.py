@@ -47,7 +47,7 @@ import numpy as np
 from ..data.dataset import Dataset
 from ..errors import ScoreError
 from .counts import ParentConfigs
-from .local_scores import AIC, BIC, K2, BDeu, BDs, DirichletScore, LocalScore, PenalisedLL, _lgamma_cache
+from .local_scores import K2, BDeu, BDs, DirichletScore, LocalScore, PenalisedLL, _lgamma_cache
 
 __all__ = ["Payload", "GroupResults", "score_groups", "LevelScorer", "resolve_n_jobs", "BACKENDS",
            "KERNEL", "use_kernel", "kernel_available"]
