@@ -5,7 +5,8 @@ Usage
     flock /work/cpu.lock env PYTHONPATH=. /work/venv/bin/python benchmarks/bench_scoring.py \\
         [--data-dir /work/shared/data] [--datasets wine zoo ...] [--scores BIC BDeu] \\
         [--bf 3 20 150] [--palim N] [--budget 600] [--pgmpy-sample 200] [--no-pgmpy] \\
-        [--n-jobs N] [--gobnilp] [--output results.md] [--mem-gb 8] [--jsonl runs.jsonl] [--save-jkl DIR]
+        [--n-jobs N] [--gobnilp] [--output results.md] [--mem-gb 8] [--jsonl runs.jsonl] [--save-jkl DIR] \\
+        [--kernel auto numpy numba]
 
 Every (dataset, score, Bayes factor) run is a separate subprocess with a wall
 time budget (``--budget`` seconds; a run that exceeds it is reported as
@@ -15,6 +16,10 @@ and 150, no parent limit, every core.  ``--gobnilp`` also times the GOBNILP C
 scorer (``../shared/tools/gobnilp-ebnsl/run_one.sh``, BIC only, with its own
 parent limit ``int(log2(rows + ln BF)) + 1``; its OPT and collection steps are
 given a 1 s timeout, only the scoring step is timed, within ``--budget``).
+``--kernel`` selects the counting-and-scoring path (``GOBNILP_SCORING_KERNEL``,
+see :data:`gobnilp_py.scoring.parallel.KERNEL`): ``auto`` (default), ``numpy``
+or ``numba``; several values run every case once per path, side by side (the
+path is shown after the data name).
 Columns:
 
 * ``time s`` -- wall time of :func:`gobnilp_py.scoring.score` (data already loaded);
@@ -151,11 +156,13 @@ def run_gobnilp(path: Path, bf: float, budget: float) -> dict:
 
 
 def run_one(path: Path, score_name: str, bf: float, palim: int | None, sample: int,
-            budget: float, n_jobs: int | None = None) -> dict:
+            budget: float, n_jobs: int | None = None, kernel: str | None = None) -> dict:
     cmd = [sys.executable, __file__, "--worker", str(path), score_name, repr(bf),
            str(palim if palim is not None else -1), str(sample), str(n_jobs if n_jobs else 0)]
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    if kernel is not None:
+        env["GOBNILP_SCORING_KERNEL"] = kernel
     t0 = time.perf_counter()
     # Own session, killed as a group on timeout: the run's worker processes go with it.
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
@@ -236,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mem-gb", type=float, default=8.0, help="address-space cap per run in GB (0: none)")
     ap.add_argument("--jsonl", type=Path, default=None,
                     help="append every run as one JSON line, with `uptime` and the busiest other processes")
+    ap.add_argument("--kernel", nargs="*", default=None, choices=["auto", "numpy", "numba"],
+                    help="counting-and-scoring path(s) (GOBNILP_SCORING_KERNEL); several: each case once per path")
     ap.add_argument("--save-jkl", type=Path, default=None,
                     help="write each scored table to DIR/DATA.SCORE.bfB.jkl (after the timing) for a later search")
     args = ap.parse_args(argv)
@@ -261,13 +270,15 @@ def main(argv: list[str] | None = None) -> int:
     for f in files:
         for score_name in args.scores:
             for bf in args.bf:
-                up, oth = _machine()
-                r = run_one(f, score_name, bf, args.palim, sample, args.budget, args.n_jobs)
-                _record(args.jsonl, {"data": f.stem, "score": score_name, "bf": bf, "engine": "gobnilp_py",
-                                     "uptime": up, "others": oth, **r})
-                row = fmt_row(f.stem, score_name, bf, r)
-                lines.append(row)
-                print(row, flush=True)
+                for kernel in (args.kernel or [None]):
+                    up, oth = _machine()
+                    r = run_one(f, score_name, bf, args.palim, sample, args.budget, args.n_jobs, kernel)
+                    _record(args.jsonl, {"data": f.stem, "score": score_name, "bf": bf, "engine": "gobnilp_py",
+                                         "kernel": kernel or os.environ.get("GOBNILP_SCORING_KERNEL", "auto"),
+                                         "uptime": up, "others": oth, **r})
+                    row = fmt_row(f.stem if kernel is None else f"{f.stem} [{kernel}]", score_name, bf, r)
+                    lines.append(row)
+                    print(row, flush=True)
                 if args.gobnilp and score_name == "BIC":
                     up, oth = _machine()
                     g = run_gobnilp(f, bf, args.budget)

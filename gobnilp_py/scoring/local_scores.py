@@ -234,15 +234,24 @@ class PenalisedLL(LocalScore):
     def block_scores(self, bc: BlockCounts) -> tuple[np.ndarray, np.ndarray]:
         """Scores and log-likelihoods of every pair of a block (few numpy calls for the whole block).
 
-        ``LL = Σ_cells N_jk ln N_jk - Σ_j N_j ln N_j`` with both sums read from
+        ``LL = Σ_j (Σ_k N_jk ln N_jk - N_j ln N_j)`` with every term read from
         the ``c ln c`` table; empty cells and unobserved configurations add 0.
+        Summed per configuration first (states in order), then over the
+        configurations in order, both sequentially (``bincount``): each
+        configuration's term is <= 0, so nothing cancels, and the order is the
+        one the compiled kernel (:mod:`._kernels_numba`) uses, which therefore
+        gives the same bits.  Mathematically tied families (a parent that adds
+        no information) come out exactly tied.
         """
         t = self._xlogx
         P = bc.n_pairs
         if P == 0:
             return np.empty(0), np.empty(0)
         nj, _ = bc.config_totals()
-        ll = np.add.reduceat(t[bc.flat], bc.cell_off[:-1]) - np.add.reduceat(t[nj], bc.cfg_off[:-1])
+        n_cfg = int(bc.cfg_off[-1])
+        cell_cfg = np.repeat(np.arange(n_cfg, dtype=np.int64), np.repeat(bc.r, bc.m))
+        per_cfg = np.bincount(cell_cfg, weights=t[bc.flat], minlength=n_cfg) - t[nj]
+        ll = np.bincount(np.repeat(np.arange(P, dtype=np.int64), bc.m), weights=per_cfg, minlength=P)
         qf = np.array([float(q) for q in bc.q], dtype=np.float64)[bc.pair_set]
         pen = self.coef * qf * (bc.r - 1).astype(np.float64)
         return ll - pen, ll

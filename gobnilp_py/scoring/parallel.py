@@ -14,6 +14,13 @@ a map over parent sets.  This module is that map:
   cluster (``backend="dask"``: the payload is scattered to every worker once
   and tasks refer to it).
 
+For the built-in scores the counting and scoring of a level runs either on
+numpy blocks (:func:`_score_groups_blocks`) or, when numba is installed and
+the level is big enough to pay for loading it, in the compiled kernel of
+:mod:`._kernels_numba` (same numbers; see its docstring for the tolerance).
+The choice is made once per level (:func:`use_kernel`) and sent with every
+chunk, so every process scores a level with the same code.
+
 Results are written back by position, every worker runs exactly the code of
 :func:`score_groups` on the same inputs, and no floating-point sum crosses a
 chunk boundary, so the table is bit-for-bit the serial one whatever the
@@ -24,6 +31,7 @@ a function of the set alone, so caches do not change results).
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import math
 import os
@@ -39,9 +47,10 @@ import numpy as np
 from ..data.dataset import Dataset
 from ..errors import ScoreError
 from .counts import ParentConfigs
-from .local_scores import DirichletScore, LocalScore, PenalisedLL
+from .local_scores import K2, BDeu, BDs, DirichletScore, LocalScore, PenalisedLL, _lgamma_cache
 
-__all__ = ["Payload", "GroupResults", "score_groups", "LevelScorer", "resolve_n_jobs", "BACKENDS"]
+__all__ = ["Payload", "GroupResults", "score_groups", "LevelScorer", "resolve_n_jobs", "BACKENDS",
+           "KERNEL", "use_kernel", "kernel_available"]
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +78,27 @@ BATCH = 64
 #: this many sets, and at most :data:`BLOCK_ROW_PAIRS` (pair x data row) elements of joint codes.
 BLOCK_SETS = 256
 BLOCK_ROW_PAIRS = 1 << 20
+
+#: Which code counts and scores the built-in scores: ``"auto"`` (the numba kernel of
+#: :mod:`._kernels_numba` for levels of at least :data:`KERNEL_MIN_UNITS` units when numba is
+#: importable, numpy blocks otherwise), ``"numpy"`` (always numpy) or ``"numba"`` (the kernel for
+#: every level, whatever its size; numpy when numba is missing).  Read from the environment variable
+#: ``GOBNILP_SCORING_KERNEL`` at import; tests and benchmarks set this attribute (or the variable).
+KERNEL = os.environ.get("GOBNILP_SCORING_KERNEL", "auto").strip().lower() or "auto"
+
+#: In ``"auto"`` mode a scoring run switches to the kernel at the first level at which its work so
+#: far (Σ over its levels, this one included, of children x rows counted: the units of
+#: :data:`PARALLEL_MIN_UNITS`) reaches this, and stays on it.  Importing numba and loading the
+#: cached kernel cost about 1-1.5 s in a fresh process (a first compile after installation about
+#: 10 s), while the kernel saves about 10-60 ns per unit (numpy blocks 15-100 ns, the kernel 3-15;
+#: measured in ``benchmarks/results/issue-14-kernels.md``): a run switches once it has shown about
+#: a second or two of numpy work, so small problems never pay the load and big ones pay it once.
+#: The decision depends only on the run's own levels (never on what the process ran before), and is
+#: sent with the level to every worker.
+KERNEL_MIN_UNITS = 20_000_000
+
+#: Parent sets handed to one kernel call (bounds the per-pair input arrays).
+KERNEL_SETS = 4096
 
 
 @dataclass
@@ -104,6 +134,7 @@ class _Context:
         self.pc = ParentConfigs(payload.data)
         self.lnr = np.log(np.maximum(np.asarray(payload.data.arities, dtype=np.float64), 1.0))
         self._mixed_rows: dict[int, np.ndarray] = {}
+        self._mixed_csr: tuple[np.ndarray, np.ndarray] | None = None
 
     def mixed_rows(self, child: int) -> np.ndarray:
         """Rows (of the counting) whose atom holds two or more states of ``child``."""
@@ -118,11 +149,33 @@ class _Context:
             self._mixed_rows[child] = hit
         return hit
 
+    def mixed_csr(self) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`mixed_rows` of every child that ``ub_children`` selects, as ``(ptr, rows)`` (cached)."""
+        if self._mixed_csr is None:
+            n = int(self.pc.arities.size)
+            ubc = self.p.ub_children
+            parts = [self.mixed_rows(c) if ubc is None or ubc[c] else np.zeros(0, dtype=np.int64)
+                     for c in range(n)]
+            ptr = np.zeros(n + 1, dtype=np.int64)
+            np.cumsum([x.size for x in parts], out=ptr[1:])
+            rows = np.concatenate(parts).astype(np.int64, copy=False) if ptr[-1] else np.zeros(0, dtype=np.int64)
+            self._mixed_csr = (ptr, rows)
+        return self._mixed_csr
 
-def score_groups(ctx: _Context, groups: list[tuple[tuple[int, ...], np.ndarray]]) -> GroupResults:
-    """Count and score every ``(parent set, children)`` group; arrays concatenated in order."""
+
+def score_groups(ctx: _Context, groups: list[tuple[tuple[int, ...], np.ndarray]],
+                 kernel: bool | None = None) -> GroupResults:
+    """Count and score every ``(parent set, children)`` group; arrays concatenated in order.
+
+    ``kernel``: use the compiled kernel for a built-in score (``None``: decide from these groups
+    with :func:`use_kernel`; callers that split a level decide once for the whole level).
+    """
     p = ctx.p
     if _blocks_apply(p.score):
+        if kernel is None:
+            kernel = use_kernel(p.score, groups, ctx.pc.rows)
+        if kernel:
+            return _score_groups_kernel(ctx, groups)
         return _score_groups_blocks(ctx, groups)
     total = sum(int(ch.size) for _, ch in groups)
     scores = np.empty(total)
@@ -153,6 +206,44 @@ def score_groups(ctx: _Context, groups: list[tuple[tuple[int, ...], np.ndarray]]
                 lls[pos:pos + k] = r.ll
             pos += k
     return GroupResults(scores, lls, cells, ubs)
+
+
+_KERNEL_AVAILABLE: list[bool] = []
+
+
+def kernel_available() -> bool:
+    """Whether numba can be imported (checked without importing it)."""
+    if not _KERNEL_AVAILABLE:
+        _KERNEL_AVAILABLE.append(importlib.util.find_spec("numba") is not None)
+    return _KERNEL_AVAILABLE[0]
+
+
+def _kernel_scores(sc: LocalScore) -> bool:
+    """Scores the kernel computes: penalised LL with the built-in LL (any ``coef``), and the
+    Dirichlet scores whose prior is BDeu's, K2's or BDs's own (``alpha_j`` and ``pair_alpha``
+    both inherited unchanged from one of them).  Anything else stays on the numpy path."""
+    if not _blocks_apply(sc):
+        return False
+    if isinstance(sc, PenalisedLL):
+        return True
+    cls = type(sc)
+    return any(cls.alpha_j is base.alpha_j and cls.pair_alpha is base.pair_alpha  # type: ignore[attr-defined]
+               for base in (BDeu, K2, BDs))
+
+
+def use_kernel(sc: LocalScore, groups: list[tuple[tuple[int, ...], np.ndarray]], rows: int,
+               units_before: int = 0) -> bool:
+    """Whether a level (``groups``) is scored by the compiled kernel (see :data:`KERNEL`).
+
+    ``units_before``: work of the run's earlier levels (see :data:`KERNEL_MIN_UNITS`).
+    """
+    mode = KERNEL
+    if mode == "numpy" or not groups or not _kernel_scores(sc) or not kernel_available():
+        return False
+    if mode == "numba":
+        return True
+    units = sum(int(ch.size) for _, ch in groups) * max(1, rows)
+    return units_before + units >= KERNEL_MIN_UNITS
 
 
 def _blocks_apply(sc: LocalScore) -> bool:
@@ -212,6 +303,96 @@ def _score_groups_blocks(ctx: _Context, groups: list[tuple[tuple[int, ...], np.n
     return GroupResults(scores, lls, cells, ubs)
 
 
+def _score_groups_kernel(ctx: _Context, groups: list[tuple[tuple[int, ...], np.ndarray]]) -> GroupResults:
+    """:func:`_score_groups_blocks` in the compiled kernel (:mod:`._kernels_numba`).
+
+    The per-pair inputs of the scores (the Dirichlet ``a_j`` and its table rows, ``min(0, ln a_j)``,
+    the penalty per free parameter) are computed here with the numpy path's own expressions, so the
+    kernel only counts and sums.
+    """
+    from . import _kernels_numba as kn
+
+    if not kn.AVAILABLE:  # pragma: no cover - numba found but not importable
+        return _score_groups_blocks(ctx, groups)
+    p = ctx.p
+    sc = p.score
+    pc = ctx.pc
+    dirichlet = isinstance(sc, DirichletScore)
+    total = sum(int(ch.size) for _, ch in groups)
+    scores = np.empty(total)
+    lls = np.full(total, np.nan)
+    cells = np.zeros(total, dtype=np.int64)
+    ubs = np.full(total, np.inf)
+    want_cells = dirichlet and (p.want_cells or p.want_ub)
+    want_ub = dirichlet and p.want_ub
+    n = pc.arities.size
+    empty_f = np.zeros(0)
+    empty_i = np.zeros(0, dtype=np.int64)
+    if want_ub:
+        mix_ptr, mix_rows = ctx.mixed_csr()
+        assert p.atom_weights is not None
+        atom_w = np.ascontiguousarray(p.atom_weights, dtype=np.float64)
+        ub_children = (np.ones(n, dtype=np.bool_) if p.ub_children is None
+                       else np.asarray(p.ub_children, dtype=np.bool_))
+    else:
+        mix_ptr, mix_rows = np.zeros(n + 1, dtype=np.int64), empty_i
+        atom_w = np.zeros((n, 0))
+        ub_children = np.zeros(n, dtype=np.bool_)
+    xlogx = sc._xlogx if isinstance(sc, PenalisedLL) else empty_f
+    ar = ctx.pc._ar_list
+    pos = 0
+    for b in range(0, len(groups), KERNEL_SETS):
+        chunk = groups[b:b + KERNEL_SETS]
+        sets = [g[0] for g in chunk]
+        set_ptr, set_el = kn.csr(sets)
+        ch_ptr = np.zeros(len(chunk) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter((g[1].size for g in chunk), dtype=np.int64, count=len(chunk)), out=ch_ptr[1:])
+        k = int(ch_ptr[-1])
+        children = (np.concatenate([g[1] for g in chunk]).astype(np.int64, copy=False) if k else empty_i)
+        pair_set = np.repeat(np.arange(len(chunk), dtype=np.int64), np.diff(ch_ptr))
+        qs = [math.prod(map(ar.__getitem__, x)) for x in sets]
+        r = pc.arities[children]
+        if dirichlet:
+            pen_set = empty_f
+            # BDs's a_j needs each set's number of observed configurations before scoring
+            n_obs = (kn.observed_configs(pc, set_ptr, set_el)[pair_set]
+                     if type(sc).pair_alpha is BDs.pair_alpha else empty_i)  # type: ignore[attr-defined]
+            light = _LightBlock(q=qs, pair_set=pair_set, r=r)
+            a = np.asarray(sc.pair_alpha(light, n_obs), dtype=np.float64)  # type: ignore[attr-defined]
+            a_cell = a / r.astype(np.float64)
+            lg = _lgamma_cache()
+            rows = lg.rows(np.concatenate([a, a_cell]))
+            row_cfg, row_cell = rows[:k], rows[k:]
+            tab, K = lg._tab, lg.K
+            lam = np.minimum(0.0, np.log(a)) if want_ub else empty_f
+        else:
+            pen_set = sc.coef * np.array([float(q) for q in qs], dtype=np.float64)  # type: ignore[attr-defined]
+            a = a_cell = empty_f
+            row_cfg = row_cell = empty_i
+            tab, K = np.zeros((1, 1)), 0
+            lam = empty_f
+        s_, ll_, c_, u_ = kn.score_sets(
+            pc, set_ptr, set_el, ch_ptr, children, dirichlet=dirichlet, xlogx=xlogx, pen_set=pen_set,
+            a_cfg=a, a_cell=a_cell, row_cfg=row_cfg, row_cell=row_cell, tab=tab, K=K, want_cells=want_cells, want_ub=want_ub,
+            ub_children=ub_children, lnr=ctx.lnr, lam=lam, atom_w=atom_w, mix_ptr=mix_ptr,
+            mix_rows=mix_rows, use_mixed=p.atom_mixed is not None)
+        scores[pos:pos + k] = s_
+        lls[pos:pos + k] = ll_
+        cells[pos:pos + k] = c_
+        ubs[pos:pos + k] = u_
+        pos += k
+    return GroupResults(scores, lls, cells, ubs)
+
+
+@dataclass
+class _LightBlock:
+    """The fields of a :class:`~gobnilp_py.scoring.counts.BlockCounts` that the built-in ``pair_alpha`` read."""
+
+    q: list[int]
+    pair_set: np.ndarray
+    r: np.ndarray
+
+
 def _block_ceiling(ctx: _Context, bc: Any, d: np.ndarray, a: np.ndarray) -> np.ndarray:
     """``ml_ceiling`` bound of every pair of a block (``+inf`` for children it cannot help).
 
@@ -253,7 +434,9 @@ def _block_ceiling(ctx: _Context, bc: Any, d: np.ndarray, a: np.ndarray) -> np.n
         has_mixed = np.zeros(size, dtype=bool)
         has_mixed[idx] = True
         cell_ub = cell_ub + has_mixed * np.repeat(lam, ms)
-    out[sel] = np.add.reduceat(np.minimum(ml, cell_ub), off[:-1])
+    # sequential sum per pair (configurations in order): the order of the compiled kernel, same bits
+    out[sel] = np.bincount(np.repeat(np.arange(sel.size, dtype=np.int64), ms), weights=np.minimum(ml, cell_ub),
+                           minlength=sel.size)
     return out
 
 
@@ -337,16 +520,17 @@ def _init_worker(payload: Payload) -> None:
     _WORKER[payload.token] = _Context(payload)
 
 
-def _run_chunk(token: str, groups: list[tuple[tuple[int, ...], np.ndarray]]) -> GroupResults:
-    return score_groups(_WORKER[token], groups)
+def _run_chunk(token: str, groups: list[tuple[tuple[int, ...], np.ndarray]], kernel: bool = False) -> GroupResults:
+    return score_groups(_WORKER[token], groups, kernel)
 
 
-def _run_chunk_dask(payload: Payload, groups: list[tuple[tuple[int, ...], np.ndarray]]) -> GroupResults:
+def _run_chunk_dask(payload: Payload, groups: list[tuple[tuple[int, ...], np.ndarray]],
+                    kernel: bool = False) -> GroupResults:
     ctx = _WORKER.get(payload.token)
     if ctx is None:
         _WORKER.clear()
         ctx = _WORKER[payload.token] = _Context(payload)
-    return score_groups(ctx, groups)
+    return score_groups(ctx, groups, kernel)
 
 
 def resolve_n_jobs(n_jobs: int | None) -> int:
@@ -387,6 +571,7 @@ class LevelScorer:
         self._client: Any = None
         self._own_client = False
         self._remote_payload: Any = None
+        self._units = 0          # work of the levels run so far (kernel switch, KERNEL_MIN_UNITS)
         if backend == "dask":
             self._open_dask()
 
@@ -430,17 +615,22 @@ class LevelScorer:
 
     def run(self, groups: list[tuple[tuple[int, ...], np.ndarray]]) -> GroupResults:
         """Scores of every group (same arrays as :func:`score_groups` in-process)."""
+        # one decision for the whole level, sent to every chunk: all processes score it with the same code
+        kernel = use_kernel(self.payload.score, groups, self.local.pc.rows, self._units)
+        self._units += sum(int(ch.size) for _, ch in groups) * max(1, self.local.pc.rows)
         if self.backend == "processes" and (self.n_jobs <= 1 or not self.worth_sending(groups)):
-            return score_groups(self.local, groups)
+            return score_groups(self.local, groups, kernel)
         workers = self.n_jobs if self.backend == "processes" else max(1, _dask_workers(self._client))
         chunks = _split(groups, 4 * workers)
         if self.backend == "processes":
             if self._pool is None:
                 self._open_pool()
             assert self._pool is not None
-            parts = list(self._pool.map(_run_chunk, [self.payload.token] * len(chunks), chunks))
+            parts = list(self._pool.map(_run_chunk, [self.payload.token] * len(chunks), chunks,
+                                        [kernel] * len(chunks)))
         else:
-            futs = [self._client.submit(_run_chunk_dask, self._remote_payload, c, pure=False) for c in chunks]
+            futs = [self._client.submit(_run_chunk_dask, self._remote_payload, c, kernel, pure=False)
+                    for c in chunks]
             parts = self._client.gather(futs)
         return GroupResults(*(np.concatenate([getattr(p, f) for p in parts])
                               for f in ("scores", "ll", "cells", "ub")))
