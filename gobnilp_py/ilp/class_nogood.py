@@ -26,15 +26,33 @@ always adjacent in a CPDAG, else Meek's rule R1 would orient ``v - u``).  So
 
     G ∈ C   ⟺   every family of G is of the class  and  Σ_v u(v, W_v) = |U|.
 
-With ``y = Σ_{(v,W) of the class} x_{v,W}`` (``<= n``) and ``z = Σ_{(v,W) of the
-class} u(v, W) x_{v,W}`` (``<= |U|`` for every acyclic point), the inequality
+With ``y = Σ_{(v,W) of the class} x_{v,W}`` and ``z = Σ_{(v,W) of the class}
+u(v, W) x_{v,W}``, every acyclic integral point has ``y <= n`` (one family per
+node) and ``z <= |U|`` (an undirected edge ``a - b`` adds 1 to ``z`` when
+``a ∈ W_b`` or ``b ∈ W_a``, never both: that would be a 2-cycle).  Hence
 
-    (|U| + 1) · y + z  <=  (|U| + 1) · n + |U| − 1
+    y + z  <=  n + |U| − 1
 
-is violated exactly when ``y = n`` and ``z = |U|``, i.e. exactly by the DAGs of
-``C``: every other acyclic network satisfies it, so no network outside ``C`` is
-lost.  With ``|U| = 0`` (a class of one DAG) it is the ordinary nogood
-``y <= n - 1``.
+is violated by an acyclic point exactly when ``y = n`` and ``z = |U|`` (both
+are integers at their maxima), i.e. exactly by the DAGs of ``C``: every other
+acyclic network satisfies it, so no network outside ``C`` is lost.  With
+``|U| = 0`` (a class of one DAG) it is the ordinary nogood ``y <= n - 1``.
+
+Why these weights (and not ``(|U| + 1) · y + z <= (|U| + 1) · n + |U| − 1``,
+which excludes the same integral points and was used before): the
+inequality is also a row of every LP in the search, and its strength there is
+what lets the search's bound fall below a class once it is found.  From a
+member's point an LP can satisfy the row by moving a fraction ``δ`` of one
+node's mass from a family with ``u`` undirected parents to a family outside
+the class; it needs ``δ (1 + u) >= 1`` here, but only
+``δ (|U| + 1 + u) >= 1`` with the ``|U| + 1`` weights, i.e. ``δ`` of about
+``1 / |U|``: on classes with many undirected edges (hailfinder100: thousands of
+members per class) the LP bound then barely moves below the class's score,
+and the collecting search's global bound stayed at the optimum for 300 s
+(``benchmarks/results/issue-13-hailfinder.md``).  Among inequalities in
+``(y, z)`` alone, ``y + z`` is the one through the two integral points
+nearest the class that it must keep: ``(n, |U| − 1)`` (a member with one
+undirected edge dropped, a DAG of another class) and ``(n − 1, |U|)``.
 """
 
 from __future__ import annotations
@@ -86,8 +104,8 @@ def class_nogood(index: FamilyIndex, masks: np.ndarray | Sequence[int], directed
             m ^= low
     adj = [directed[v] | children[v] | undirected[v] for v in range(n)]
     n_und = sum(bin(u).count("1") for u in undirected) // 2
-    big = n_und + 1
-    rhs = float(big * n + n_und - 1)
+    big = 1  # weight of y (see the module docstring)
+    rhs = float(n + n_und - 1)
     if isinstance(masks, np.ndarray):
         return _vectorised(index, masks, directed, undirected, adj, big) + (rhs,)
     fams: list[int] = []

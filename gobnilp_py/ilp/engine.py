@@ -11,7 +11,8 @@ constraints, choose this method and present the answer.
 :func:`epsilon_set`
     Rebuild the same model with the enumeration settings (exactness:
     :data:`~gobnilp_py.ilp.settings.ENUMERATION_PARAMS`; speed:
-    :data:`~gobnilp_py.ilp.settings.COLLECT_PARAMS`,
+    :data:`~gobnilp_py.ilp.settings.COLLECT_PARAMS` (by class:
+    :data:`~gobnilp_py.ilp.settings.CLASS_COLLECT_PARAMS`),
     :data:`~gobnilp_py.ilp.settings.COLLECT_MODEL_OPTIONS`, all primal heuristics
     off), set the objective limit just below ``OPT - ε`` and let the
     :class:`~gobnilp_py.ilp.collector.NetworkCollector` record every acyclic
@@ -44,7 +45,7 @@ from typing import Any
 from ..errors import ConstraintError, SolverError
 from ..scoring.table import ScoreTable
 from ..search.results import Collection, Solution
-from .settings import COLLECT_MODEL_OPTIONS, COLLECT_PARAMS, ENUMERATION_PARAMS
+from .settings import CLASS_COLLECT_PARAMS, COLLECT_MODEL_OPTIONS, COLLECT_PARAMS, ENUMERATION_PARAMS
 from .stats import SolveStats
 
 __all__ = ["optimum", "epsilon_set", "kbest", "tolerances", "REL_TOL", "REL_MARGIN"]
@@ -231,7 +232,8 @@ def _collect(table: ScoreTable, constraints: Any, *, objlimit: float | None, max
             _log.warning("SCIP parameter %s=%r ignored: the enumeration needs %r to stay exact",
                          key, user[key], ENUMERATION_PARAMS[key])
             del user[key]
-    p: dict[str, Any] = {**COLLECT_PARAMS, **user, **ENUMERATION_PARAMS}
+    base = CLASS_COLLECT_PARAMS if by_class else COLLECT_PARAMS
+    p: dict[str, Any] = {**base, **user, **ENUMERATION_PARAMS}
     fm = build_model(table, constraints=constraints, params=p, verbose=verbose, heuristic=False,
                      **COLLECT_MODEL_OPTIONS)
     # No primal heuristic can succeed (the collector rejects every point): switch them all off, then

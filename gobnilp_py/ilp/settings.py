@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["DEFAULT_PARAMS", "ENUMERATION_PARAMS", "COLLECT_PARAMS", "COLLECT_MODEL_OPTIONS"]
+__all__ = ["DEFAULT_PARAMS", "ENUMERATION_PARAMS", "COLLECT_PARAMS", "CLASS_COLLECT_PARAMS", "COLLECT_MODEL_OPTIONS"]
 
 #: SCIP settings applied before the caller's overrides (measured, see docs/solver.md).
 DEFAULT_PARAMS: dict[str, Any] = {
@@ -71,6 +71,19 @@ COLLECT_PARAMS: dict[str, object] = {
     # cheaper ones; collection CPU time -18% (wine BF 20) to -40% (zoo BF 3), never worse in our runs.
     "branching/inference/priority": 100_000,
 }
+
+#: The settings of a *class-level* collecting search: :data:`COLLECT_PARAMS` without depth-first node
+#: selection and inference branching, i.e. SCIP's own choices (best-estimate node selection with plunging,
+#: reliability pseudo-cost branching).  Node and branching order never remove a point (the cutoff is the fixed
+#: objective limit), so this is a speed setting only.  Why: a class-level search records one point per class
+#: and excludes each class with a dense class nogood; depth first with inference branching then spent
+#: ~50 nodes per class on hailfinder100 BF 20 (1,834 classes in 200 s, unfinished, global bound stuck at
+#: the optimum), where SCIP's defaults need ~10 per class and finish (1,880 classes in 87 s), with a global
+#: bound that falls steadily, i.e. a useful certified threshold when a time limit stops the search
+#: (``benchmarks/results/issue-13-hailfinder.md``).
+CLASS_COLLECT_PARAMS: dict[str, object] = {
+    k: v for k, v in COLLECT_PARAMS.items()
+    if k not in ("nodeselection/dfs/stdpriority", "branching/inference/priority")}
 
 #: :func:`~gobnilp_py.model.builder.build_model` options of the collecting search.  Cluster cuts
 #: are separated at the root only (cycle heuristic, then the exact sub-IP); in the tree the
