@@ -858,8 +858,9 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
                 continue
             m_pairs = sum(p[1].size for p in parts)
             run.check_budget(n_scored, per_child, k, extra=stored + m_pairs * transient(k))
-            n_sets += _score_piece(run, parts, built if store else None, k)
-            stored = float(sum(p.nbytes() for b in built for p in b))
+            got_sets, got_bytes = _score_piece(run, parts, built if store else None, k)
+            n_sets += got_sets
+            stored += got_bytes
         n_pairs = int(per_child.sum())
         if not n_pairs:
             break
@@ -882,10 +883,10 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
     return n_scored, per_level
 
 
-def _score_piece(run: _Run, parts: list[Any], built: list[list[_Level]] | None, k: int) -> int:
+def _score_piece(run: _Run, parts: list[Any], built: list[list[_Level]] | None, k: int) -> tuple[int, int]:
     """Count and score one piece's candidates, keep the undominated ones, and store its rows.
 
-    Returns the number of distinct parent sets counted.
+    Returns the number of distinct parent sets counted and the bytes of the rows stored.
     """
     n = len(run.names)
     eps = run.eps
@@ -928,6 +929,7 @@ def _score_piece(run: _Run, parts: list[Any], built: list[list[_Level]] | None, 
         keep_idx = np.arange(gl.size)
     for i, s in zip(keep_idx.tolist(), scores[keep_idx].tolist()):
         run.kept[int(cc[i])].append((tuple(ce[i].tolist()), s))
+    added = 0
     if built is not None:
         nb = np.maximum(scores, cb)
         o2 = np.lexsort((cm, cc))
@@ -935,8 +937,10 @@ def _score_piece(run: _Run, parts: list[Any], built: list[list[_Level]] | None, 
         for v in range(n):
             if cuts[v + 1] > cuts[v]:
                 sl = o2[cuts[v]:cuts[v + 1]]
-                built[v].append(_Level(cm[sl], ce[sl], lls[sl], nb[sl], cq[sl], cn[sl], ccells[sl], cub[sl]))
-    return len(groups)
+                part = _Level(cm[sl], ce[sl], lls[sl], nb[sl], cq[sl], cn[sl], ccells[sl], cub[sl])
+                built[v].append(part)
+                added += part.nbytes()
+    return len(groups), added
 
 
 def _generate(run: _Run, levels: list[_Level], v: int, k: int, a0: int, b0: int, j0: int, j1: int,
