@@ -90,13 +90,13 @@ def test_the_last_level_is_not_stored_when_no_child_can_grow(monkeypatch):
     rng = np.random.default_rng(3)
     ds = Dataset([f"V{j}" for j in range(6)], [2] * 6, rng.integers(0, 2, size=(50, 6)))
     built_sizes: list[int] = []
-    real = engine._score_piece
+    real = engine._finish_piece
 
-    def spy(run, parts, built, k):
-        built_sizes.append(-1 if built is None else k)
-        return real(run, parts, built, k)
+    def spy(run, grouped, built):
+        built_sizes.append(-1 if built is None else grouped.elems.shape[1])
+        return real(run, grouped, built)
 
-    monkeypatch.setattr(engine, "_score_piece", spy)
+    monkeypatch.setattr(engine, "_finish_piece", spy)
     t = score(ds, score="BIC", palim=2, prune=False, n_jobs=1)
     assert t.meta["families_scored_per_level"] == [6, 30, 60]
     assert built_sizes == [1, -1]
@@ -117,3 +117,28 @@ def test_a_walk_stopped_by_the_parent_count_cap_is_not_unpruned():
     # palim="auto" depends on ε: even unpruned, the table is safe for its own ε only
     auto = score(ds, score="BIC", palim="auto", prune=False, bayes_factor=3, n_jobs=1)
     assert not auto.is_unpruned and auto.safe_epsilon == pytest.approx(np.log(3))
+
+
+@pytest.mark.parametrize("kind", ["BIC", "BDeu"])
+def test_pieces_scored_on_workers_while_the_next_is_generated_equal_the_serial_walk(monkeypatch, kind):
+    """Pipelined pieces: piece i is scored on the pool while piece i + 1 is generated.
+
+    Tiny pieces, every piece sent to two worker processes (as arrays,
+    ``FlatGroups``), both scoring kernels where numba is installed: the table,
+    every counter and the per-level counts equal the serial one-piece walk.
+    """
+    from gobnilp_py.scoring import parallel
+
+    rng = np.random.default_rng(11)
+    ds = Dataset([f"V{j}" for j in range(7)], [2, 3, 2, 2, 3, 2, 2], rng.integers(0, 2, size=(80, 7)))
+    serial = score(ds, score=kind, bayes_factor=3, n_jobs=1)
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_GROUPS", 0)
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_UNITS", 0)
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_UNITS_PER_GROUP", 0)
+    monkeypatch.setattr(engine, "PIECE_PAIRS", 5)
+    for mode in ("numpy", "numba"):
+        monkeypatch.setattr(parallel, "KERNEL", mode)
+        piped = score(ds, score=kind, bayes_factor=3, n_jobs=2)
+        assert piped.families == serial.families
+        assert piped.pruning == serial.pruning
+        assert piped.meta["families_scored_per_level"] == serial.meta["families_scored_per_level"]

@@ -188,7 +188,7 @@ def test_memory_budget_error_names_variable_level_and_memory():
     assert batched.families == full.families
     assert batched.meta["families_scored_per_level"] == full.meta["families_scored_per_level"]
     with pytest.raises(ScoreError) as exc:
-        score(ds, score="BDeu", memory_limit=100_000, n_jobs=1)
+        score(ds, score="BDeu", memory_limit=40_000, n_jobs=1)
     msg = str(exc.value)
     assert "\n" not in msg and "variable 'v" in msg and "parent-set size" in msg and "memory_limit" in msg
     assert "MB" in msg or "GB" in msg

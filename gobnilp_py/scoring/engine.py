@@ -34,7 +34,7 @@ from . import pruning as P
 from .candidates import immediate_subsets, next_level
 from .counts import ParentConfigs
 from .local_scores import DirichletScore, LocalScore, PenalisedLL, make_score
-from .parallel import LevelScorer, Payload
+from .parallel import FlatGroups, LevelScorer, Payload, PendingScores
 from .table import ScoreTable
 
 __all__ = ["score", "resolve_epsilon", "DEFAULT_MAX_CANDIDATES", "DEFAULT_MEMORY_LIMIT", "active_rules"]
@@ -586,13 +586,16 @@ class _Level:
     """One child's scored sets of one size, as arrays sorted by bitmask."""
 
     masks: np.ndarray      # int64 (M,)
-    elems: np.ndarray      # int64 (M, k), each row sorted
+    elems: np.ndarray      # int8 (M, k), each row sorted (n <= 62: masks are int64)
     ll: np.ndarray         # float (M,), NaN when the score has no LL
     best: np.ndarray       # float (M,): best score of the set or any subset
     q: np.ndarray          # float (M,): declared number of parent configurations
-    nnu: np.ndarray        # int64 (M,): parents of arity >= 2
-    cells: np.ndarray      # int64 (M,): cells with N_jk > 0 (cell_bound; zeros otherwise)
+    nnu: np.ndarray        # int8 (M,): parents of arity >= 2
+    cells: np.ndarray      # int32 (M,): cells with N_jk > 0 (cell_bound; zeros otherwise)
     ub: np.ndarray         # float (M,): ml_ceiling bound of the set and its supersets (+inf otherwise)
+
+    # k + 45 bytes a row (was 8k + 56 with int64 elements, counts and cells): the stored level is
+    # what a wide walk holds (spectf: 48.9 million rows of size 5), so small integers are kept small.
 
     def nbytes(self) -> int:
         return sum(a.nbytes for a in (self.masks, self.elems, self.ll, self.best, self.q, self.nnu,
@@ -603,7 +606,8 @@ class _Level:
         if not parts:
             e = np.zeros(0, dtype=np.int64)
             f = np.zeros(0)
-            return _Level(e, np.zeros((0, k), dtype=np.int64), f, f, f, e, e, f)
+            return _Level(e, np.zeros((0, k), dtype=np.int8), f, f, f, np.zeros(0, dtype=np.int8),
+                          np.zeros(0, dtype=np.int32), f)
         if len(parts) == 1:
             return parts[0]
         return _Level(*(np.concatenate([getattr(p, name) for p in parts])
@@ -706,7 +710,7 @@ def _row_chunks(lv: _Level, v: int, k: int, ra: int, rb: int, j0: int, j1: int) 
     """Ranges ``(a, b, candidates)`` of rows ``ra:rb`` whose candidates (``j`` in ``[j0, j1)``) fit in :data:`GEN_CHUNK_BYTES`."""
     if rb <= ra:
         return []
-    maxy = lv.elems[ra:rb, -1] if k > 1 else np.full(rb - ra, -1, dtype=np.int64)
+    maxy = lv.elems[ra:rb, -1].astype(np.int64) if k > 1 else np.full(rb - ra, -1, dtype=np.int64)
     lo = np.maximum(maxy + 1, j0)
     cnt = np.maximum(j1 - lo, 0) - ((v >= lo) & (v < j1))
     cost = np.cumsum(cnt * (48 * k + 200) + (j1 - j0))
@@ -791,7 +795,7 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
     Memory: a level is generated, counted and scored in *pieces*
     (:func:`_plan_pieces`) of at most :data:`PIECE_PAIRS` candidates, so only
     the previous level and the compact rows of the level being built are held
-    (8k + 56 bytes a row, :meth:`_Level.nbytes`); a level after which no child can grow
+    (k + 45 bytes a row, :meth:`_Level.nbytes`); a level after which no child can grow
     (:func:`_grows`) is not stored at all -- on wide data that is the largest
     one.
     """
@@ -809,9 +813,9 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
     for v in range(n):
         m = 1 if v in run.active else 0
         sl = slice(v, v + m)
-        levels.append(_Level(np.zeros(m, dtype=np.int64), np.zeros((m, 0), dtype=np.int64),
-                             res0.ll[sl].copy(), s0[sl].copy(), np.ones(m), np.zeros(m, dtype=np.int64),
-                             res0.cells[sl].copy(), res0.ub[sl].copy()))
+        levels.append(_Level(np.zeros(m, dtype=np.int64), np.zeros((m, 0), dtype=np.int8),
+                             res0.ll[sl].copy(), s0[sl].copy(), np.ones(m), np.zeros(m, dtype=np.int8),
+                             res0.cells[sl].astype(np.int32), res0.ub[sl].copy()))
     n_scored, per_level = n, [n]
     transient = _bytes_per_pair
 
@@ -834,31 +838,47 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
         per_child = np.zeros(n, dtype=np.int64)
         stored = 0.0
         n_sets = 0
-        for pc_ in pieces:
-            parts = []
-            for v in range(n):
-                if not grow[v]:
+        # Pipelined: piece i is scored (by the workers) while piece i + 1 is generated and grouped here.
+        inflight: _Grouped | None = None
+        try:
+            for pc_ in pieces:
+                parts = []
+                for v in range(n):
+                    if not grow[v]:
+                        continue
+                    lv = levels[v]
+                    ra = int(np.searchsorted(lv.masks, pc_.ylo))
+                    rb = int(np.searchsorted(lv.masks, pc_.yhi))
+                    for a0, b0, n_max in _row_chunks(lv, v, k, ra, rb, pc_.j0, pc_.j1):
+                        if others is not None:
+                            got = _generate_compiled(run, lv, v, k, a0, b0, pc_.j0, pc_.j1, bit, arf, nonunit,
+                                                     llc, others, n_max)
+                        else:
+                            got = _generate(run, levels, v, k, a0, b0, pc_.j0, pc_.j1, ar, arf, lnr, bit,
+                                            nonunit, cols, llc, eps, prune, coef, R)
+                        if got is not None:
+                            parts.append(got)
+                            per_child[v] += got[1].size
+                if not parts:
                     continue
-                lv = levels[v]
-                ra = int(np.searchsorted(lv.masks, pc_.ylo))
-                rb = int(np.searchsorted(lv.masks, pc_.yhi))
-                for a0, b0, n_max in _row_chunks(lv, v, k, ra, rb, pc_.j0, pc_.j1):
-                    if others is not None:
-                        got = _generate_compiled(run, lv, v, k, a0, b0, pc_.j0, pc_.j1, bit, arf, nonunit,
-                                                 llc, others, n_max)
-                    else:
-                        got = _generate(run, levels, v, k, a0, b0, pc_.j0, pc_.j1, ar, arf, lnr, bit, nonunit,
-                                        cols, llc, eps, prune, coef, R)
-                    if got is not None:
-                        parts.append(got)
-                        per_child[v] += got[1].size
-            if not parts:
-                continue
-            m_pairs = sum(p[1].size for p in parts)
-            run.check_budget(n_scored, per_child, k, extra=stored + m_pairs * transient(k))
-            got_sets, got_bytes = _score_piece(run, parts, built if store else None, k)
-            n_sets += got_sets
-            stored += got_bytes
+                m_pairs = sum(p[1].size for p in parts) + (0 if inflight is None else inflight.cc.size)
+                run.check_budget(n_scored, per_child, k, extra=stored + m_pairs * transient(k))
+                grouped = _group_piece(run, parts, k)
+                del parts
+                grouped.pending = run.scorer.submit(grouped.groups)
+                if inflight is not None:
+                    got_sets, got_bytes = _finish_piece(run, inflight, built if store else None)
+                    n_sets += got_sets
+                    stored += got_bytes
+                inflight = grouped
+            if inflight is not None:
+                got_sets, got_bytes = _finish_piece(run, inflight, built if store else None)
+                n_sets += got_sets
+                stored += got_bytes
+                inflight = None
+        finally:
+            if inflight is not None and inflight.pending is not None:
+                inflight.pending.cancel()
         n_pairs = int(per_child.sum())
         if not n_pairs:
             break
@@ -881,13 +901,37 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
     return n_scored, per_level
 
 
-def _score_piece(run: _Run, parts: list[Any], built: list[list[_Level]] | None, k: int) -> tuple[int, int]:
-    """Count and score one piece's candidates, keep the undominated ones, and store its rows.
+@dataclass
+class _Grouped:
+    """One piece's candidates grouped by parent set, and the scores being computed for them.
 
-    Returns the number of distinct parent sets counted and the bytes of the rows stored.
+    Groups (distinct parent sets) are in lexicographic order of their elements
+    (the counting reuses the ids of the longest shared prefix), children
+    ascending inside a group.  Per-pair arrays are in that order; what depends
+    only on the parent set (mask, elements, q, parents of arity >= 2) is held
+    once per group and read through ``gid``.
+    """
+
+    groups: FlatGroups
+    cc: np.ndarray      # int64 (P,): child of every pair
+    cb: np.ndarray      # float (P,): best score of a subset, per pair
+    cui: np.ndarray     # float (P,): ml ceiling of the subsets, per pair
+    gid: np.ndarray     # int64 (P,): group of every pair
+    masks: np.ndarray   # int64 (G,)
+    elems: np.ndarray   # int8 (G, k)
+    q: np.ndarray       # float (G,)
+    nnu: np.ndarray     # int8 (G,)
+    pending: PendingScores | None = None
+
+
+def _group_piece(run: _Run, parts: list[Any], k: int) -> _Grouped:
+    """Group one piece's candidates by parent set (counted once for all the children that want it).
+
+    Only three arrays are permuted per pair (child, best subset score,
+    ceiling); a parent set's own values are gathered once per group (q and the
+    number of parents of arity >= 2 depend on the set alone).
     """
     n = len(run.names)
-    eps = run.eps
     cm = np.concatenate([p[1] for p in parts])
     cc = np.concatenate([np.full(p[1].size, p[0], dtype=np.int64) for p in parts])
     ce = np.concatenate([p[2] for p in parts])
@@ -895,26 +939,41 @@ def _score_piece(run: _Run, parts: list[Any], built: list[list[_Level]] | None, 
     cq = np.concatenate([p[4] for p in parts])
     cn = np.concatenate([p[5] for p in parts])
     cui = np.concatenate([p[6] for p in parts])
-    del parts
-    # Group by parent set; visit sets in lexicographic order (prefix reuse in counting).
     umask, first, inv = np.unique(cm, return_index=True, return_inverse=True)
     ue = ce[first]
-    lex = np.empty(umask.size, dtype=np.int64)
-    lex[np.lexsort(ue.T[::-1])] = np.arange(umask.size)
-    order = np.lexsort((cc, lex[inv]))
-    cm, cc, ce, cb, cq, cn, cui, inv = (a[order] for a in (cm, cc, ce, cb, cq, cn, cui, inv))
-    gl = lex[inv]
-    starts = np.flatnonzero(np.r_[True, gl[1:] != gl[:-1]])
-    ends = np.r_[starts[1:], gl.size]
-    utup = [tuple(t) for t in ce[starts].tolist()]
-    groups = [(t, cc[s_:e_]) for t, s_, e_ in zip(utup, starts.tolist(), ends.tolist())]
-    res = run.scorer.run(groups)
+    G = int(umask.size)
+    by_lex = np.lexsort(ue.T[::-1])                  # group (in mask order) of each lexicographic rank
+    lex = np.empty(G, dtype=np.int64)
+    lex[by_lex] = np.arange(G, dtype=np.int64)
+    key = lex[inv.reshape(-1)] * n + cc              # distinct per pair: any sort gives the same order
+    order = np.argsort(key)
+    key = key[order]
+    gid = key // n
+    cc = key - gid * n
+    ch_ptr = np.searchsorted(gid, np.arange(G + 1, dtype=np.int64))
+    sets = ue[by_lex].astype(np.int8)
+    groups = FlatGroups(np.arange(G + 1, dtype=np.int64) * k, sets.reshape(-1), ch_ptr, cc.astype(np.int16))
+    return _Grouped(groups, cc, cb[order], cui[order], gid, umask[by_lex], sets, cq[first][by_lex],
+                    cn[first][by_lex].astype(np.int8))
+
+
+def _finish_piece(run: _Run, gp: _Grouped, built: list[list[_Level]] | None) -> tuple[int, int]:
+    """Take a piece's scores, keep the undominated candidates, and store its rows.
+
+    Returns the number of distinct parent sets counted and the bytes of the rows stored.
+    """
+    n = len(run.names)
+    eps = run.eps
+    assert gp.pending is not None
+    res = gp.pending.result()
+    gp.pending = None
+    cc, cb, gid = gp.cc, gp.cb, gp.gid
     scores, lls, ccells = res.scores, res.ll, res.cells
-    cub = np.minimum(res.ub, cui)    # a set's bound is also bounded by its subsets' bounds
+    cub = np.minimum(res.ub, gp.cui)    # a set's bound is also bounded by its subsets' bounds
     bad = np.isnan(scores) | (scores == np.inf)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        _check_finite(scores[i:i + 1], run.names, [tuple(ce[i].tolist())], cc[i:i + 1])
+        _check_finite(scores[i:i + 1], run.names, [tuple(gp.elems[gid[i]].tolist())], cc[i:i + 1])
     if run.prune:
         dom = P.fires_array(cb - scores, eps, cb, scores)
         if run.keep_all:
@@ -924,21 +983,24 @@ def _score_piece(run: _Run, parts: list[Any], built: list[list[_Level]] | None, 
                 run.counters[v]["dominated"] += c
         keep_idx = np.flatnonzero(~dom)
     else:
-        keep_idx = np.arange(gl.size)
-    for i, s in zip(keep_idx.tolist(), scores[keep_idx].tolist()):
-        run.kept[int(cc[i])].append((tuple(ce[i].tolist()), s))
+        keep_idx = np.arange(cc.size)
+    for i, g, s in zip(keep_idx.tolist(), gid[keep_idx].tolist(), scores[keep_idx].tolist()):
+        run.kept[int(cc[i])].append((tuple(gp.elems[g].tolist()), s))
     added = 0
     if built is not None:
         nb = np.maximum(scores, cb)
-        o2 = np.lexsort((cm, cc))
+        pm = gp.masks[gid]
+        o2 = np.lexsort((pm, cc))
         cuts = np.searchsorted(cc[o2], np.arange(n + 1))
         for v in range(n):
             if cuts[v + 1] > cuts[v]:
                 sl = o2[cuts[v]:cuts[v + 1]]
-                part = _Level(cm[sl], ce[sl], lls[sl], nb[sl], cq[sl], cn[sl], ccells[sl], cub[sl])
+                g = gid[sl]
+                part = _Level(pm[sl], gp.elems[g], lls[sl], nb[sl], gp.q[g], gp.nnu[g],
+                              ccells[sl].astype(np.int32), cub[sl])
                 built[v].append(part)
                 added += part.nbytes()
-    return len(groups), added
+    return len(gp.groups), added
 
 
 def _generate(run: _Run, levels: list[_Level], v: int, k: int, a0: int, b0: int, j0: int, j1: int,
@@ -950,7 +1012,7 @@ def _generate(run: _Run, levels: list[_Level], v: int, k: int, a0: int, b0: int,
     q, parents of arity >= 2, ml ceiling of the subsets)``.
     """
     lv = levels[v]
-    maxy = lv.elems[a0:b0, -1] if k > 1 else np.full(b0 - a0, -1, dtype=np.int64)
+    maxy = lv.elems[a0:b0, -1].astype(np.int64) if k > 1 else np.full(b0 - a0, -1, dtype=np.int64)
     cj = cols[j0:j1]
     ok = (cj[None, :] > maxy[:, None]) & (cj[None, :] != v)
     yi, jj = np.nonzero(ok)
@@ -960,7 +1022,7 @@ def _generate(run: _Run, levels: list[_Level], v: int, k: int, a0: int, b0: int,
     jj += j0
     xm = lv.masks[yi] | bit[jj]
     if k > 1:
-        ye = lv.elems[yi]
+        ye = lv.elems[yi].astype(np.int64)
         sub = xm[:, None] ^ bit[ye]                     # X minus each element of Y
         sidx, found = _lookup(lv.masks, sub)
         keep = found.all(axis=1)

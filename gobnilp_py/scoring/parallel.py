@@ -49,7 +49,7 @@ from ..errors import ScoreError
 from .counts import ParentConfigs
 from .local_scores import K2, BDeu, BDs, DirichletScore, LocalScore, PenalisedLL, _lgamma_cache
 
-__all__ = ["Payload", "GroupResults", "score_groups", "LevelScorer", "resolve_n_jobs", "BACKENDS",
+__all__ = ["Payload", "GroupResults", "FlatGroups", "PendingScores", "score_groups", "LevelScorer", "resolve_n_jobs", "BACKENDS",
            "KERNEL", "use_kernel", "kernel_available"]
 
 log = logging.getLogger(__name__)
@@ -126,6 +126,68 @@ class GroupResults:
     ub: np.ndarray        # ml_ceiling bound for the set and all supersets (+inf when not wanted)
 
 
+@dataclass
+class FlatGroups:
+    """Groups ``(parent set, children)`` as four arrays: what the lattice walk sends to a worker.
+
+    ``set_el[set_ptr[g]:set_ptr[g + 1]]`` is group ``g``'s parent set (sorted)
+    and ``children[ch_ptr[g]:ch_ptr[g + 1]]`` the children that want it.  Why:
+    a piece of a wide level holds tens of thousands of groups, and pickling them
+    as a list of ``(tuple, array)`` pairs took 13-16 % of the driver's time on
+    spectf; four small-integer arrays pickle in microseconds, and the compiled
+    kernel reads them as they are.  Every other path gets :meth:`to_list`.
+    """
+
+    set_ptr: np.ndarray   # int64 (G + 1,)
+    set_el: np.ndarray    # small ints (S,)
+    ch_ptr: np.ndarray    # int64 (G + 1,)
+    children: np.ndarray  # small ints (P,)
+
+    def __len__(self) -> int:
+        return int(self.set_ptr.size - 1)
+
+    @property
+    def n_pairs(self) -> int:
+        return int(self.ch_ptr[-1])
+
+    def pair_counts(self) -> np.ndarray:
+        """Children per group."""
+        return np.diff(self.ch_ptr)
+
+    def part(self, a: int, b: int) -> "FlatGroups":
+        """Groups ``a:b`` (offsets rebased to 0)."""
+        sp, cp = self.set_ptr, self.ch_ptr
+        return FlatGroups(sp[a:b + 1] - sp[a], self.set_el[sp[a]:sp[b]], cp[a:b + 1] - cp[a],
+                          self.children[cp[a]:cp[b]])
+
+    def to_list(self) -> list[tuple[tuple[int, ...], np.ndarray]]:
+        """The groups as ``(parent tuple, int64 children)`` pairs."""
+        el = self.set_el.tolist()
+        sp = self.set_ptr.tolist()
+        cp = self.ch_ptr.tolist()
+        ch = self.children.astype(np.int64)
+        return [(tuple(el[sp[g]:sp[g + 1]]), ch[cp[g]:cp[g + 1]]) for g in range(len(sp) - 1)]
+
+    @staticmethod
+    def of(groups: list[tuple[tuple[int, ...], np.ndarray]]) -> "FlatGroups":
+        """A list of groups as arrays (int64)."""
+        from ._kernels_numba import csr
+
+        set_ptr, set_el = csr([g[0] for g in groups])
+        ch_ptr = np.zeros(len(groups) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter((g[1].size for g in groups), dtype=np.int64, count=len(groups)), out=ch_ptr[1:])
+        children = (np.concatenate([g[1] for g in groups]).astype(np.int64, copy=False) if ch_ptr[-1]
+                    else np.zeros(0, dtype=np.int64))
+        return FlatGroups(set_ptr, set_el, ch_ptr, children)
+
+
+def n_pairs(groups: Any) -> int:
+    """(parent set, child) pairs of ``groups`` (a list or :class:`FlatGroups`)."""
+    if isinstance(groups, FlatGroups):
+        return groups.n_pairs
+    return sum(int(ch.size) for _, ch in groups)
+
+
 class _Context:
     """Per-process state built from a :class:`Payload` (counting cache, ln r)."""
 
@@ -176,7 +238,11 @@ def score_groups(ctx: _Context, groups: list[tuple[tuple[int, ...], np.ndarray]]
             kernel = use_kernel(p.score, groups, ctx.pc.rows)
         if kernel:
             return _score_groups_kernel(ctx, groups)
+        if isinstance(groups, FlatGroups):
+            groups = groups.to_list()
         return _score_groups_blocks(ctx, groups)
+    if isinstance(groups, FlatGroups):
+        groups = groups.to_list()
     total = sum(int(ch.size) for _, ch in groups)
     scores = np.empty(total)
     lls = np.full(total, np.nan)
@@ -238,11 +304,11 @@ def use_kernel(sc: LocalScore, groups: list[tuple[tuple[int, ...], np.ndarray]],
     ``units_before``: work of the run's earlier levels (see :data:`KERNEL_MIN_UNITS`).
     """
     mode = KERNEL
-    if mode == "numpy" or not groups or not _kernel_scores(sc) or not kernel_available():
+    if mode == "numpy" or not len(groups) or not _kernel_scores(sc) or not kernel_available():
         return False
     if mode == "numba":
         return True
-    units = sum(int(ch.size) for _, ch in groups) * max(1, rows)
+    units = n_pairs(groups) * max(1, rows)
     return units_before + units >= KERNEL_MIN_UNITS
 
 
@@ -313,12 +379,12 @@ def _score_groups_kernel(ctx: _Context, groups: list[tuple[tuple[int, ...], np.n
     from . import _kernels_numba as kn
 
     if not kn.AVAILABLE:  # pragma: no cover - numba found but not importable
-        return _score_groups_blocks(ctx, groups)
+        return _score_groups_blocks(ctx, groups.to_list() if isinstance(groups, FlatGroups) else groups)
     p = ctx.p
     sc = p.score
     pc = ctx.pc
     dirichlet = isinstance(sc, DirichletScore)
-    total = sum(int(ch.size) for _, ch in groups)
+    total = n_pairs(groups)
     scores = np.empty(total)
     lls = np.full(total, np.nan)
     cells = np.zeros(total, dtype=np.int64)
@@ -340,17 +406,18 @@ def _score_groups_kernel(ctx: _Context, groups: list[tuple[tuple[int, ...], np.n
         ub_children = np.zeros(n, dtype=np.bool_)
     xlogx = sc._xlogx if isinstance(sc, PenalisedLL) else empty_f
     ar = ctx.pc._ar_list
+    flat = groups if isinstance(groups, FlatGroups) else FlatGroups.of(groups)
     pos = 0
-    for b in range(0, len(groups), KERNEL_SETS):
-        chunk = groups[b:b + KERNEL_SETS]
-        sets = [g[0] for g in chunk]
-        set_ptr, set_el = kn.csr(sets)
-        ch_ptr = np.zeros(len(chunk) + 1, dtype=np.int64)
-        np.cumsum(np.fromiter((g[1].size for g in chunk), dtype=np.int64, count=len(chunk)), out=ch_ptr[1:])
+    for b in range(0, len(flat), KERNEL_SETS):
+        chunk = flat.part(b, min(len(flat), b + KERNEL_SETS))
+        set_ptr = chunk.set_ptr.astype(np.int64, copy=False)
+        set_el = chunk.set_el.astype(np.int64, copy=False)
+        ch_ptr = chunk.ch_ptr.astype(np.int64, copy=False)
+        children = chunk.children.astype(np.int64, copy=False)
         k = int(ch_ptr[-1])
-        children = (np.concatenate([g[1] for g in chunk]).astype(np.int64, copy=False) if k else empty_i)
         pair_set = np.repeat(np.arange(len(chunk), dtype=np.int64), np.diff(ch_ptr))
-        qs = [math.prod(map(ar.__getitem__, x)) for x in sets]
+        el, sp = set_el.tolist(), set_ptr.tolist()
+        qs = [math.prod(map(ar.__getitem__, el[sp[g]:sp[g + 1]])) for g in range(len(sp) - 1)]
         r = pc.arities[children]
         if dirichlet:
             pen_set = empty_f
@@ -606,34 +673,41 @@ class LevelScorer:
         log.info("scoring on Dask scheduler %s", self._client.scheduler.address)
 
     # -- work
-    def worth_sending(self, groups: list[tuple[tuple[int, ...], np.ndarray]]) -> bool:
+    def worth_sending(self, groups: Any) -> bool:
         """Whether a level is big enough for the process pool (thresholds above :data:`PARALLEL_MIN_GROUPS`)."""
         if len(groups) < max(PARALLEL_MIN_GROUPS, 2):
             return False
-        units = sum(int(ch.size) for _, ch in groups) * max(1, self.local.pc.rows)
+        units = n_pairs(groups) * max(1, self.local.pc.rows)
         return units >= PARALLEL_MIN_UNITS and units >= PARALLEL_MIN_UNITS_PER_GROUP * len(groups)
 
-    def run(self, groups: list[tuple[tuple[int, ...], np.ndarray]]) -> GroupResults:
+    def run(self, groups: Any) -> GroupResults:
         """Scores of every group (same arrays as :func:`score_groups` in-process)."""
-        # one decision for the whole level, sent to every chunk: all processes score it with the same code
+        return self.submit(groups).result()
+
+    def submit(self, groups: Any) -> "PendingScores":
+        """Start scoring ``groups`` (a list or :class:`FlatGroups`) and return at once.
+
+        Why: the lattice walk generates the next piece of a level while the
+        workers score this one (on spectf the driver and the workers used to
+        wait for each other, the workers idle 70 % of the time).  In-process
+        scoring happens here, before returning.  Results are those of
+        :meth:`run`, whatever is done in between.
+        """
+        # one decision for the whole call, sent to every chunk: all processes score it with the same code
         kernel = use_kernel(self.payload.score, groups, self.local.pc.rows, self._units)
-        self._units += sum(int(ch.size) for _, ch in groups) * max(1, self.local.pc.rows)
+        self._units += n_pairs(groups) * max(1, self.local.pc.rows)
         if self.backend == "processes" and (self.n_jobs <= 1 or not self.worth_sending(groups)):
-            return score_groups(self.local, groups, kernel)
+            return PendingScores(done=score_groups(self.local, groups, kernel))
         workers = self.n_jobs if self.backend == "processes" else max(1, _dask_workers(self._client))
         chunks = _split(groups, 4 * workers)
         if self.backend == "processes":
             if self._pool is None:
                 self._open_pool()
             assert self._pool is not None
-            parts = list(self._pool.map(_run_chunk, [self.payload.token] * len(chunks), chunks,
-                                        [kernel] * len(chunks)))
-        else:
-            futs = [self._client.submit(_run_chunk_dask, self._remote_payload, c, kernel, pure=False)
-                    for c in chunks]
-            parts = self._client.gather(futs)
-        return GroupResults(*(np.concatenate([getattr(p, f) for p in parts])
-                              for f in ("scores", "ll", "cells", "ub")))
+            return PendingScores(futures=[self._pool.submit(_run_chunk, self.payload.token, c, kernel)
+                                          for c in chunks])
+        futs = [self._client.submit(_run_chunk_dask, self._remote_payload, c, kernel, pure=False) for c in chunks]
+        return PendingScores(futures=futs, client=self._client)
 
     def close(self) -> None:
         if self._pool is not None:
@@ -644,6 +718,30 @@ class LevelScorer:
         self._client = None
 
 
+@dataclass
+class PendingScores:
+    """Scores being computed (:meth:`LevelScorer.submit`); :meth:`result` waits for them."""
+
+    done: GroupResults | None = None
+    futures: list[Any] | None = None
+    client: Any = None
+
+    def result(self) -> GroupResults:
+        if self.done is None:
+            assert self.futures is not None
+            parts = (self.client.gather(self.futures) if self.client is not None
+                     else [f.result() for f in self.futures])
+            self.futures = None
+            self.done = GroupResults(*(np.concatenate([getattr(p, f) for p in parts])
+                                       for f in ("scores", "ll", "cells", "ub")))
+        return self.done
+
+    def cancel(self) -> None:
+        """Drop work not yet started (the walk is giving up: an error or an interrupt)."""
+        for f in self.futures or ():
+            f.cancel()
+
+
 def _dask_workers(client: Any) -> int:
     try:
         return len(client.scheduler_info().get("workers", {}))
@@ -651,11 +749,12 @@ def _dask_workers(client: Any) -> int:
         return 1
 
 
-def _split(groups: list[Any], parts: int) -> list[list[Any]]:
+def _split(groups: Any, parts: int) -> list[Any]:
     """Contiguous chunks of about equal work (sum of children counted)."""
-    if not groups:
+    if not len(groups):
         return []
-    w = np.cumsum([int(ch.size) for _, ch in groups])
+    flat = isinstance(groups, FlatGroups)
+    w = groups.ch_ptr[1:] if flat else np.cumsum([int(ch.size) for _, ch in groups])
     total = int(w[-1])
     parts = max(1, min(parts, len(groups)))
     cuts = [0]
@@ -664,6 +763,8 @@ def _split(groups: list[Any], parts: int) -> list[list[Any]]:
         if c > cuts[-1]:
             cuts.append(c)
     cuts.append(len(groups))
+    if flat:
+        return [groups.part(a, b) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
     return [groups[a:b] for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
 
 
