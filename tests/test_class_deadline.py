@@ -18,7 +18,7 @@ import pytest
 
 from gobnilp_py import enumerate_networks, read_data
 from gobnilp_py.scoring.table import ScoreTable
-from gobnilp_py.solve.collect import LISTING_RESERVE_MAX
+from gobnilp_py.solve.collect import LISTING_RESERVE, LISTING_RESERVE_MAX, listing_reserve
 
 from random_problems import random_data
 
@@ -152,4 +152,10 @@ def test_the_search_leaves_time_to_list(monkeypatch):
     rng = np.random.default_rng(5)
     data = read_data(random_data(rng, 4, 60))
     enumerate_networks(data, epsilon=3.0, time_limit=1000, method="ilp", by="class")
-    assert 1000 - LISTING_RESERVE_MAX - 5 < seen["time_limit"] <= 1000 - LISTING_RESERVE_MAX
+    reserve = listing_reserve(1000, 150_000)
+    assert LISTING_RESERVE_MAX <= reserve <= LISTING_RESERVE * 1000
+    assert 1000 - reserve - 5 < seen["time_limit"] <= 1000 - reserve
+    # the reserve follows the cap: small caps keep the floor, no cap keeps the share
+    assert listing_reserve(1000, 10) == LISTING_RESERVE_MAX
+    assert listing_reserve(1000, None) == LISTING_RESERVE * 1000
+    assert listing_reserve(10, 150_000) == LISTING_RESERVE * 10

@@ -11,7 +11,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from gobnilp_py.errors import GobnilpError
+from gobnilp_py.errors import CycleError, GobnilpError
 from gobnilp_py.network import Network, find_cycle
 
 NAMES = ("A", "B", "C", "D")
@@ -296,3 +296,22 @@ def test_names_a_format_cannot_hold_are_refused_there(name, fmt):
         other()
     assert name in repr(net)  # repr never fails: it falls back to the arrows
     assert net.to_dot().count(name) >= 2  # DOT quotes every identifier
+
+
+def test_a_network_built_from_table_parts_fills_its_dicts_on_first_use():
+    """``_from_table_parts`` defers ``parents`` / ``local_scores``; every view must see the same network."""
+    import copy
+    import pickle
+
+    names = ("A", "B", "C")
+    lazy = Network._from_table_parts(names, {v: i for i, v in enumerate(names)}, [(), (0,), (0, 1)],
+                                     [-1.0, -2.0, -3.5], "optimal")
+    eager = Network(names, {"B": ("A",), "C": ("A", "B")}, -6.5, local_scores={"A": -1.0, "B": -2.0, "C": -3.5})
+    for view in (pickle.loads(pickle.dumps(lazy)), copy.deepcopy(lazy), lazy):
+        assert view == eager and view.key == eager.key
+        assert view.parents == eager.parents and view.local_scores == eager.local_scores
+        assert view.to_modelstring() == "[A][B|A][C|A:B]"
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        lazy.nothing
+    with pytest.raises(CycleError):
+        Network._from_table_parts(names, {v: i for i, v in enumerate(names)}, [(2,), (0,), (1,)], [0.0] * 3, "optimal")

@@ -35,19 +35,25 @@ from .learn import _check_answer, _remaining
 from .methods import engine_module, method_options, resolve_method
 from .results import network_from_solution, tolerance_of
 
-__all__ = ["enumerate_networks", "INTERRUPT_GRACE", "LISTING_RESERVE", "LISTING_RESERVE_MAX"]
+__all__ = ["enumerate_networks", "INTERRUPT_GRACE", "LISTING_RESERVE", "LISTING_RESERVE_MAX", "listing_reserve"]
 
 #: Seconds the members of the classes found may still be listed after Ctrl-C / SIGTERM stopped the search.
 INTERRUPT_GRACE = 2.0
 
-#: Collecting by class under a time limit, the search gets the remaining time less this share of it (at most
-#: :data:`LISTING_RESERVE_MAX` seconds), so that the members of the classes it found can still be listed.
-LISTING_RESERVE = 0.05
+#: Collecting by class under a time limit, the search gets the remaining time less a reserve for listing the
+#: members of the classes it found (:func:`listing_reserve`): at most this share of the remaining time ...
+LISTING_RESERVE = 0.2
+#: ... and at most what listing ``max_networks`` networks costs at this many seconds a network (expanding
+#: the classes and building the networks: 125 µs a network on lung-cancer, 57 variables), but never capped
+#: below :data:`LISTING_RESERVE_MAX` seconds.  Why: with a flat 5 s, a 120 s run on lung-cancer found 4,045
+#: classes (about 200,000 networks) and had time to list 231 of them (11,952 networks).
+LISTING_SECONDS_PER_NETWORK = 120e-6
 LISTING_RESERVE_MAX = 5.0
 
 #: Share of the time left after the search that listing the members may use; the rest is for turning them
-#: into :class:`~gobnilp_py.network.Network` objects, about ten times dearer per member than listing.
-LISTING_SHARE = 0.15
+#: into :class:`~gobnilp_py.network.Network` objects (lung-cancer: 3 ms a class to count and list its
+#: members, about 6 ms to build its networks).
+LISTING_SHARE = 0.35
 
 #: Networks built between two looks at the deadline.
 _DEADLINE_EVERY = 256
@@ -171,7 +177,7 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     by_class = _collect_by_class(by, m, searched)
     search_time = remaining
     if by_class and remaining is not None:  # keep a little of the budget to list the members of the classes found
-        search_time = remaining - min(LISTING_RESERVE * remaining, LISTING_RESERVE_MAX)
+        search_time = remaining - listing_reserve(remaining, max_networks)
     col = engine.epsilon_set(searched, opt=opt, epsilon=eps, constraints=row_cons, max_networks=max_networks,
                              time_limit=search_time, progress=progress, **({"by_class": True} if by_class else {}),
                              **opts)
@@ -196,6 +202,12 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     if verify and cs.complete:
         _verify(cs, searched, cons, m.name, kinds, eps)
     return cs
+
+
+def listing_reserve(remaining: float, max_networks: int | None) -> float:
+    """Seconds of a time-limited class collection kept for listing the members of the classes found."""
+    cost = math.inf if max_networks is None else max(LISTING_RESERVE_MAX, LISTING_SECONDS_PER_NETWORK * max_networks)
+    return min(LISTING_RESERVE * remaining, cost)
 
 
 def _listing_deadline(time_limit: float | None, t_start: float, reason: str | None) -> float | None:
