@@ -59,6 +59,20 @@ if AVAILABLE:  # pragma: no cover - exercised only where numba is installed
     _LOW32 = np.uint64(0xFFFFFFFF)
 
     @_jit
+    def _find(masks, lo, hi, q):
+        """Position of ``q`` in the sorted ``masks[lo:hi]``, or -1."""
+        a, b = lo, hi
+        while a < b:
+            m = (a + b) >> 1
+            if masks[m] < q:
+                a = m + 1
+            else:
+                b = m
+        if a < hi and masks[a] == q:
+            return a
+        return -1
+
+    @_jit
     def _home(q, size):
         """Home slot of mask ``q`` in a table of ``size`` slots (``0 <= slot < size``).
 
@@ -107,6 +121,17 @@ if AVAILABLE:  # pragma: no cover - exercised only where numba is installed
                 _build(keys, kptr[d], kptr[d + 1], slots, sptr[d], size)
 
     @_jit
+    def _ent_floor(all_ll, ptr, llc, out):
+        """``out[d]`` = least ``-all_ll[r] + llc[d]`` over child ``d``'s rows (NaN rows skipped; +inf if none)."""
+        for d in range(ptr.shape[0] - 1):
+            f = np.inf
+            for r in range(ptr[d], ptr[d + 1]):
+                o = -all_ll[r] + llc[d]
+                if o < f:
+                    f = o
+            out[d] = f
+
+    @_jit
     def _probe(slots, s0, size, keys, k0, q):
         """Position of mask ``q`` among rows ``keys[k0:]`` through the table ``slots[s0:s0 + size]``, or -1.
 
@@ -134,7 +159,7 @@ if AVAILABLE:  # pragma: no cover - exercised only where numba is installed
 
     @_jit
     def _generate(masks, elems, best_l, ll_l, q_l, nnu_l, ub_l, a0, b0, j0, j1, v, k,
-                  bit, arf, nonunit, llc, all_masks, all_ll, all_ptr, slots, sptr,
+                  bit, arf, nonunit, llc, all_masks, all_ll, all_ptr, ent_floor, slots, sptr,
                   eps, rtol, coef, rv, kmax, vlim, do_prune, r_pc, r_pb, r_llc, r_ent,
                   out_m, out_e, out_b, out_q, out_n, out_u, counters):
         n_out = 0
@@ -207,17 +232,24 @@ if AVAILABLE:  # pragma: no cover - exercised only where numba is installed
                                 continue
                             ll_sub = ll_l[sub_pos[t]]
                             n_ent = -ll_sub + llc[v]
-                            lo = all_ptr[d]
-                            p = _probe(slots, sptr[d], sptr[d + 1] - sptr[d], all_masks, lo, sub_msk[t])
-                            if p >= 0:
-                                other = -all_ll[lo + p] + llc[d]
-                                if other < n_ent:
-                                    n_ent = other
                             step = coef * (rv - 1) * (qx / rd) * (rd - 1)
                             scale = max(1.0, abs(ll_sub), abs(step))
-                            if step - n_ent > eps + rtol * scale:
+                            thr = eps + rtol * scale
+                            # fires iff step - min(n_ent, other) > thr, i.e. on n_ent alone or on
+                            # other < n_ent alone (rounding is monotone); look d up only if needed
+                            if step - n_ent > thr:
                                 fired = True
                                 break
+                            if n_ent == n_ent and step - ent_floor[d] > thr:
+                                lo = all_ptr[d]
+                                hi = all_ptr[d + 1]
+                                if hi > lo:
+                                    p = _find(all_masks, lo, hi, sub_msk[t])
+                                    if p >= 0:
+                                        other = -all_ll[p] + llc[d]
+                                        if other < n_ent and step - other > thr:
+                                            fired = True
+                                            break
                         if fired:
                             counters[3] += 1
                             continue
@@ -256,6 +288,20 @@ def build_tables(masks: np.ndarray, ptr: np.ndarray) -> tuple[np.ndarray, np.nda
     return slots, sptr
 
 
+def entropy_floor(all_ll: np.ndarray, ptr: np.ndarray, llc: np.ndarray) -> np.ndarray:
+    """Per child ``d``, the least ``-LL + llc[d]`` over its level's rows (``+inf`` for an empty level).
+
+    The ``entropy`` rule takes ``min(n_ent, other)`` with ``other`` that
+    expression for ``X - {d}`` in child ``d``'s level: when even this floor
+    cannot make the rule fire, the look-up is skipped (same decision).
+    Evaluated with the kernel's own expression, so ``other >= floor`` holds
+    exactly for every row.
+    """
+    out = np.empty(ptr.size - 1)
+    _ent_floor(all_ll, np.asarray(ptr, dtype=np.int64), np.asarray(llc, dtype=np.float64), out)
+    return out
+
+
 def build_table(masks: np.ndarray) -> np.ndarray:
     """The hash table of one sorted, distinct int64 mask array (see :func:`build_tables`)."""
     masks = np.ascontiguousarray(masks, dtype=np.int64)
@@ -291,14 +337,14 @@ def generate_penalised(lv, a0: int, b0: int, j0: int, j1: int, v: int, k: int, b
     out_n = np.empty(n_max, dtype=np.int64)
     out_u = np.empty(n_max)
     counters = np.zeros(4, dtype=np.int64)
-    all_masks, all_ll, all_ptr, slots, sptr = others
+    all_masks, all_ll, all_ptr, ent_floor, slots, sptr = others
     lo, hi = int(all_ptr[v]), int(all_ptr[v + 1])
     # the kernel looks v's subsets up in lv through v's table: they must be the same rows
     if hi - lo != lv.masks.size or (hi > lo and (all_masks[lo] != lv.masks[0]
                                                  or all_masks[hi - 1] != lv.masks[-1])):
         raise RuntimeError(f"hash table of child {v} does not match its level")
     m = _generate(lv.masks, lv.elems, lv.best, lv.ll, lv.q, lv.nnu, lv.ub, a0, b0, j0, j1, v, k,
-                  bit, arf, nonunit, llc, all_masks, all_ll, all_ptr, slots, sptr,
+                  bit, arf, nonunit, llc, all_masks, all_ll, all_ptr, ent_floor, slots, sptr,
                   float(eps), float(rtol), float(coef), int(rv), -1 if kmax is None else int(kmax),
                   -1 if vlim is None else int(vlim), bool(do_prune),
                   "parent_count" in rules, "penalty_bound" in rules, "ll_ceiling" in rules, "entropy" in rules,

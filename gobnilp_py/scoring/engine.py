@@ -760,14 +760,15 @@ def _kernel_inputs(run: _Run, levels: list[_Level], grow: list[bool], n: int) ->
     replace the binary searches of the Apriori look-ups in the child's own
     level and of the entropy rule's in every child's level.
     """
-    from ._walk_numba import build_tables
+    from ._walk_numba import build_tables, entropy_floor
 
     ptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum([lv.masks.size for lv in levels], out=ptr[1:])
     masks = np.concatenate([lv.masks for lv in levels]) if ptr[-1] else np.zeros(0, dtype=np.int64)
     ll = np.concatenate([lv.ll for lv in levels]) if ptr[-1] else np.zeros(0)
+    ll = ll.astype(np.float64, copy=False)
     slots, sptr = build_tables(masks, ptr)
-    return masks, ll.astype(np.float64, copy=False), ptr, slots, sptr
+    return masks, ll, ptr, entropy_floor(ll, ptr, run.llc), slots, sptr
 
 
 def _generate_compiled(run: _Run, lv: _Level, v: int, k: int, a0: int, b0: int, j0: int, j1: int,
