@@ -105,3 +105,21 @@ def test_home_slot_matches_the_reference_and_stays_in_range():
             h = int(_walk_numba._home(np.int64(q), np.int64(size)))
             assert h == _home_reference(q, size)
             assert 0 <= h < size
+
+
+def test_entropy_floor_is_the_least_gap_per_child():
+    """The floor must be the exact least ``-LL + llc[d]`` of each child's rows (NaN rows skipped,
+    ``+inf`` for an empty level or one of NaN rows only): the kernel skips a look-up on it."""
+    ll = np.array([-3.0, -1.5, -7.25, np.nan, -2.0, np.nan, -0.1], dtype=np.float64)
+    ptr = np.array([0, 3, 3, 5, 6, 7], dtype=np.int64)
+    llc = np.array([-1.0, -2.0, -0.5, -4.0, -0.05])
+    got = _walk_numba.entropy_floor(ll, ptr, llc)
+    want = [min(-x + llc[0] for x in ll[0:3]), np.inf, -ll[4] + llc[2], np.inf, -ll[6] + llc[4]]
+    assert got.tolist() == want
+    rng = np.random.default_rng(3)
+    ll = -rng.random(1000) * 100
+    ptr = np.array([0, 10, 400, 1000], dtype=np.int64)
+    llc = -rng.random(3)
+    got = _walk_numba.entropy_floor(ll, ptr, llc)
+    for d in range(3):
+        assert got[d] == np.min(-ll[ptr[d]:ptr[d + 1]] + llc[d])
