@@ -753,12 +753,14 @@ def _use_walk_kernel(run: _Run, levels: list[_Level], grow: list[bool]) -> bool:
 
 
 def _kernel_inputs(run: _Run, levels: list[_Level], grow: list[bool], n: int) -> tuple:
-    """Every child's previous level as one CSR (masks, LL, offsets) and its hash tables (slots, offsets).
+    """Every child's previous level as one CSR (masks, LL, offsets), its entropy floors and hash tables.
 
     Built once per level and shared by every :func:`_generate_compiled` call
-    of it: the tables (:func:`._walk_numba.build_tables`, 8 bytes a row)
-    replace the binary searches of the Apriori look-ups in the child's own
-    level and of the entropy rule's in every child's level.
+    of it.  The tables (:func:`._walk_numba.build_tables`, 8 bytes a row)
+    replace the binary searches of the Apriori look-ups in a child's own
+    level; the entropy rule's look-ups in other children's levels stay binary
+    searches over ``masks`` (better locality) and are skipped when the child's
+    floor (:func:`._walk_numba.entropy_floor`) shows they cannot fire.
     """
     from ._walk_numba import build_tables, entropy_floor
 
