@@ -757,12 +757,24 @@ def _use_walk_kernel(run: _Run, levels: list[_Level], grow: list[bool]) -> bool:
 
 
 def _kernel_inputs(run: _Run, levels: list[_Level], grow: list[bool], n: int) -> tuple:
-    """Every child's previous level as one CSR (masks, LL, offsets): the entropy rule's look-ups."""
+    """Every child's previous level as one CSR (masks, LL, offsets), its entropy floors and hash tables.
+
+    Built once per level and shared by every :func:`_generate_compiled` call
+    of it.  The tables (:func:`._walk_numba.build_tables`, 8 bytes a row)
+    replace the binary searches of the Apriori look-ups in a child's own
+    level; the entropy rule's look-ups in other children's levels stay binary
+    searches over ``masks`` (better locality) and are skipped when the child's
+    floor (:func:`._walk_numba.entropy_floor`) shows they cannot fire.
+    """
+    from ._walk_numba import build_tables, entropy_floor
+
     ptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum([lv.masks.size for lv in levels], out=ptr[1:])
     masks = np.concatenate([lv.masks for lv in levels]) if ptr[-1] else np.zeros(0, dtype=np.int64)
     ll = np.concatenate([lv.ll for lv in levels]) if ptr[-1] else np.zeros(0)
-    return masks, ll.astype(np.float64, copy=False), ptr
+    ll = ll.astype(np.float64, copy=False)
+    slots, sptr = build_tables(masks, ptr)
+    return masks, ll, ptr, entropy_floor(ll, ptr, run.llc), slots, sptr
 
 
 def _generate_compiled(run: _Run, lv: _Level, v: int, k: int, a0: int, b0: int, j0: int, j1: int,
