@@ -841,11 +841,13 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
         # Keep this level only if some child can go on from it (its rows are the next level's subsets).
         store = k < limit and any(_grows(run, v, k) for v in range(n) if v in run.active)
         run.level = k
-        run.held_bytes = float(sum(lv.nbytes() for lv in levels))
+        others = _kernel_inputs(run, levels, grow, n) if _use_walk_kernel(run, levels, grow) else None
+        # held: the previous level, and for the compiled generation its concatenated copy and hash tables
+        run.held_bytes = float(sum(lv.nbytes() for lv in levels)) + float(
+            sum(a.nbytes for a in others if isinstance(a, np.ndarray)) if others is not None else 0)
         room = run.memory_limit - run.held_bytes
         budget = int(max(1, min(PIECE_PAIRS, room // (2 * transient(k)) if room > 0 else 1)))
         pieces = _plan_pieces(levels, grow, n, budget)
-        others = _kernel_inputs(run, levels, grow, n) if _use_walk_kernel(run, levels, grow) else None
         built: list[list[_Level]] = [[] for _ in range(n)]
         per_child = np.zeros(n, dtype=np.int64)
         stored = 0.0
