@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
-__all__ = ["interruptible", "last_signal", "clear_last_signal", "cli_handlers", "exit_status", "Interruption"]
+__all__ = ["interruptible", "held", "last_signal", "clear_last_signal", "cli_handlers", "exit_status", "Interruption"]
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _last: int | None = None
@@ -147,6 +147,40 @@ def interruptible(stop: Callable[[], Any] | None = None) -> Iterator[Interruptio
         for s in _SIGNALS:
             if old[s] is not signal.SIG_IGN:
                 signal.signal(s, old[s] if old[s] is not None else signal.SIG_DFL)
+
+
+@contextmanager
+def held() -> Iterator[None]:
+    """Hold SIGINT/SIGTERM until the block ends, then deliver the first one (to the handler restored).
+
+    For calls into numba-compiled code.  The first call of a kernel compiles
+    it, and a handler that raises while LLVM is calling back into Python is
+    printed as "Exception ignored in ..." with a traceback and then lost (seen
+    in CI: SIGTERM one second into scoring, in a fresh environment whose numba
+    cache was cold).  Once compiled, one call lasts a fraction of a second, so
+    the signal is acted on that much later.  Ignored signals stay ignored; outside the
+    main thread nothing is held.
+    """
+    if not _can_install():
+        yield
+        return
+    got: list[int] = []
+
+    def hold(signum: int, frame: FrameType | None) -> None:
+        got.append(signum)
+
+    old = {s: signal.getsignal(s) for s in _SIGNALS}
+    for s in _SIGNALS:
+        if old[s] is not signal.SIG_IGN:
+            signal.signal(s, hold)
+    try:
+        yield
+    finally:
+        for s in _SIGNALS:
+            if old[s] is not signal.SIG_IGN:
+                signal.signal(s, old[s] if old[s] is not None else signal.SIG_DFL)
+        if got:
+            signal.raise_signal(got[0])
 
 
 _asked: set[int] = set()

@@ -71,6 +71,8 @@ import math
 
 import numpy as np
 
+from .._interrupt import held
+
 __all__ = ["AVAILABLE", "score_sets", "observed_configs"]
 
 try:  # pragma: no cover - depends on the installation
@@ -323,7 +325,8 @@ def observed_configs(pc, set_ptr: np.ndarray, set_el: np.ndarray) -> np.ndarray:
     ``pc`` is the :class:`~gobnilp_py.scoring.counts.ParentConfigs` whose rows are counted; sets
     are given as :func:`csr` arrays, best in lexicographic order (prefix ids are reused).
     """
-    return _observed_configs(pc.X, pc.arities, set_ptr, set_el, int(pc.dense_limit), _max_code(pc))
+    with held():  # the first call compiles: hold Ctrl-C / SIGTERM (see _interrupt.held)
+        return _observed_configs(pc.X, pc.arities, set_ptr, set_el, int(pc.dense_limit), _max_code(pc))
 
 
 def score_sets(pc, set_ptr: np.ndarray, set_el: np.ndarray, ch_ptr: np.ndarray, ch_el: np.ndarray, *,
@@ -349,9 +352,10 @@ def score_sets(pc, set_ptr: np.ndarray, set_el: np.ndarray, ch_ptr: np.ndarray, 
     out_ll = np.full(P, np.nan)
     out_cells = np.zeros(P, dtype=np.int64)
     out_ub = np.full(P, np.inf)
-    _score_sets(pc.X, w, pc.arities, set_ptr, set_el, ch_ptr, ch_el, int(pc.dense_limit), _max_code(pc),
-                int(max(pc.dense_limit, pc.rows, 1)),
-                bool(dirichlet), xlogx, pen_set, a_cfg, a_cell, row_cfg, row_cell, tab, int(K),
-                bool(want_cells), bool(want_ub), ub_children, lnr, lam, atom_w, mix_ptr, mix_rows,
-                bool(use_mixed), out_s, out_ll, out_cells, out_ub)
+    with held():  # the first call compiles: hold Ctrl-C / SIGTERM (see _interrupt.held)
+        _score_sets(pc.X, w, pc.arities, set_ptr, set_el, ch_ptr, ch_el, int(pc.dense_limit), _max_code(pc),
+                    int(max(pc.dense_limit, pc.rows, 1)),
+                    bool(dirichlet), xlogx, pen_set, a_cfg, a_cell, row_cfg, row_cell, tab, int(K),
+                    bool(want_cells), bool(want_ub), ub_children, lnr, lam, atom_w, mix_ptr, mix_rows,
+                    bool(use_mixed), out_s, out_ll, out_cells, out_ub)
     return out_s, out_ll, out_cells, out_ub

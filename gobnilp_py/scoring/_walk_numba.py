@@ -51,6 +51,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._interrupt import held
+
 __all__ = ["AVAILABLE", "build_tables", "entropy_floor", "generate_penalised", "lookup"]
 
 try:  # pragma: no cover - depends on the installation
@@ -301,7 +303,8 @@ def build_tables(masks: np.ndarray, ptr: np.ndarray) -> tuple[np.ndarray, np.nda
     dtype = np.int32 if (rows.size == 0 or int(rows.max()) < 2**31) else np.int64
     slots = np.full(int(sptr[-1]), -1, dtype=dtype)
     if slots.size:
-        _build_all(np.ascontiguousarray(masks, dtype=np.int64), ptr, slots, sptr)
+        with held():  # the first call compiles: hold Ctrl-C / SIGTERM (see _interrupt.held)
+            _build_all(np.ascontiguousarray(masks, dtype=np.int64), ptr, slots, sptr)
     return slots, sptr
 
 
@@ -315,7 +318,8 @@ def entropy_floor(all_ll: np.ndarray, ptr: np.ndarray, llc: np.ndarray) -> np.nd
     exactly for every row.
     """
     out = np.empty(ptr.size - 1)
-    _ent_floor(all_ll, np.asarray(ptr, dtype=np.int64), np.asarray(llc, dtype=np.float64), out)
+    with held():  # the first call compiles: hold Ctrl-C / SIGTERM (see _interrupt.held)
+        _ent_floor(all_ll, np.asarray(ptr, dtype=np.int64), np.asarray(llc, dtype=np.float64), out)
     return out
 
 
@@ -360,10 +364,11 @@ def generate_penalised(lv, a0: int, b0: int, j0: int, j1: int, v: int, k: int, b
     if hi - lo != lv.masks.size or (hi > lo and (all_masks[lo] != lv.masks[0]
                                                  or all_masks[hi - 1] != lv.masks[-1])):
         raise RuntimeError(f"hash table of child {v} does not match its level")
-    m = _generate(lv.masks, lv.elems, lv.best, lv.ll, lv.q, lv.nnu, lv.ub, a0, b0, j0, j1, v, k,
-                  bit, arf, nonunit, llc, all_masks, all_ll, all_ptr, ent_floor, slots, sptr,
-                  float(eps), float(rtol), float(coef), int(rv), -1 if kmax is None else int(kmax),
-                  -1 if vlim is None else int(vlim), bool(do_prune),
-                  "parent_count" in rules, "penalty_bound" in rules, "ll_ceiling" in rules, "entropy" in rules,
-                  out_m, out_e, out_b, out_q, out_n, out_u, counters)
+    with held():  # the first call compiles: hold Ctrl-C / SIGTERM (see _interrupt.held)
+        m = _generate(lv.masks, lv.elems, lv.best, lv.ll, lv.q, lv.nnu, lv.ub, a0, b0, j0, j1, v, k,
+                      bit, arf, nonunit, llc, all_masks, all_ll, all_ptr, ent_floor, slots, sptr,
+                      float(eps), float(rtol), float(coef), int(rv), -1 if kmax is None else int(kmax),
+                      -1 if vlim is None else int(vlim), bool(do_prune),
+                      "parent_count" in rules, "penalty_bound" in rules, "ll_ceiling" in rules, "entropy" in rules,
+                      out_m, out_e, out_b, out_q, out_n, out_u, counters)
     return out_m[:m], out_e[:m], out_b[:m], out_q[:m], out_n[:m], out_u[:m], counters
