@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from .._interrupt import held
 from ..data.dataset import Dataset
 from ..errors import ScoreError
 from .counts import ParentConfigs
@@ -704,8 +705,12 @@ class LevelScorer:
             if self._pool is None:
                 self._open_pool()
             assert self._pool is not None
-            return PendingScores(futures=[self._pool.submit(_run_chunk, self.payload.token, c, kernel)
-                                          for c in chunks])
+            # The first submissions fork the workers; a Ctrl-C / SIGTERM handler that raised inside fork's
+            # callbacks (logging's at-fork lock release) would be printed and lost, and the run would go on:
+            # hold the signal until the submissions are made (seen in CI, SIGTERM during `score`).
+            with held():
+                futures = [self._pool.submit(_run_chunk, self.payload.token, c, kernel) for c in chunks]
+            return PendingScores(futures=futures)
         futs = [self._client.submit(_run_chunk_dask, self._remote_payload, c, kernel, pure=False) for c in chunks]
         return PendingScores(futures=futs, client=self._client)
 
