@@ -95,6 +95,21 @@ def _can_install() -> bool:
 
 
 @contextmanager
+def _handling(handler: Callable[[int, FrameType | None], Any]) -> Iterator[None]:
+    """``handler`` for SIGINT and SIGTERM during the block (ignored signals stay ignored), the old ones after."""
+    old = {s: signal.getsignal(s) for s in _SIGNALS}
+    for s in _SIGNALS:
+        if old[s] is not signal.SIG_IGN:
+            signal.signal(s, handler)
+    try:
+        yield
+    finally:
+        for s in _SIGNALS:
+            if old[s] is not signal.SIG_IGN:
+                signal.signal(s, old[s] if old[s] is not None else signal.SIG_DFL)
+
+
+@contextmanager
 def interruptible(stop: Callable[[], Any] | None = None) -> Iterator[Interruption]:
     """Within the block, SIGINT/SIGTERM call ``stop()`` instead of raising; restore the old handlers after.
 
@@ -137,16 +152,8 @@ def interruptible(stop: Callable[[], Any] | None = None) -> Iterator[Interruptio
             raise KeyboardInterrupt
         stop()
 
-    old = {s: signal.getsignal(s) for s in _SIGNALS}
-    for s in _SIGNALS:
-        if old[s] is not signal.SIG_IGN:
-            signal.signal(s, handler)
-    try:
+    with _handling(handler):
         yield state
-    finally:
-        for s in _SIGNALS:
-            if old[s] is not signal.SIG_IGN:
-                signal.signal(s, old[s] if old[s] is not None else signal.SIG_DFL)
 
 
 @contextmanager
@@ -169,17 +176,11 @@ def held() -> Iterator[None]:
     def hold(signum: int, frame: FrameType | None) -> None:
         got.append(signum)
 
-    old = {s: signal.getsignal(s) for s in _SIGNALS}
-    for s in _SIGNALS:
-        if old[s] is not signal.SIG_IGN:
-            signal.signal(s, hold)
     try:
-        yield
+        with _handling(hold):
+            yield
     finally:
-        for s in _SIGNALS:
-            if old[s] is not signal.SIG_IGN:
-                signal.signal(s, old[s] if old[s] is not None else signal.SIG_DFL)
-        if got:
+        if got:  # after the old handlers are back
             signal.raise_signal(got[0])
 
 
@@ -231,13 +232,5 @@ def cli_handlers() -> Iterator[None]:
     if not _can_install():
         yield
         return
-    old = {s: signal.getsignal(s) for s in _SIGNALS}
-    for s in _SIGNALS:
-        if old[s] is not signal.SIG_IGN:
-            signal.signal(s, _raise_interrupt)
-    try:
+    with _handling(_raise_interrupt):
         yield
-    finally:
-        for s in _SIGNALS:
-            if old[s] is not signal.SIG_IGN:
-                signal.signal(s, old[s] if old[s] is not None else signal.SIG_DFL)

@@ -75,15 +75,10 @@ from .._interrupt import held
 
 __all__ = ["AVAILABLE", "score_sets", "observed_configs"]
 
-try:  # pragma: no cover - depends on the installation
-    import numba as _nb
-except ImportError:  # pragma: no cover
-    _nb = None
-
-AVAILABLE = _nb is not None
+from .._numba import AVAILABLE
+from .._numba import jit as _jit
 
 if AVAILABLE:  # pragma: no cover - exercised only where numba is installed
-    _jit = _nb.njit(cache=True, nogil=True)
 
     @_jit
     def _lgam(x):
@@ -94,7 +89,8 @@ if AVAILABLE:  # pragma: no cover - exercised only where numba is installed
         """Ids of the set ``set_el[e0:e1]`` in ``zs[k]`` (k = its size), reusing the previous set's prefixes.
 
         ``prev[:plen]`` is the previous set; ``zs[t]`` / ``ms[t]`` hold the ids and range of its
-        first ``t`` elements.  Returns the new size ``k``; ``prev``/``plen`` are updated by the caller.
+        first ``t`` elements.  Writes the set into ``prev`` and returns its size ``k`` (the caller's
+        next ``plen``).
         """
         k = e1 - e0
         common = 0
@@ -132,27 +128,34 @@ if AVAILABLE:  # pragma: no cover - exercised only where numba is installed
                 for i in range(R):
                     dst[i] = src[i]
             ms[t + 1] = m
+        for t in range(common, k):
+            prev[t] = set_el[e0 + t]
         return k
 
     @_jit
-    def _observed_configs(X, ar, set_ptr, set_el, dense_limit, max_code):
-        G = set_ptr.size - 1
-        R = X.shape[1]
+    def _scratch(set_ptr, R, max_code):
+        """The prefix state :func:`_advance` works in: ids and ranges per prefix length, the
+        compression table and the previous set, sized for the largest set of ``set_ptr``."""
         kmax = 0
-        for s in range(G):
+        for s in range(set_ptr.size - 1):
             kmax = max(kmax, set_ptr[s + 1] - set_ptr[s])
         zs = np.zeros((kmax + 1, R), dtype=np.int64)
         ms = np.ones(kmax + 1, dtype=np.int64)
         present = np.empty(max_code + 1, dtype=np.int64)
         prev = np.empty(kmax + 1, dtype=np.int64)
+        return zs, ms, present, prev
+
+    @_jit
+    def _observed_configs(X, ar, set_ptr, set_el, dense_limit, max_code):
+        G = set_ptr.size - 1
+        R = X.shape[1]
+        zs, ms, present, prev = _scratch(set_ptr, R, max_code)
         plen = 0
         seen = np.zeros(max_code + 1, dtype=np.uint8)
         out = np.empty(G, dtype=np.int64)
         for s in range(G):
             e0, e1 = set_ptr[s], set_ptr[s + 1]
             k = _advance(X, ar, set_el, e0, e1, prev, plen, zs, ms, dense_limit, present)
-            for t in range(k):
-                prev[t] = set_el[e0 + t]
             plen = k
             z = zs[k]
             m = ms[k]
@@ -177,13 +180,7 @@ if AVAILABLE:  # pragma: no cover - exercised only where numba is installed
         max_r = 1
         for v in range(ar.size):
             max_r = max(max_r, ar[v])
-        kmax = 0
-        for s in range(G):
-            kmax = max(kmax, set_ptr[s + 1] - set_ptr[s])
-        zs = np.zeros((kmax + 1, R), dtype=np.int64)
-        ms = np.ones(kmax + 1, dtype=np.int64)
-        present = np.empty(max_code + 1, dtype=np.int64)
-        prev = np.empty(kmax + 1, dtype=np.int64)
+        zs, ms, present, prev = _scratch(set_ptr, R, max_code)
         plen = 0
         # a set's final id range is at most max_m (ids compressed past dense_limit are < rows)
         nj = np.zeros(max_m + 1, dtype=np.int64)
@@ -195,8 +192,6 @@ if AVAILABLE:  # pragma: no cover - exercised only where numba is installed
         for s in range(G):
             e0, e1 = set_ptr[s], set_ptr[s + 1]
             k = _advance(X, ar, set_el, e0, e1, prev, plen, zs, ms, dense_limit, present)
-            for t in range(k):
-                prev[t] = set_el[e0 + t]
             plen = k
             z = zs[k]
             # N_j of every configuration id, and the observed ids in ascending order

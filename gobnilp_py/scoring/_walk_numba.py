@@ -55,18 +55,13 @@ from .._interrupt import held
 
 __all__ = ["AVAILABLE", "build_tables", "entropy_floor", "generate_penalised", "lookup"]
 
-try:  # pragma: no cover - depends on the installation
-    import numba as _nb
-except ImportError:  # pragma: no cover
-    _nb = None
-
-AVAILABLE = _nb is not None
+from .._numba import AVAILABLE
+from .._numba import jit as _jit
 
 #: The rules the kernel applies (in engine order); a score declaring any other rule uses numpy.
 RULES = ("parent_count", "penalty_bound", "ll_ceiling", "entropy")
 
 if AVAILABLE:  # pragma: no cover - exercised only where numba is installed
-    _jit = _nb.njit(cache=True, nogil=True)
 
     #: splitmix64's finaliser constants (Steele, Lea & Flood 2014): a bijective 64-bit mix whose
     #: every output bit depends on every input bit, so masks differing in one high bit spread.

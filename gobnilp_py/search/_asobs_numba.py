@@ -15,15 +15,10 @@ from ._asobs_lists import FamilyLists
 
 __all__ = ["AVAILABLE", "NumbaKernels"]
 
-try:  # pragma: no cover - depends on the installation
-    import numba as _nb
-except ImportError:  # pragma: no cover
-    _nb = None
-
-AVAILABLE = _nb is not None
+from .._numba import AVAILABLE
+from .._numba import jit as _jit
 
 if AVAILABLE:  # pragma: no cover - exercised only where numba is installed
-    _jit = _nb.njit(cache=True, nogil=True)
 
     @_jit
     def _first_below(fstart, pstart, pidx, v, pos, thr):
