@@ -96,6 +96,9 @@ class AcyclicityHandler(pyscipopt.Conshdlr):
         self.kcluster_depth = int(kcluster_depth)
         self.kcluster_rounds = int(kcluster_rounds)
         self.added: set[tuple[frozenset[int], int]] = set()
+        #: (cluster, k) cuts found by an earlier search of the same table, put in at the first separation
+        #: (see :func:`seed_cuts`)
+        self.seed: list[tuple[frozenset[int], int]] = []
         self._tvars: list | None = None
         self._locked = np.flatnonzero(index.n_parents > 0)
         # parent bitmasks for the fast acyclicity test of integral points (up to 62 nodes)
@@ -140,6 +143,11 @@ class AcyclicityHandler(pyscipopt.Conshdlr):
 
     def separate(self, xval: np.ndarray, *, exact: bool = True) -> SCIP_RESULT:
         """Cut off ``xval`` with violated cluster inequalities (cheap cycles first, then the sub-IP)."""
+        if self.seed:
+            seeds, self.seed = self.seed, []
+            if any([self.add_cluster_cut(c, "seed", k=k, force=True) for c, k in seeds]):
+                return SCIP_RESULT.CUTOFF
+            return SCIP_RESULT.SEPARATED
         found, kind, small = [], "cycle", None
         if self.cycle_cuts:
             found = cl.cycle_clusters(self.index, xval, min_violation=self.min_violation)

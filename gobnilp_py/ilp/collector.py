@@ -11,9 +11,16 @@ Two constraint handlers, both without constraints of their own:
 
     where ``W_v`` is the parent set the point chose for ``v``.  Because each
     node takes exactly one parent set, this removes that one DAG and no
-    other.  The nogood is a real (global, permanent) constraint, not a cut
-    row: rows can age out of the LP and would let the same network be found
-    twice.  ``conscheck`` always answers INFEASIBLE, so SCIP never accepts an
+    other (by class: the class nogood of :mod:`.class_nogood` removes exactly
+    the class's members).  The exclusion itself is kept by the collector, not
+    by SCIP: every integral LP point reaching its enforcement is first looked up
+    in the set of excluded networks (or classes), which is exactly the set of
+    acyclic integral points violating some nogood, and an excluded one is
+    separated again by its nogood row as an LP cut.  So a row that aged out of
+    the LP can never let a network be recorded twice, and SCIP does not carry
+    thousands of linear constraints whose activities it would update on every
+    bound change (``nogood_mode``; points without an LP get a linear
+    constraint).  ``conscheck`` always answers INFEASIBLE, so SCIP never accepts an
     incumbent and its cutoff bound stays at the objective limit; every integral
     point within the limit must therefore be reached by the tree search and
     pass through enforcement, where it is recorded.  ``conscheck`` also records
@@ -82,9 +89,18 @@ class NetworkCollector(pyscipopt.Conshdlr):
         recorded once, by one representative (``docs/enumeration.md``).
     """
 
-    #: Put each nogood into the LP at once (True) or only when the linear handler finds it violated
-    #: (False).  Either way it is a checked and enforced constraint, so it stays exact; kept out of the
-    #: initial LP the LP stays small: wine BF 150 (26,153 nogoods) 74 -> 64 s CPU, BF 20 unchanged.
+    #: How a nogood reaches the search.  ``"cut"`` (default): the collector keeps the excluded keys and
+    #: their rows itself; an integral LP point reaching its enforcement is tested for membership of the
+    #: excluded set (a set look-up, exact: a nogood is violated by an acyclic integral point exactly when
+    #: it is that network, or a member of that class, ``class_nogood``), and the row is put into the LP as
+    #: a cut that separates the point.  ``"constraint"``: one SCIP linear constraint per nogood.  Why:
+    #: SCIP keeps every linear constraint's activity up to date on every bound change, and with thousands
+    #: of nogoods that event handling was a third of the search (hailfinder100 BF 150: 33 % of the run in
+    #: ``eventExecLinear`` at 3,000 classes) and grew with every class found.
+    nogood_mode: str = "cut"
+    #: With ``"constraint"``: put each nogood into the LP at once (True) or only when the linear handler
+    #: finds it violated (False); kept out of the initial LP the LP stays small (wine BF 150, 26,153
+    #: nogoods: 74 -> 64 s CPU).
     nogood_initial: bool = False
 
     def __init__(self, index: FamilyIndex, xvars: Sequence[pyscipopt.Variable], *,
@@ -104,8 +120,14 @@ class NetworkCollector(pyscipopt.Conshdlr):
         #: optional callback ``progress("collecting", found, cap, bound=..., elapsed=...)``
         self.progress: Any = None
         self._last_report = -math.inf
-        #: networks already excluded by a nogood (seeing one again would be a bug)
-        self.excluded: set[tuple[int, ...]] = set()
+        #: keys (networks, or class keys by class) already excluded by a nogood
+        self.excluded: set[Any] = set()
+        #: the nogood row (families, coefficients, right-hand side) of every excluded key ("cut" mode)
+        self._rows: dict[Any, tuple[np.ndarray, np.ndarray, float]] = {}
+        #: excluded keys that also have a SCIP linear constraint (pseudo-solution enforcement)
+        self._as_constraint: set[Any] = set()
+        #: times an excluded network or class reached enforcement again and its row was re-added
+        self.recuts = 0
         self.duplicates = 0
         self.stop_reason: str | None = None
         self.threshold = -math.inf
@@ -218,27 +240,52 @@ class NetworkCollector(pyscipopt.Conshdlr):
         key = self._network_of(sol, in_lp)
         if key is None:
             return SCIP_RESULT.INFEASIBLE  # not ours to resolve: let SCIP branch
-        tv = self.tvars()
+        ex = self._class_key(key) if self.by_class else key
+        as_cut = in_lp and self.nogood_mode == "cut"
+        if ex in self.excluded:
+            if as_cut or ex not in self._as_constraint:
+                # "cut" mode: an excluded network or class came back (its row had left this LP or was
+                # never in it); separate it again.  Nothing is recorded twice.
+                self.recuts += 1
+                result = self._add_nogood(ex, as_cut)
+                self.time_record += time.perf_counter() - t0
+                return result
+            self.duplicates += 1
+            _log.error("%s found again after its nogood constraint was added",
+                       "equivalence class" if self.by_class else "network")
         if self.by_class:
-            ckey = self._class_key(key)
-            if ckey in self.excluded:
-                self.duplicates += 1
-                _log.error("equivalence class found again after its class nogood was added")
-            self._remember(key, ckey)
-            self.excluded.add(ckey)
-            fams, coefs, rhs = self._class_nogood(ckey)
-            expr = pyscipopt.quicksum(float(c) * tv[int(f)] for f, c in zip(fams, coefs)) <= rhs
+            self._remember(key, ex)
+            self._rows[ex] = self._class_nogood(ex)
         else:
-            if key in self.excluded:
-                self.duplicates += 1
-                _log.error("network found again after its nogood was added")
             self._remember(key)
-            self.excluded.add(key)
-            expr = pyscipopt.quicksum(tv[f] for f in key) <= self.index.n - 1
-        self.model.addCons(expr, name=f"nogood_{len(self.excluded)}", initial=self.nogood_initial, separate=True,
-                           enforce=True, check=True, propagate=True, local=False, modifiable=False,
-                           dynamic=False, removable=False, stickingatnode=False)
+            self._rows[ex] = (np.asarray(key, dtype=np.int64), np.ones(len(key)), float(self.index.n - 1))
+        self.excluded.add(ex)
+        result = self._add_nogood(ex, as_cut)
         self.time_record += time.perf_counter() - t0
+        return result
+
+    def _add_nogood(self, ex: Any, as_cut: bool) -> SCIP_RESULT:
+        """Put the nogood of the excluded key ``ex`` into the search: an LP cut, or a linear constraint."""
+        fams, coefs, rhs = self._rows[ex]
+        tv = self.tvars()
+        m = self.model
+        if as_cut:
+            # Violated by the current (integral) LP point by at least 1, so forced into the LP; global, and
+            # removable: if it ages out, enforcement puts it back when the point returns.
+            row = m.createEmptyRowUnspec(name="nogood", lhs=None, rhs=float(rhs), local=False, modifiable=False,
+                                         removable=True)
+            m.cacheRowExtensions(row)
+            for f, c in zip(fams.tolist(), np.asarray(coefs, dtype=np.float64).tolist()):
+                m.addVarToRow(row, tv[f], c)
+            m.flushRowExtensions(row)
+            infeasible = m.addCut(row, forcecut=True)
+            m.releaseRow(row)
+            return SCIP_RESULT.CUTOFF if infeasible else SCIP_RESULT.SEPARATED
+        expr = pyscipopt.quicksum(float(c) * tv[int(f)] for f, c in zip(fams, coefs)) <= rhs
+        m.addCons(expr, name=f"nogood_{len(self.excluded)}", initial=self.nogood_initial, separate=True,
+                  enforce=True, check=True, propagate=True, local=False, modifiable=False,
+                  dynamic=False, removable=False, stickingatnode=False)
+        self._as_constraint.add(ex)
         return SCIP_RESULT.CONSADDED
 
     def _class_nogood(self, ckey: Any) -> tuple[np.ndarray, np.ndarray, float]:

@@ -30,6 +30,8 @@ class SolveStats:
     cuts_subip: int = 0
     #: k-cluster cuts (k >= 2) for fractional points that no cluster cut separates
     cuts_kcluster: int = 0
+    #: cluster cuts of an earlier search of the same table put in at the root (not counted in cuts_total)
+    cuts_seed: int = 0
     #: separation rounds that looked for k-cluster cuts
     kcluster_rounds: int = 0
     #: cuts skipped because the same cluster had already been added

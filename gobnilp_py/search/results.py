@@ -47,6 +47,10 @@ class Solution:
         A proven upper bound on the optimum, when the engine has one.
     stats : dict
         Engine counters and timings (JSON-able).
+    reuse : object, optional
+        What a later search of the *same table and constraints* by the same
+        engine may start from (the ILP: the cluster cuts it found, valid for
+        every DAG), passed on by the drivers as ``reuse=``; never part of the answer.
     """
 
     status: str
@@ -54,6 +58,7 @@ class Solution:
     chosen: tuple[int, ...] | None
     dual_bound: float | None = None
     stats: dict[str, Any] = field(default_factory=dict)
+    reuse: Any = field(default=None, repr=False, compare=False)
 
     @property
     def has_network(self) -> bool:

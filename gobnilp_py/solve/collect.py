@@ -180,7 +180,7 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
         search_time = remaining - listing_reserve(remaining, max_networks)
     col = engine.epsilon_set(searched, opt=opt, epsilon=eps, constraints=row_cons, max_networks=max_networks,
                              time_limit=search_time, progress=progress, **({"by_class": True} if by_class else {}),
-                             **opts)
+                             **({"reuse": sol.reuse} if sol.reuse is not None else {}), **opts)
     # The engine's own counters, without letting its names overwrite which method ran and why.
     stats.update({k: v for k, v in col.stats.items() if k not in ("method", "method_reason")})
     stats["by"] = "class" if by_class else "dag"
