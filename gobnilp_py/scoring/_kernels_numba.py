@@ -32,7 +32,9 @@ group does the same arithmetic with no temporaries:
      order (configurations ascending, states ascending, empty cells and
      unobserved configurations skipped: they add exactly 0);
    * when asked, the non-empty cells per pair and the ``ml_ceiling`` bound
-     ``Σ_j min(ML_j, -d_j ln r + [atom mixed] min(0, ln a))`` (see
+     ``Σ_j min(ML_j + Δ_j, -d_j ln r - Φ_j)``, ``Φ_j`` / ``Δ_j`` the largest / smallest
+     of the caller's per-row mixed-atom penalties inside ``j`` (see
+     :mod:`gobnilp_py.scoring.atom_bounds` and
      :func:`gobnilp_py.scoring.parallel._block_ceiling`).
 
 **Tolerance.**  The kernel computes the same quantities from the same counts
@@ -173,8 +175,8 @@ if AVAILABLE:  # pragma: no cover - exercised only where numba is installed
     def _score_sets(X, w, ar, set_ptr, set_el, ch_ptr, ch_el, dense_limit, max_code, max_m,
                     dirichlet, xlogx, pen_set,
                     a_cfg, a_cell, row_cfg, row_cell, tab, K,
-                    want_cells, want_ub, ub_children, lnr, lam, atom_w, mix_ptr, mix_rows, use_mixed,
-                    out_s, out_ll, out_cells, out_ub):
+                    want_cells, want_ub, ub_children, lnr, pen_flat, dl_flat, pen_off, atom_w, mix_ptr,
+                    mix_rows, use_mixed, out_s, out_ll, out_cells, out_ub):
         G = set_ptr.size - 1
         R = X.shape[1]
         max_r = 1
@@ -188,6 +190,8 @@ if AVAILABLE:  # pragma: no cover - exercised only where numba is installed
         cnt = np.zeros((max_m + 1) * max_r, dtype=np.int64)
         ml = np.zeros(max_m + 1, dtype=np.float64)
         hm = np.zeros(max_m + 1, dtype=np.uint8)
+        pm = np.zeros(max_m + 1, dtype=np.float64)
+        dm = np.zeros(max_m + 1, dtype=np.float64)
         pair = 0
         for s in range(G):
             e0, e1 = set_ptr[s], set_ptr[s + 1]
@@ -270,12 +274,20 @@ if AVAILABLE:  # pragma: no cover - exercised only where numba is installed
                     out_cells[pair] = cells
                 if want_ub and ub_children[c]:
                     wc = atom_w[c]
+                    po = pen_off[pair] - mix_ptr[c]
+                    pen_here = use_mixed and pen_off[pair] >= 0
                     for e in range(mix_ptr[c], mix_ptr[c + 1]):
                         i = mix_rows[e]
-                        ml[z[i]] += wc[i]
-                        hm[z[i]] = 1
+                        j = z[i]
+                        ml[j] += wc[i]
+                        if pen_here:
+                            pv = pen_flat[po + e]
+                            if pv > pm[j]:
+                                pm[j] = pv
+                            dv = dl_flat[po + e]
+                            if dv < dm[j]:
+                                dm[j] = dv
                     lc = lnr[c]
-                    lm = lam[pair]
                     tot = 0.0
                     for oi in range(n_obs):
                         j = obs[oi]
@@ -284,12 +296,11 @@ if AVAILABLE:  # pragma: no cover - exercised only where numba is installed
                         for st in range(r):
                             if cnt[base + st] > 0:
                                 d += 1
-                        cu = float(-d) * lc
-                        if use_mixed and hm[j] and lm < 0.0:
-                            cu = cu + lm
-                        tot += min(ml[j], cu)
+                        cu = float(-d) * lc - pm[j]
+                        tot += min(ml[j] + dm[j], cu)
                         ml[j] = 0.0
-                        hm[j] = 0
+                        pm[j] = 0.0
+                        dm[j] = 0.0
                     out_ub[pair] = tot
                 # clear the child's table over the observed configurations only
                 for oi in range(n_obs):
@@ -328,8 +339,8 @@ def score_sets(pc, set_ptr: np.ndarray, set_el: np.ndarray, ch_ptr: np.ndarray, 
                dirichlet: bool, xlogx: np.ndarray, pen_set: np.ndarray,
                a_cfg: np.ndarray, a_cell: np.ndarray, row_cfg: np.ndarray, row_cell: np.ndarray,
                tab: np.ndarray, K: int, want_cells: bool, want_ub: bool, ub_children: np.ndarray,
-               lnr: np.ndarray, lam: np.ndarray, atom_w: np.ndarray, mix_ptr: np.ndarray,
-               mix_rows: np.ndarray, use_mixed: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+               lnr: np.ndarray, pen_flat: np.ndarray, dl_flat: np.ndarray, pen_off: np.ndarray,
+               atom_w: np.ndarray, mix_ptr: np.ndarray, mix_rows: np.ndarray, use_mixed: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Count and score every ``(parent set, children)`` group; arrays per pair, in order.
 
     Groups are given as :func:`csr` arrays of the parent sets and of their children.
@@ -337,8 +348,9 @@ def score_sets(pc, set_ptr: np.ndarray, set_el: np.ndarray, ch_ptr: np.ndarray, 
     Returns ``(scores, ll, cells, ub)``: ``ll`` is NaN for Dirichlet scores,
     ``cells`` 0 unless ``want_cells``, ``ub`` +inf where not computed (the
     conventions of :class:`~gobnilp_py.scoring.parallel.GroupResults`).
-    Per-pair score inputs (``a_cfg``, ``a_cell``, table rows, ``lam``) are
-    given by the caller, which computes them exactly as the numpy path does.
+    Per-pair score inputs (``a_cfg``, ``a_cell``, table rows, and the mixed-atom penalties
+    ``pen_flat``/``dl_flat`` with each pair's offset ``pen_off``, -1 for none) are given by the
+    caller, which takes them from the same place as the numpy path does.
     """
     P = int(ch_ptr[-1])
     w = (np.ones(pc.rows, dtype=np.int64) if pc.weights is None
@@ -351,6 +363,6 @@ def score_sets(pc, set_ptr: np.ndarray, set_el: np.ndarray, ch_ptr: np.ndarray, 
         _score_sets(pc.X, w, pc.arities, set_ptr, set_el, ch_ptr, ch_el, int(pc.dense_limit), _max_code(pc),
                     int(max(pc.dense_limit, pc.rows, 1)),
                     bool(dirichlet), xlogx, pen_set, a_cfg, a_cell, row_cfg, row_cell, tab, int(K),
-                    bool(want_cells), bool(want_ub), ub_children, lnr, lam, atom_w, mix_ptr, mix_rows,
-                    bool(use_mixed), out_s, out_ll, out_cells, out_ub)
+                    bool(want_cells), bool(want_ub), ub_children, lnr, pen_flat, dl_flat, pen_off, atom_w,
+                    mix_ptr, mix_rows, bool(use_mixed), out_s, out_ll, out_cells, out_ub)
     return out_s, out_ll, out_cells, out_ub

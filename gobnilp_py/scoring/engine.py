@@ -55,6 +55,10 @@ DEFAULT_MEMORY_LIMIT = 8 * 1024**3
 #: Bytes of candidate arrays generated at once for one child (then filtered by the rules).
 GEN_CHUNK_BYTES = 256 * 1024**2
 
+#: ``ml_ceiling`` charges every mixed atom its own least cost (:mod:`.atom_bounds`, issue 14 item 2);
+#: False gives the first version's one ``max(0, -ln a)`` per configuration (kept to measure the gain).
+ML_CEILING_ATOM_PENALTY = True
+
 #: Largest number of (child, parent set) candidates generated, counted and scored at once (one piece of
 #: a level; :func:`_plan_pieces`).  About 300 MB of transient arrays at parent-set size 6.
 PIECE_PAIRS = 1_000_000
@@ -290,7 +294,8 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
                       want_ub="ml_ceiling" in active, atom_weights=atom_w if "ml_ceiling" in active else None,
                       # Where every atom is pure (LL(v | all others) = 0) the ceiling equals cell_bound.
                       ub_children=llc < -P.tolerance(0.0),
-                      atom_mixed=atom_mixed if "ml_ceiling" in active else None)
+                      atom_mixed=atom_mixed if "ml_ceiling" in active else None,
+                      atom_penalty=ML_CEILING_ATOM_PENALTY)
     if payload.want_ub and not payload.ub_children.any():
         payload.want_ub = False
     scorer = LevelScorer(payload, n_jobs=n_jobs, backend=backend, scheduler=scheduler)

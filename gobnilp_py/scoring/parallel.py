@@ -101,6 +101,9 @@ KERNEL_MIN_UNITS = 20_000_000
 #: Parent sets handed to one kernel call (bounds the per-pair input arrays).
 KERNEL_SETS = 4096
 
+#: Memory of the per-process cache of mixed-atom penalties per (child, prior mass) before it is cleared.
+PEN_CACHE_BYTES = 64 * 1024**2
+
 
 @dataclass
 class Payload:
@@ -114,6 +117,9 @@ class Payload:
     atom_weights: np.ndarray | None     # (n, rows): LL share of each row's atom, per child
     ub_children: np.ndarray | None = None  # bool (n,): children whose ml_ceiling can beat cell_bound
     atom_mixed: np.ndarray | None = None   # (n, rows) float 0/1: the row's atom holds >= 2 child states
+    #: ml_ceiling: charge each mixed atom its own cost (``atom_bounds.atom_penalties``); False: the
+    #: first version's one ``max(0, -ln a)`` per configuration holding a mixed atom (kept to measure)
+    atom_penalty: bool = True
     token: str = ""
 
 
@@ -198,6 +204,32 @@ class _Context:
         self.lnr = np.log(np.maximum(np.asarray(payload.data.arities, dtype=np.float64), 1.0))
         self._mixed_rows: dict[int, np.ndarray] = {}
         self._mixed_csr: tuple[np.ndarray, np.ndarray] | None = None
+        self._atoms: dict[int, Any] = {}
+        self._pen: dict[tuple[int, float], tuple[np.ndarray, np.ndarray]] = {}
+        self._pen_bytes = 0
+
+    def atom_penalties(self, child: int, a: float) -> tuple[np.ndarray, np.ndarray]:
+        """``(pen, dlt)`` per :meth:`mixed_rows` of ``child`` for prior mass ``a`` (cached; see
+        :mod:`.atom_bounds`).  Both scoring paths read these same arrays, so they agree bit for bit."""
+        key = (child, float(a))
+        hit = self._pen.get(key)
+        if hit is None:
+            from . import atom_bounds as ab
+
+            rows = self.mixed_rows(child)
+            if not self.p.atom_penalty:
+                hit = ab.lambda_penalties(rows.size, key[1])
+            else:
+                at = self._atoms.get(child)
+                if at is None:
+                    at = self._atoms[child] = ab.child_atoms(self.pc, child, rows)
+                hit = ab.atom_penalties(at, key[1])
+            if self._pen_bytes > PEN_CACHE_BYTES:
+                self._pen.clear()
+                self._pen_bytes = 0
+            self._pen[key] = hit
+            self._pen_bytes += 16 * rows.size + 64
+        return hit
 
     def mixed_rows(self, child: int) -> np.ndarray:
         """Rows (of the counting) whose atom holds two or more states of ``child``."""
@@ -373,9 +405,9 @@ def _score_groups_blocks(ctx: _Context, groups: list[tuple[tuple[int, ...], np.n
 def _score_groups_kernel(ctx: _Context, groups: list[tuple[tuple[int, ...], np.ndarray]]) -> GroupResults:
     """:func:`_score_groups_blocks` in the compiled kernel (:mod:`._kernels_numba`).
 
-    The per-pair inputs of the scores (the Dirichlet ``a_j`` and its table rows, ``min(0, ln a_j)``,
-    the penalty per free parameter) are computed here with the numpy path's own expressions, so the
-    kernel only counts and sums.
+    The per-pair inputs of the scores (the Dirichlet ``a_j`` and its table rows, the mixed-atom
+    penalties of :meth:`_Context.atom_penalties`, the penalty per free parameter) are computed here
+    with the numpy path's own expressions, so the kernel only counts, takes maxima and sums.
     """
     from . import _kernels_numba as kn
 
@@ -432,17 +464,21 @@ def _score_groups_kernel(ctx: _Context, groups: list[tuple[tuple[int, ...], np.n
             rows = lg.rows(np.concatenate([a, a_cell]))
             row_cfg, row_cell = rows[:k], rows[k:]
             tab, K = lg._tab, lg.K
-            lam = np.minimum(0.0, np.log(a)) if want_ub else empty_f
+            if want_ub and p.atom_mixed is not None:
+                pen_flat, dl_flat, pen_off = _pair_penalties(ctx, children, a, ub_children)
+            else:
+                pen_flat, dl_flat, pen_off = empty_f, empty_f, np.full(k, -1, dtype=np.int64)
         else:
             pen_set = sc.coef * np.array([float(q) for q in qs], dtype=np.float64)  # type: ignore[attr-defined]
             a = a_cell = empty_f
             row_cfg = row_cell = empty_i
             tab, K = np.zeros((1, 1)), 0
-            lam = empty_f
+            pen_flat, dl_flat, pen_off = empty_f, empty_f, np.full(k, -1, dtype=np.int64)
         s_, ll_, c_, u_ = kn.score_sets(
             pc, set_ptr, set_el, ch_ptr, children, dirichlet=dirichlet, xlogx=xlogx, pen_set=pen_set,
             a_cfg=a, a_cell=a_cell, row_cfg=row_cfg, row_cell=row_cell, tab=tab, K=K, want_cells=want_cells, want_ub=want_ub,
-            ub_children=ub_children, lnr=ctx.lnr, lam=lam, atom_w=atom_w, mix_ptr=mix_ptr,
+            ub_children=ub_children, lnr=ctx.lnr, pen_flat=pen_flat, dl_flat=dl_flat, pen_off=pen_off,
+            atom_w=atom_w, mix_ptr=mix_ptr,
             mix_rows=mix_rows, use_mixed=p.atom_mixed is not None)
         scores[pos:pos + k] = s_
         lls[pos:pos + k] = ll_
@@ -459,6 +495,36 @@ class _LightBlock:
     q: list[int]
     pair_set: np.ndarray
     r: np.ndarray
+
+
+def _pair_penalties(ctx: _Context, children: np.ndarray, a: np.ndarray,
+                    ub_children: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mixed-atom ``(pen, dlt)`` of every pair whose child ``ub_children`` selects, for the kernel.
+
+    Returns ``(pen_flat, dl_flat, off)``: the arrays of :meth:`_Context.atom_penalties` of each
+    distinct (child, ``a``) concatenated, and per pair the offset of its own (``-1``: none); the
+    ``e``-th mixed row of child ``c`` reads ``pen_flat[off + e]``.
+    """
+    off = np.full(children.size, -1, dtype=np.int64)
+    pens: list[np.ndarray] = []
+    dls: list[np.ndarray] = []
+    at = 0
+    for c in np.unique(children).tolist():
+        if not ub_children[c]:
+            continue
+        pc = np.flatnonzero(children == c)
+        vals, inv = np.unique(a[pc], return_inverse=True)
+        starts = np.empty(vals.size, dtype=np.int64)
+        for u, av in enumerate(vals.tolist()):
+            pen, dl = ctx.atom_penalties(c, av)
+            starts[u] = at
+            pens.append(pen)
+            dls.append(dl)
+            at += pen.size
+        off[pc] = starts[inv]
+    if not pens:
+        return np.zeros(0), np.zeros(0), off
+    return np.concatenate(pens), np.concatenate(dls), off
 
 
 def _block_ceiling(ctx: _Context, bc: Any, d: np.ndarray, a: np.ndarray) -> np.ndarray:
@@ -480,9 +546,9 @@ def _block_ceiling(ctx: _Context, bc: Any, d: np.ndarray, a: np.ndarray) -> np.n
     assert w is not None
     # Only rows of mixed atoms carry weight (a pure atom has LL 0) and only they can be mixed, so the
     # sums run over those rows alone: same terms, in the same (row) order, minus exact zeros.
-    lam = np.minimum(0.0, np.log(a[sel]))
-    want_mixed = ctx.p.atom_mixed is not None and bool((lam < 0).any())
-    idx_parts, w_parts = [], []
+    want_mixed = ctx.p.atom_mixed is not None
+    asel = a[sel]
+    idx_parts, w_parts, p_parts, d_parts = [], [], [], []
     for c in np.unique(ch).tolist():
         rows_c = ctx.mixed_rows(c)
         if rows_c.size == 0:
@@ -490,21 +556,27 @@ def _block_ceiling(ctx: _Context, bc: Any, d: np.ndarray, a: np.ndarray) -> np.n
         pc = np.flatnonzero(ch == c)
         idx_parts.append((bc.Z[bc.pair_set[sel[pc]]][:, rows_c] + off[pc][:, None]).ravel())
         w_parts.append(np.broadcast_to(w[c, rows_c], (pc.size, rows_c.size)).ravel())
+        if want_mixed:
+            vals, inv = np.unique(asel[pc], return_inverse=True)
+            pd = [ctx.atom_penalties(c, av) for av in vals.tolist()]
+            p_parts.append(np.stack([x[0] for x in pd])[inv].ravel())
+            d_parts.append(np.stack([x[1] for x in pd])[inv].ravel())
+    pm = np.zeros(size)
+    dm = np.zeros(size)
     if idx_parts:
         idx = np.concatenate(idx_parts)
         ml = np.bincount(idx, weights=np.concatenate(w_parts), minlength=size)
+        if want_mixed:
+            # a configuration pays the dearest of its mixed atoms (maxima and minima are exact)
+            np.maximum.at(pm, idx, np.concatenate(p_parts))
+            np.minimum.at(dm, idx, np.concatenate(d_parts))
     else:
-        idx = np.zeros(0, dtype=np.int64)
         ml = np.zeros(size)
     gidx = np.repeat(bc.cfg_off[sel] - off[:-1], ms) + np.arange(size, dtype=np.int64)
-    cell_ub = -d[gidx] * np.repeat(ctx.lnr[ch], ms)
-    if want_mixed:
-        has_mixed = np.zeros(size, dtype=bool)
-        has_mixed[idx] = True
-        cell_ub = cell_ub + has_mixed * np.repeat(lam, ms)
+    cell_ub = -d[gidx] * np.repeat(ctx.lnr[ch], ms) - pm
     # sequential sum per pair (configurations in order): the order of the compiled kernel, same bits
-    out[sel] = np.bincount(np.repeat(np.arange(sel.size, dtype=np.int64), ms), weights=np.minimum(ml, cell_ub),
-                           minlength=sel.size)
+    out[sel] = np.bincount(np.repeat(np.arange(sel.size, dtype=np.int64), ms),
+                           weights=np.minimum(ml + dm, cell_ub), minlength=sel.size)
     return out
 
 
@@ -512,13 +584,13 @@ def _cells_and_ceiling(ctx: _Context, x: tuple[int, ...], fc: Any,
                        want_ub: bool) -> tuple[np.ndarray, np.ndarray | None]:
     """Non-empty cells per child and, if wanted, the ``ml_ceiling`` bound per child.
 
-    ``U(X) = Σ_j min(ML_j, -d_j ln r + L_j min(0, ln a_X))`` over the
-    configurations ``j`` of ``X``, with ``ML_j`` the summed maximised
-    log-likelihood of the atoms (the configurations of all other variables)
-    inside ``j``, ``d_j`` the number of child states seen in ``j``, ``L_j`` = 1
-    when an atom inside ``j`` holds two or more child states, and ``a_X`` the
-    score's prior mass per configuration, which only shrinks for supersets
-    (``docs/pruning.md``, ``ml_ceiling``).
+    ``U(X) = Σ_j min(ML_j + Δ_j, -d_j ln r - Φ_j)`` over the configurations
+    ``j`` of ``X``, with ``ML_j`` the summed maximised log-likelihood of the
+    atoms (the configurations of all other variables) inside ``j``, ``d_j``
+    the number of child states seen in ``j``, and ``Φ_j`` / ``Δ_j`` the largest
+    ``pen`` / smallest ``dlt`` of the mixed atoms inside ``j`` at the prior
+    mass ``a_X`` of ``X``, which only shrinks for supersets (:mod:`.atom_bounds`;
+    ``docs/pruning.md``, ``ml_ceiling``).
     """
     if want_ub and ctx.p.ub_children is not None:
         want_ub = bool(ctx.p.ub_children[fc.children].any())
@@ -543,14 +615,18 @@ def _cells_and_ceiling(ctx: _Context, x: tuple[int, ...], fc: Any,
     assert w is not None
     idx = (np.arange(k, dtype=np.int64)[:, None] * m + z[None, :]).ravel()
     ml = np.bincount(idx, weights=w[fc.children].ravel(), minlength=k * m).reshape(k, m)
-    cell_ub = -d * ctx.lnr[fc.children][:, None]
-    mixed = ctx.p.atom_mixed
-    if mixed is not None:
-        lam = np.minimum(0.0, np.log(np.asarray(ctx.p.score.alpha_j(fc), dtype=np.float64)))  # type: ignore[attr-defined]
-        if (lam < 0).any():
-            has_mixed = np.bincount(idx, weights=mixed[fc.children].ravel(), minlength=k * m).reshape(k, m) > 0
-            cell_ub = cell_ub + has_mixed * lam[:, None]
-    ub = np.minimum(ml, cell_ub).sum(axis=1)
+    pm = np.zeros((k, m))
+    dm = np.zeros((k, m))
+    if ctx.p.atom_mixed is not None:
+        aj = np.asarray(ctx.p.score.alpha_j(fc), dtype=np.float64)  # type: ignore[attr-defined]
+        for i, c in enumerate(fc.children.tolist()):
+            rows_c = ctx.mixed_rows(c)
+            if rows_c.size and (ctx.p.ub_children is None or ctx.p.ub_children[c]):
+                pen, dl = ctx.atom_penalties(c, float(aj[i]))
+                np.maximum.at(pm[i], z[rows_c], pen)
+                np.minimum.at(dm[i], z[rows_c], dl)
+    cell_ub = -d * ctx.lnr[fc.children][:, None] - pm
+    ub = np.minimum(ml + dm, cell_ub).sum(axis=1)
     if ctx.p.ub_children is not None:
         ub[~ctx.p.ub_children[fc.children]] = np.inf
     return n_cells, ub
