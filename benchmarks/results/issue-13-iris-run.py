@@ -83,10 +83,12 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=15)
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/iris13-bench"))
     ap.add_argument("--out", type=Path, default=Path("/tmp/iris13-bench/runs.jsonl"))
-    ap.add_argument("--summary", type=Path, help="print the medians of this JSONL file and exit")
+    ap.add_argument("--summary", type=Path, nargs="+", help="print the medians of these JSONL files and exit")
+    ap.add_argument("--quiet-only", action="store_true",
+                    help="with --summary: only the rounds where no other process used > 20%% CPU when they began")
     a = ap.parse_args()
     if a.summary:
-        summary(a.summary)
+        summary(a.summary, a.quiet_only)
         return
     a.workdir.mkdir(parents=True, exist_ok=True)
     trees = {f"{ref}-{kind}": tree(ref, a.workdir, kind == "pyc") for ref in a.refs for kind in ("src", "pyc")}
@@ -125,9 +127,14 @@ def emit(out: Path, row: dict) -> None:
         fh.write(json.dumps(row) + "\n")
 
 
-def summary(path: Path) -> None:
-    rows = [json.loads(l) for l in path.read_text().splitlines() if l.strip()]
-    runs = [r for r in rows if "rep" in r]
+def summary(paths: list[Path], quiet_only: bool = False) -> None:
+    rows, runs = [], []
+    for i, path in enumerate(paths):
+        file_rows = [json.loads(l) for l in path.read_text().splitlines() if l.strip()]
+        rows += file_rows
+        # a round is (file, BF, rep); its load is what was sampled just before its GOBNILP steps
+        busy = {(r["bf"], r["rep"]) for r in file_rows if r["engine"] == "gobnilp" and r.get("others")}
+        runs += [r for r in file_rows if "rep" in r and not (quiet_only and (r["bf"], r["rep"]) in busy)]
     engines = list(dict.fromkeys(r["engine"] for r in runs))
     print("| BF | engine | runs | search ms: median (min–max) | ratio to GOBNILP (medians) | process ms (median) "
           "| networks |")
