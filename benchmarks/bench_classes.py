@@ -36,11 +36,26 @@ the classes among the listed networks for ``by="dag"`` and order graph).
 
 Every result is appended to ``--out`` as one JSON line together with ``uptime``
 taken just before the run; ``--table`` prints the markdown table of a JSONL file.
+Each of our rows also records ``t_process``, the wall time of the whole worker
+process (interpreter start, ``import gobnilp_py``, reading the table, the call).
+
+Bytecode: before the runs the package's modules are compiled to ``.pyc``
+(``compileall``; ``--bytecode asis`` skips this and records it).  Why: this
+machine sets ``PYTHONDONTWRITEBYTECODE=1`` and the package is an editable
+install, so every fresh worker compiled every module of ours it imported from
+source, while numpy, scipy and the rest have their ``.pyc`` from ``pip install``
+(as would gobnilp_py installed from a wheel).  The search modules are imported
+on the first call, so their compiling was counted as search time: on iris it
+was about 14 of the 25 ms (``benchmarks/results/issue-13-iris.md``).  An
+existing ``.pyc`` is read even with ``PYTHONDONTWRITEBYTECODE`` set, and one
+that does not match its source (modification time and size) is ignored, so
+compiling never runs stale code.
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import subprocess
@@ -92,6 +107,12 @@ def others() -> str:
                       if float(l.split()[1]) > 20 and me not in l.split()[0])
 
 
+def compile_package(root: Path = ROOT) -> None:
+    """Compile the package's modules under ``root`` to ``.pyc`` (see the module docstring: Bytecode)."""
+    if not compileall.compile_dir(str(root / "gobnilp_py"), quiet=1):
+        raise SystemExit(f"compiling {root / 'gobnilp_py'} failed")
+
+
 def jkl_for(name: str, bf: float, outdir: Path) -> tuple[Path, float]:
     path = outdir / f"{name}.bic.bf{bf:g}.jkl"
     if path.exists():
@@ -114,6 +135,7 @@ def run_ours(path: Path, bf: float, method: str, by: str, cap: float) -> dict:
         if line.startswith("RESULT "):
             r = json.loads(line[7:])
             r["status"] = "complete" if r["complete"] else f"INCOMPLETE ({r['reason']})"
+            r["t_process"] = wall
             return r
     err = (p.stderr.strip().splitlines() or ["(no output)"])[-1]
     return {"status": f"failed rc={p.returncode} after {wall:.0f} s: {err[:200]}"}
@@ -148,6 +170,8 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=Path("/tmp/bench1314/classes.jsonl"))
     ap.add_argument("--table", type=Path, help="print the markdown table of this JSONL file and exit")
     ap.add_argument("--side", type=Path, nargs="+", help="print the side-by-side table of these JSONL files and exit")
+    ap.add_argument("--bytecode", choices=["compile", "asis"], default="compile",
+                    help="compile the package's modules to .pyc before the runs (default), or leave them as found")
     a = ap.parse_args()
     if a.mem_gb is not None:
         global MEM_LIMIT
@@ -159,6 +183,8 @@ def main() -> None:
         print_side(a.side)
         return
     (a.workdir / "jkl").mkdir(parents=True, exist_ok=True)
+    if a.bytecode == "compile":
+        compile_package()
     for name in a.datasets:
         for bf in a.bf:
             up = uptime()
@@ -179,7 +205,7 @@ def main() -> None:
                     method, by = {"ordergraph": ("ordergraph", "dag"), "auto": ("auto", "auto")}.get(eng, ("ilp", eng))
                     r = run_ours(path, bf, method, by, a.cap)
                 r.update({"data": name, "bf": bf, "engine": eng, "jkl": str(path), "t_score_cli": t_score,
-                          "cap": a.cap, "uptime": up, "others": oth,
+                          "cap": a.cap, "uptime": up, "others": oth, "bytecode": a.bytecode,
                           "utc": time.strftime("%H:%M:%S", time.gmtime())})
                 print(json.dumps(r), flush=True)
                 with open(a.out, "a") as fh:

@@ -438,7 +438,7 @@ def test_merge_runs_equals_one_sort(seed, runs, block, ram, tmp_path_factory) ->
             assert np.array_equal(a, b)
 
 
-@pytest.mark.parametrize("n", [1, 5, 12, 13, 20, 40, 63])
+@pytest.mark.parametrize("n", [0, 1, 5, 11, 12, 13, 20, 24, 25, 40, 63])
 def test_colex_rank_is_the_sorted_position(n: int) -> None:
     """Colex rank = position among the masks of the same popcount in numeric order; unrank inverts it."""
     from itertools import combinations

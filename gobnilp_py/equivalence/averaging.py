@@ -22,14 +22,16 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..errors import DataError, ScoreError
 from .cpdag import CPDAG, EquivalenceClass, _index, group_by_class, network_parts
 from .extensions import Extensions
+
+if TYPE_CHECKING:  # pandas (about 0.15 s to import) is imported by the functions that build frames
+    import pandas as pd
 
 __all__ = [
     "ClassWeight",
@@ -177,6 +179,8 @@ def arrow_probabilities(networks: Iterable[Any], opt: float | None = None) -> pd
     rejected with :class:`~gobnilp_py.errors.DataError`.
     """
     names, a = _arrow_matrix(networks, opt)
+    import pandas as pd
+
     df = pd.DataFrame(a, index=pd.Index(names, name="parent"), columns=pd.Index(names, name="child"))
     return df
 
@@ -194,6 +198,8 @@ def edge_probabilities(networks: Iterable[Any], opt: float | None = None) -> pd.
     """
     names, a = _arrow_matrix(networks, opt)
     e = np.clip(a + a.T, 0.0, 1.0)  # a DAG never has both u -> v and v -> u
+    import pandas as pd
+
     return pd.DataFrame(e, index=pd.Index(names, name="u"), columns=pd.Index(names, name="v"))
 
 
@@ -247,6 +253,8 @@ def _feature_frame(names: tuple[str, ...], a: np.ndarray, features: Sequence[str
     if "arrow" in features:
         ia, ja = np.nonzero(~np.eye(n, dtype=bool))
         frames.append(("arrow", ia, ja, a[ia, ja]))
+    import pandas as pd
+
     rows = []
     for kind, i, j, p in frames:
         keep = p > min_probability
@@ -318,6 +326,8 @@ def mec_probabilities(
         })
     if seen != len(nets):
         raise DataError(f"the classes hold {seen} networks, but {len(nets)} were given")
+    import pandas as pd
+
     return pd.DataFrame(rows, columns=["rank", "n_networks", "best_score", "log_bayes_factor", "probability", "equivalence_class"])
 
 
@@ -473,6 +483,8 @@ def class_arrow_probabilities(classes: Iterable[ClassWeight], opt: float | None 
     """Posterior probability of each arrow, from whole classes: as :func:`arrow_probabilities`
     on the list of every member (that counts) of every class, without listing them."""
     names, a = _class_arrow_matrix(classes, opt)
+    import pandas as pd
+
     return pd.DataFrame(a, index=pd.Index(names, name="parent"), columns=pd.Index(names, name="child"))
 
 
@@ -480,6 +492,8 @@ def class_edge_probabilities(classes: Iterable[ClassWeight], opt: float | None =
     """Posterior probability of each adjacency, from whole classes (see :func:`edge_probabilities`)."""
     names, a = _class_arrow_matrix(classes, opt)
     e = np.clip(a + a.T, 0.0, 1.0)
+    import pandas as pd
+
     return pd.DataFrame(e, index=pd.Index(names, name="u"), columns=pd.Index(names, name="v"))
 
 
@@ -513,4 +527,6 @@ def class_probabilities(classes: Iterable[ClassWeight], opt: float | None = None
         "probability": float(pc),
         "cpdag": c.cpdag,
     } for r, (c, n, pc) in enumerate(zip(cls, counts, p))]
+    import pandas as pd
+
     return pd.DataFrame(rows, columns=["rank", "n_networks", "best_score", "log_bayes_factor", "probability", "cpdag"])

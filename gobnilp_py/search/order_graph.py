@@ -74,7 +74,6 @@ from ._limits import peak_rss_bytes
 from ..scoring.table import ScoreTable
 from ._colex import Colex
 from ._greedy import greedy_dag
-from .incumbent import quick_incumbent
 from ._spill import ROW_BYTES, ColumnWriter, Columns, SpillDir, merge_runs, sort_reduce
 from .best_parents import DENSE_MAX_VARIABLES, BestParents
 
@@ -287,6 +286,8 @@ def order_graph_optimum(table: ScoreTable, *, lower_bound: float | None = None,
         stats["lower_bound_source"] = "heuristic" if heur is not None else "none"
         stats["heuristic_score"] = None if heur is None else heur[0]
         if incumbent_search is True or (incumbent_search == "auto" and n >= INCUMBENT_MIN_VARIABLES):
+            from .incumbent import quick_incumbent  # only from 20 variables: kept off small runs' import time
+
             inc = quick_incumbent(table)
             stats["asobs_score"] = None if inc is None else inc.score
             if inc is not None and inc.score > lb:

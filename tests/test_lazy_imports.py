@@ -1,0 +1,67 @@
+"""What a small order-graph run imports: only the modules its path needs (issue 13, iris).
+
+The search modules are imported on the first call, inside the timed search, so
+a module imported there but not used costs every short run its import (and,
+without a ``.pyc``, its compiling).  These checks run in a fresh interpreter and
+look at ``sys.modules``; they never time anything.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+#: Modules a small (< 20 variables) order-graph enumeration must not import: the ASOBS incumbent
+#: (only from 20 variables), numba, SCIP and the ILP engine (``gobnilp_py.ilp.settings``, SCIP's
+#: settings as data, is imported by ``import gobnilp_py`` itself and allowed).
+NOT_ON_SMALL_PATH = ("gobnilp_py.search.incumbent", "gobnilp_py.search.asobs", "numba", "pyscipopt",
+                     "gobnilp_py.ilp.engine", "gobnilp_py.ilp.model", "gobnilp_py.ilp.collector")
+
+_TABLE = """
+from gobnilp_py.scoring.table import ScoreTable
+t = ScoreTable(["A", "B", "C", "D"], [
+    [((), -5.0), ((1,), -4.0), ((1, 2), -3.5)],
+    [((), -3.0), ((0,), -2.5), ((3,), -2.9)],
+    [((), -4.0), ((0,), -3.0), ((1,), -3.2)],
+    [((), -2.0), ((2,), -1.8)],
+])
+"""
+
+
+def _loaded(body: str) -> dict:
+    """Run ``body`` after building the table ``t`` in a fresh interpreter; the modules it loaded and ``out``."""
+    code = ("import json, sys\n" + _TABLE + "before = set(sys.modules)\nout = None\n" + body +
+            "\nprint(json.dumps({'new': sorted(set(sys.modules) - before), 'all': sorted(sys.modules), "
+            "'out': out}))")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def _heavy(mods: list[str]) -> list[str]:
+    return [m for m in mods if any(m == h or m.startswith(h + ".") for h in NOT_ON_SMALL_PATH)]
+
+
+def test_small_enumeration_imports_only_the_order_graph_path():
+    r = _loaded("from gobnilp_py import enumerate_networks\n"
+                "cs = enumerate_networks(t, bayes_factor=20, method='auto')\n"
+                "out = [cs.method, len(cs), cs.complete]")
+    assert r["out"][0] == "ordergraph" and r["out"][1] > 1 and r["out"][2]
+    assert "gobnilp_py.search.order_graph" in r["new"]  # the call did import its engine here
+    assert _heavy(r["all"]) == []
+
+
+def test_small_learn_imports_only_the_order_graph_path():
+    r = _loaded("from gobnilp_py import learn\nnet = learn(t, method='ordergraph')\nout = net.score")
+    assert r["out"] is not None
+    assert "gobnilp_py.search.order_graph" in r["new"]
+    assert _heavy(r["all"]) == []
+
+
+def test_incumbent_is_imported_when_asked_for():
+    """The control: asking for the incumbent search does import it (so the module name above is right)."""
+    r = _loaded("from gobnilp_py.search.order_graph import order_graph_optimum\n"
+                "res = order_graph_optimum(t, incumbent_search=True)\n"
+                "out = [res.status, res.stats['lower_bound_source'] in ('heuristic', 'asobs')]")
+    assert r["out"] == ["optimal", True]
+    assert "gobnilp_py.search.incumbent" in r["new"]
