@@ -30,9 +30,10 @@ import logging
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
+if TYPE_CHECKING:
+    import networkx as nx
 
 from ._graphs import acyclic_indices
 from ._json import float_or_none, jsonable
@@ -390,8 +391,10 @@ class Network:
         return hash((self.names, self.key))
 
     # ------------------------------------------------------------------ export
-    def to_networkx(self) -> nx.DiGraph:
+    def to_networkx(self) -> "nx.DiGraph":
         """A :class:`networkx.DiGraph` with every variable as a node (isolated ones too)."""
+        import networkx as nx  # about 0.13 s to import: only where a graph object is asked for
+
         g = nx.DiGraph()
         g.add_nodes_from(self.names)
         g.add_edges_from(self.edges)

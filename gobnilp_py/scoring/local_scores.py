@@ -41,7 +41,6 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from scipy.special import gammaln
 
 from ..data.dataset import Dataset
 from ..errors import ScoreError
@@ -410,6 +409,8 @@ class DirichletScore(LocalScore):
         a_j = self._alpha_j_single(child, q, int(nj.size))
         a_jk = a_j / float(self.arities[child])
         cells = counts[counts > 0]
+        from scipy.special import gammaln  # about 0.2 s to import: only when it is used
+
         return float(np.sum(gammaln(a_j) - gammaln(a_j + nj))
                      + np.sum(gammaln(a_jk + cells) - gammaln(a_jk)))
 
@@ -668,6 +669,8 @@ class _LgammaCache:
         i = np.flatnonzero(big)
         a = self._alpha[rows[i]]
         nb = n[i].astype(np.float64)
+        from scipy.special import gammaln
+
         out[i] = gammaln(a + nb) - gammaln(a)
         return out
 
