@@ -233,7 +233,7 @@ class NetworkCollector(pyscipopt.Conshdlr):
                 self.model.interruptSolve()
 
     def _record(self, sol, in_lp: bool = False) -> SCIP_RESULT:
-        """Enforcement: record the network and exclude it with a permanent nogood."""
+        """Enforcement: record a new network (or class) and exclude it; cut an excluded one off again."""
         t0 = time.perf_counter()
         if self.stop_reason is not None:
             return SCIP_RESULT.CUTOFF  # interrupted (network cap): nothing more is recorded
