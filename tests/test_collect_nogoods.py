@@ -91,3 +91,19 @@ def test_enumerate_passes_the_optimum_searchs_cuts_to_the_collection():
     cs = enumerate_networks(data, bayes_factor=3, method="ilp")
     assert cs.stats["cuts"]["seed"] > 0
     assert len(cs) == 308
+
+
+def test_kbest_starts_from_the_optimum_searchs_cuts_and_lists_the_same_networks(monkeypatch):
+    import importlib
+
+    from gobnilp_py import kbest
+
+    kbest_mod = importlib.import_module("gobnilp_py.solve.kbest")
+
+    data = read_data(DATA / "wine.csv", header=False)
+    seeded = kbest(data, k=30, method="ilp")
+    assert seeded.stats["cuts"]["seed"] > 0
+    monkeypatch.setattr(kbest_mod, "_takes_reuse", lambda m: False)
+    plain = kbest(data, k=30, method="ilp")
+    assert plain.stats["cuts"]["seed"] == 0
+    assert [(n.key, round(n.score, 9)) for n in seeded] == [(n.key, round(n.score, 9)) for n in plain]

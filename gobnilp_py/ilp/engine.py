@@ -340,7 +340,7 @@ def epsilon_set(table: ScoreTable, *, opt: float, epsilon: float, constraints: A
 def kbest(table: ScoreTable, *, k: int, opt: float | None = None, constraints: Any = None,
           time_limit: float | None = None, epsilon_hint: float | None = None,
           params: Mapping[str, Any] | None = None, verbose: bool = False, progress: Any = None,
-          by_class: bool = False, widen: bool = True) -> Collection:
+          by_class: bool = False, widen: bool = True, reuse: Any = None) -> Collection:
     """The ``k`` best networks of ``table`` (and every network tied with the k-th), in one or two searches.
 
     ``opt`` is the proven optimum (found first when not given).  With
@@ -351,6 +351,8 @@ def kbest(table: ScoreTable, *, k: int, opt: float | None = None, constraints: A
     the k best classes (and every class tied with the k-th).  With
     ``widen=False`` no second search runs: the caller rescores the data for a
     wider gap instead (cheaper than searching an ε-safe table without a limit).
+    ``reuse``: cluster cuts of an optimum search (see :func:`epsilon_set`); the
+    optimum search run here when ``opt`` is not given supplies its own.
     """
     t0 = time.perf_counter()
     if opt is None:
@@ -361,6 +363,7 @@ def kbest(table: ScoreTable, *, k: int, opt: float | None = None, constraints: A
             entries = [(sol.score, sol.chosen)] if sol.chosen is not None else []
             return Collection(entries, sol.status, stats={"opt_status": sol.status})
         opt = sol.score
+        reuse = reuse if reuse is not None else sol.reuse
         if time_limit is not None:
             time_limit -= time.perf_counter() - t0
             t0 = time.perf_counter()
@@ -373,7 +376,7 @@ def kbest(table: ScoreTable, *, k: int, opt: float | None = None, constraints: A
         objlimit = opt - epsilon_hint - tol - margin if use_limit else None
         fm, col, stats = _collect(table, constraints, objlimit=objlimit, max_networks=None, kbest=k,
                                   tie_tolerance=tol + margin, time_limit=remaining, params=params, verbose=verbose,
-                                  progress=progress, by_class=by_class)
+                                  progress=progress, by_class=by_class, seed_cuts=reuse)
         reason = _incomplete_reason(stats["scip_status"], col)
         if reason is not None or len(col.found) >= k or not use_limit or not widen:
             break

@@ -227,9 +227,12 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
         return empty(opt, math.nan, False, "time_limit")
     t0 = time.perf_counter()
     hint = gap.epsilon + 2 * tolerance_of(opt) if math.isfinite(gap.epsilon) else None
+    # The ILP's k-best search starts from the optimum search's cluster cuts (valid for every DAG, so also
+    # on a table rescored for the certified gap); the other methods have no use for them.
+    reuse = {"reuse": sol.reuse} if sol.reuse is not None and _takes_reuse(m) else {}
     col = _search(m, searched, k, ties=ties, by_class=by_class,
                   constraints=cons if m.constraint_kinds is None else None, time_limit=remaining,
-                  epsilon_hint=hint, opt=opt, opts=opts)
+                  epsilon_hint=hint, opt=opt, opts={**opts, **reuse})
     stats.update(col.stats)
     stats["time_search"] = time.perf_counter() - t0
     if not col.entries:
@@ -449,6 +452,11 @@ def unpruned_table(table: Any) -> bool:
     """True when no rule removed a parent set (the table is exact for every gap)."""
     return not any(int(c) for rules in table.pruning.values() for r, c in rules.items()
                    if r != "structural_constraints")
+
+
+def _takes_reuse(m: Any) -> bool:
+    """Whether method ``m``'s k-best search accepts ``reuse=`` (the ILP's)."""
+    return engine_module(m).__name__ == "gobnilp_py.ilp.engine"
 
 
 def _search(m: Any, table: Any, k: int, *, ties: bool, by_class: bool, constraints: Any,
