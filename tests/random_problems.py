@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["random_data"]
+__all__ = ["random_data", "noisy_columns"]
 
 
 def random_data(rng: np.random.Generator, n: int, n_rows: int) -> np.ndarray:
@@ -18,4 +18,24 @@ def random_data(rng: np.random.Generator, n: int, n_rows: int) -> np.ndarray:
             copy = rng.random(n_rows) < rng.uniform(0.4, 0.9)
             base = np.where(copy, src % r, base)
         cols.append(base)
+    return np.column_stack(cols)
+
+
+def noisy_columns(rng: np.random.Generator, n_rows: int, arities: list[int], noise: float,
+                  max_sources: int) -> np.ndarray:
+    """Columns of the given arities, each (past the first) a noisy function of up to ``max_sources`` earlier ones.
+
+    Column ``j`` is ``sum((t + 1) * col_t) mod r`` over a random set of earlier columns ``t``, replaced
+    by a uniform value in a ``noise`` share of the rows; arity-1 columns are constant.  Shared by the
+    pruning-safety tests (the draws from ``rng`` are theirs, in their order).
+    """
+    cols: list[np.ndarray] = []
+    for j, r in enumerate(arities):
+        col = rng.integers(0, r, size=n_rows)
+        if j > 0 and r > 1:
+            k = int(rng.integers(1, min(max_sources, j) + 1))
+            src = rng.choice(j, size=k, replace=False)
+            det = sum((t + 1) * cols[t] for t in src) % r
+            col = np.where(rng.random(n_rows) >= noise, det, col)
+        cols.append(col)
     return np.column_stack(cols)

@@ -35,6 +35,7 @@ from gobnilp_py.scoring.engine import _atom_likelihoods
 from gobnilp_py.scoring.local_scores import make_score
 
 from test_pruning_rules_safety import best_with_family, score_matrix, xor_dataset
+from random_problems import noisy_columns
 
 SLACK = 5e-10
 DIRICHLET = ["BDeu", "K2", "BDs"]
@@ -181,17 +182,7 @@ def problems(draw):
     n_rows = int(rng.choice([int(rng.integers(2, 12)), int(rng.integers(12, 60)), int(rng.integers(60, 400))]))
     arities = [int(a) for a in rng.choice([1, 2, 3, 4], size=n, p=[0.05, 0.5, 0.3, 0.15])]
     noise = float(rng.choice([0.0, 0.05, 0.2, 0.5]))
-    cols = []
-    for j in range(n):
-        r = arities[j]
-        col = rng.integers(0, r, size=n_rows)
-        if j > 0 and r > 1:
-            k = int(rng.integers(1, min(3, j) + 1))
-            src = rng.choice(j, size=k, replace=False)
-            det = sum((t + 1) * cols[t] for t in src) % r
-            col = np.where(rng.random(n_rows) >= noise, det, col)
-        cols.append(col)
-    ds = Dataset([f"X{j}" for j in range(n)], arities, np.column_stack(cols))
+    ds = Dataset([f"X{j}" for j in range(n)], arities, noisy_columns(rng, n_rows, arities, noise, 3))
     eps = 0.0 if rng.random() < 0.15 else float(rng.uniform(0.0, 6.0))
     kind = str(rng.choice(["BDeu"] * 4 + ["K2", "BDs"]))
     ess = float(np.exp(rng.uniform(np.log(0.01), np.log(100.0))))

@@ -32,6 +32,8 @@ from gobnilp_py.data.dataset import Dataset
 from gobnilp_py.scoring import pruning as P
 from gobnilp_py.scoring import score
 
+from random_problems import noisy_columns
+
 SLACK = 5e-10
 SCORES = ["BIC", "AIC", "BDeu", "K2", "BDs"]
 
@@ -82,17 +84,7 @@ def problems(draw):
     n_rows = int(rng.choice([int(rng.integers(2, 12)), int(rng.integers(12, 400))]))
     arities = [int(a) for a in rng.choice([1, 2, 3], size=n, p=[0.08, 0.5, 0.42])]
     noise = float(rng.choice([0.0, 0.05, 0.2, 0.5]))
-    cols = []
-    for j in range(n):
-        r = arities[j]
-        col = rng.integers(0, r, size=n_rows)
-        if j > 0 and r > 1:
-            k = int(rng.integers(1, min(3, j) + 1))
-            src = rng.choice(j, size=k, replace=False)
-            det = sum((t + 1) * cols[t] for t in src) % r
-            col = np.where(rng.random(n_rows) >= noise, det, col)
-        cols.append(col)
-    ds = Dataset([f"X{j}" for j in range(n)], arities, np.column_stack(cols))
+    ds = Dataset([f"X{j}" for j in range(n)], arities, noisy_columns(rng, n_rows, arities, noise, 3))
     eps = 0.0 if rng.random() < 0.15 else float(rng.uniform(0.0, 6.0))
     kind = str(rng.choice(SCORES))
     ess = float(rng.choice([0.5, 1.0, 10.0]))

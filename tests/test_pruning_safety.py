@@ -23,6 +23,7 @@ from gobnilp_py.data.dataset import Dataset
 from gobnilp_py.scoring import BIC, LocalScore, score
 
 from oracle_dags import all_dags_array
+from random_problems import noisy_columns
 
 #: Slack below OPT - ε for "credible" in the oracle.  The engine's tolerance
 #: (1e-9 relative, >= 1e-9 absolute) covers it, so these DAGs must be kept too.
@@ -39,19 +40,8 @@ def problems(draw):
     n_rows = int(rng.integers(3, 400))
     arities = [int(a) for a in rng.choice([1, 2, 3], size=n, p=[0.1, 0.45, 0.45])]
     noise = float(rng.choice([0.02, 0.1, 0.3, 0.6]))
-    cols = []
-    for j in range(n):
-        r = arities[j]
-        col = rng.integers(0, r, size=n_rows)
-        if j > 0 and r > 1:
-            # Depend on up to two earlier columns, with noise.
-            k = int(rng.integers(1, min(2, j) + 1))
-            src = rng.choice(j, size=k, replace=False)
-            det = sum((s + 1) * cols[s] for s in src) % r
-            keep = rng.random(n_rows) >= noise
-            col = np.where(keep, det, col)
-        cols.append(col)
-    codes = np.column_stack(cols)
+    # each column past the first depends on up to two earlier ones, with noise
+    codes = noisy_columns(rng, n_rows, arities, noise, 2)
     ds = Dataset([f"X{j}" for j in range(n)], arities, codes)
     eps = 0.0 if rng.random() < 0.15 else float(rng.uniform(0.0, 6.0))
     kind = str(rng.choice(["BIC", "BDeu"]))

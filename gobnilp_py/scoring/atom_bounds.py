@@ -44,7 +44,24 @@ import numpy as np
 
 from .counts import ParentConfigs, xlogx_table
 
-__all__ = ["ChildAtoms", "child_atoms", "atom_penalties", "lambda_penalties"]
+__all__ = ["atom_cells", "ChildAtoms", "child_atoms", "atom_penalties", "lambda_penalties"]
+
+
+def atom_cells(pc: ParentConfigs, child: int) -> tuple[np.ndarray, int, np.ndarray]:
+    """The atoms of ``child``: each row's atom id ``z``, their range ``m`` and the counts ``cell`` (m x r, flat).
+
+    Shared by the ``ml_ceiling`` atom likelihoods (``engine._atom_likelihoods``) and the mixed-atom
+    costs (:func:`child_atoms`); counts are weighted by the row multiplicities of ``pc``.
+    """
+    n = int(pc.arities.size)
+    r = max(int(pc.arities[child]), 1)
+    others = tuple(j for j in range(n) if j != child)
+    z, m = pc.ids(others) if others else (np.zeros(pc.rows, dtype=np.int64), 1)
+    if m > 4 * pc.rows + 1024:
+        z, m = ParentConfigs._compress(z, m)
+    mult = pc.weights if pc.weights is not None else np.ones(pc.rows)
+    cell = np.rint(np.bincount(z * r + pc.X[child], weights=mult, minlength=m * r)).astype(np.int64)
+    return z, m, cell
 
 
 @dataclass
@@ -75,14 +92,8 @@ class ChildAtoms:
 
 def child_atoms(pc: ParentConfigs, child: int, rows: np.ndarray) -> ChildAtoms:
     """Counts of the atoms of ``child`` that hold the given rows of ``pc`` (its mixed rows)."""
-    n = int(pc.arities.size)
     r = max(int(pc.arities[child]), 1)
-    others = tuple(j for j in range(n) if j != child)
-    z, m = pc.ids(others) if others else (np.zeros(pc.rows, dtype=np.int64), 1)
-    if m > 4 * pc.rows + 1024:
-        z, m = ParentConfigs._compress(z, m)
-    mult = pc.weights if pc.weights is not None else np.ones(pc.rows)
-    cell = np.rint(np.bincount(z * r + pc.X[child], weights=mult, minlength=m * r)).astype(np.int64)
+    z, m, cell = atom_cells(pc, child)
     uniq, inv = np.unique(z[rows], return_inverse=True)
     S = -np.sort(-cell.reshape(m, r)[uniq], axis=1)           # counts per atom, descending
     na = S.sum(axis=1)

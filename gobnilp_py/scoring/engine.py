@@ -387,6 +387,7 @@ def _atom_likelihoods(pc: ParentConfigs, ar: list[int]) -> tuple[np.ndarray, np.
     ``ml_ceiling`` rule).  ``mixed[v, row]`` is 1 when the row's atom holds two or
     more states of ``v``.  Rows are the (possibly merged) rows of ``pc``.
     """
+    from .atom_bounds import atom_cells
     from .counts import xlogx_table
 
     n = len(ar)
@@ -396,13 +397,8 @@ def _atom_likelihoods(pc: ParentConfigs, ar: list[int]) -> tuple[np.ndarray, np.
     w = np.zeros((n, pc.rows))
     mixed = np.zeros((n, pc.rows))
     for v in range(n):
-        others = tuple(j for j in range(n) if j != v)
-        z, m = pc.ids(others) if others else (np.zeros(pc.rows, dtype=np.int64), 1)
-        if m > 4 * pc.rows + 1024:
-            z, m = ParentConfigs._compress(z, m)
+        z, m, cell = atom_cells(pc, v)
         r = max(ar[v], 1)
-        cell = np.bincount(z * r + pc.X[v], weights=mult, minlength=m * r)
-        cell = np.rint(cell).astype(np.int64)
         na = cell.reshape(m, r).sum(axis=1)
         lla = t[cell].reshape(m, r).sum(axis=1) - t[na]
         llc[v] = float(lla.sum())
