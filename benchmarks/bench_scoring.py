@@ -6,7 +6,7 @@ Usage
         [--data-dir /work/shared/data] [--datasets wine zoo ...] [--scores BIC BDeu] \\
         [--bf 3 20 150] [--palim N] [--budget 600] [--pgmpy-sample 200] [--no-pgmpy] \\
         [--n-jobs N] [--gobnilp] [--output results.md] [--mem-gb 8] [--jsonl runs.jsonl] [--save-jkl DIR] \\
-        [--kernel auto numpy numba]
+        [--kernel auto numpy numba] [--repeat N]
 
 Every (dataset, score, Bayes factor) run is a separate subprocess with a wall
 time budget (``--budget`` seconds; a run that exceeds it is reported as
@@ -19,10 +19,15 @@ given a 1 s timeout, only the scoring step is timed, within ``--budget``).
 ``--kernel`` selects the counting-and-scoring path (``GOBNILP_SCORING_KERNEL``,
 see :data:`gobnilp_py.scoring.parallel.KERNEL`): ``auto`` (default), ``numpy``
 or ``numba``; several values run every case once per path, side by side (the
-path is shown after the data name).
+path is shown after the data name).  ``--repeat N`` scores the same data N times in
+the run's process: ``time s`` stays the first call (what a fresh process pays,
+including numba's one-off load when the kernel is chosen), and ``warm s`` is the
+median of the N - 1 later calls (what each further call of a session or a
+bootstrap pays); the speed-ups are given for both.
 Columns:
 
 * ``time s`` -- wall time of :func:`gobnilp_py.scoring.score` (data already loaded);
+* ``warm s`` -- with ``--repeat``: median wall time of the later calls in the same process;
 * ``peak MB`` -- peak resident memory of the run's process;
 * ``scored`` -- (child, parent set) families whose local score was computed;
 * ``kept`` -- families in the pruned table;
@@ -69,7 +74,8 @@ def _load(path: Path):
     return read_data(path, header=False)
 
 
-def worker(path: str, score_name: str, bf: float, palim: int | None, sample: int, n_jobs: int | None = None) -> dict:
+def worker(path: str, score_name: str, bf: float, palim: int | None, sample: int, n_jobs: int | None = None,
+           repeat: int = 1) -> dict:
     """One run, inside its own process: score, then (optionally) time pgmpy on a sample."""
     import numpy as np
 
@@ -88,12 +94,21 @@ def worker(path: str, score_name: str, bf: float, palim: int | None, sample: int
     t0 = time.perf_counter()
     table = score(ds, score=score_name, ess=1.0, bayes_factor=bf, palim=palim, n_jobs=n_jobs)
     elapsed = time.perf_counter() - t0
+    warm = []
+    for _ in range(max(0, repeat - 1)):  # later calls in this process: the same work, nothing carried over
+        t1 = time.perf_counter()
+        again = score(ds, score=score_name, ess=1.0, bayes_factor=bf, palim=palim, n_jobs=n_jobs)
+        warm.append(time.perf_counter() - t1)
+        if again.to_jkl() != table.to_jkl():
+            raise RuntimeError("a repeated call gave a different table")
     save = os.environ.get("BENCH_SAVE_JKL")
     if save:  # keep the table for a later search (written after the timing, not included in it)
         Path(save).mkdir(parents=True, exist_ok=True)
         table.to_jkl(Path(save) / f"{Path(path).stem}.{score_name.lower()}.bf{bf:g}.jkl")
     out = {
         "time": elapsed,
+        "time_warm": float(np.median(warm)) if warm else None,
+        "warm_calls": len(warm),
         "scored": int(table.meta["families_scored"]),
         "kept": len(table),
         "max_parents": max(len(ps) for fams in table.families for ps, _ in fams),
@@ -209,9 +224,9 @@ def run_gobnilp(path: Path, bf: float, budget: float) -> dict:
 
 
 def run_one(path: Path, score_name: str, bf: float, palim: int | None, sample: int,
-            budget: float, n_jobs: int | None = None, kernel: str | None = None) -> dict:
+            budget: float, n_jobs: int | None = None, kernel: str | None = None, repeat: int = 1) -> dict:
     cmd = [sys.executable, __file__, "--worker", str(path), score_name, repr(bf),
-           str(palim if palim is not None else -1), str(sample), str(n_jobs if n_jobs else 0)]
+           str(palim if palim is not None else -1), str(sample), str(n_jobs if n_jobs else 0), str(repeat)]
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     if kernel is not None:
@@ -260,7 +275,9 @@ def _record(path: Path | None, rec: dict) -> None:
 
 def fmt_row(name: str, score_name: str, bf: float, r: dict) -> str:
     if r.get("status") != "ok":
-        return f"| {name} | {score_name} | {bf:g} | {r['status']} | | | | | | | | | | |"
+        return f"| {name} | {score_name} | {bf:g} | {r['status']} | | | | | | | | | | | | | |"
+    warm = r.get("time_warm")
+    per_warm = None if warm is None else 1000.0 * warm / max(r["scored"], 1)
     rate = r["scored"] / r["time"] if r["time"] > 0 else math.inf
     pg = r.get("pgmpy")
     if pg is None and "pgmpy_ms" in r:
@@ -276,17 +293,23 @@ def fmt_row(name: str, score_name: str, bf: float, r: dict) -> str:
         pg_diff = f"{max(r['pgmpy_diff'], r['pgmpy_scored_diff']):.1e}"
     else:
         sz_ms, sz_speed = "", ""
-    return (f"| {name} | {score_name} | {bf:g} | {r['time']:.2f} | {r['peak_mb']:.0f} | {r['scored']:,} | "
+    warm_kept = warm_sz = ""
+    if per_warm is not None and "pgmpy_ms" in r:
+        warm_kept = f"{r['pgmpy_ms'] / per_warm:.0f}x"
+    if per_warm is not None and "pgmpy_scored_ms" in r:
+        warm_sz = f"{r['pgmpy_scored_ms'] / per_warm:.0f}x"
+    warm_s = "" if warm is None else f"{warm:.3f}"
+    return (f"| {name} | {score_name} | {bf:g} | {r['time']:.3f} | {warm_s} | {r['peak_mb']:.0f} | {r['scored']:,} | "
             f"{r['kept']:,} | {r['max_parents']} | {rate:,.0f} | {pg_ms} | {speed} | {sz_ms} | {sz_speed} "
-            f"| {pg_diff} |")
+            f"| {warm_kept} | {warm_sz} | {pg_diff} |")
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "--worker":
-        path, score_name, bf, palim, sample, nj = argv[1:7]
+        path, score_name, bf, palim, sample, nj, repeat = argv[1:8]
         p = int(palim)
-        res = worker(path, score_name, float(bf), None if p < 0 else p, int(sample), int(nj) or None)
+        res = worker(path, score_name, float(bf), None if p < 0 else p, int(sample), int(nj) or None, int(repeat))
         print(json.dumps(res))
         return 0
     ap = argparse.ArgumentParser(description="Benchmark gobnilp_py scoring (markdown table on stdout).")
@@ -306,6 +329,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="append every run as one JSON line, with `uptime` and the busiest other processes")
     ap.add_argument("--kernel", nargs="*", default=None, choices=["auto", "numpy", "numba"],
                     help="counting-and-scoring path(s) (GOBNILP_SCORING_KERNEL); several: each case once per path")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="score N times in each run's process: the first call, and the median of the later ones")
     ap.add_argument("--save-jkl", type=Path, default=None,
                     help="write each scored table to DIR/DATA.SCORE.bfB.jkl (after the timing) for a later search")
     args = ap.parse_args(argv)
@@ -323,10 +348,10 @@ def main(argv: list[str] | None = None) -> int:
     lines = [
         f"Scoring benchmark (palim={args.palim}, ESS 1, budget {args.budget:g} s per run)",
         "",
-        "| data | score | BF | time s | peak MB | scored | kept | max \\|W\\| | scores/s "
+        "| data | score | BF | time s | warm s | peak MB | scored | kept | max \\|W\\| | scores/s "
         "| pgmpy ms/score (kept) | speed-up (kept) | pgmpy ms/score (scored sizes) | speed-up (scored sizes) "
-        "| max \\|diff\\| |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| warm speed-up (kept) | warm speed-up (scored sizes) | max \\|diff\\| |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     print("\n".join(lines), flush=True)
     for f in files:
@@ -334,7 +359,8 @@ def main(argv: list[str] | None = None) -> int:
             for bf in args.bf:
                 for kernel in (args.kernel or [None]):
                     up, oth = _machine()
-                    r = run_one(f, score_name, bf, args.palim, sample, args.budget, args.n_jobs, kernel)
+                    r = run_one(f, score_name, bf, args.palim, sample, args.budget, args.n_jobs, kernel,
+                                args.repeat)
                     _record(args.jsonl, {"data": f.stem, "score": score_name, "bf": bf, "engine": "gobnilp_py",
                                          "kernel": kernel or os.environ.get("GOBNILP_SCORING_KERNEL", "auto"),
                                          "uptime": up, "others": oth, **r})
@@ -347,8 +373,8 @@ def main(argv: list[str] | None = None) -> int:
                     _record(args.jsonl, {"data": f.stem, "score": score_name, "bf": bf, "engine": "gobnilp_c",
                                          "uptime": up, "others": oth, **g})
                     row = (f"| {f.stem} | GOBNILP C (palim {g.get('palim', '?')}) | {bf:g} | "
-                           f"{g.get('time', '-')} | {g.get('peak_mb', '-')} | | {g.get('families', '-')} | "
-                           f"| | {g['status']} | | | | |")
+                           f"{g.get('time', '-')} | | {g.get('peak_mb', '-')} | | {g.get('families', '-')} | "
+                           f"| | {g['status']} | | | | | | |")
                     lines.append(row)
                     print(row, flush=True)
     if args.output is not None:
