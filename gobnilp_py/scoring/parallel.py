@@ -77,10 +77,12 @@ BATCH = 64
 
 #: Dirichlet scores count and score a block of parent sets at once (:func:`_score_block`): at most
 #: this many sets, and at most :data:`BLOCK_ROW_PAIRS` (pair x data row) elements of joint codes.
-#: Why 2**18: a block's arrays (joint codes, counts, their masks) then stay within the caches; with
-#: 2**20 (before) tic-tac-toe BDeu on the numpy path took 0.16-0.18 s against 0.12-0.13 s (958 rows,
-#: 5,019 families; best of 5, one core), wine BDeu 0.65-0.76 s against 0.67; zoo, voting and
-#: hailfinder100 were level.  Block boundaries never change a result (see :func:`_score_groups_blocks`).
+#: Why 2**18 (was 2**20): a block's arrays (joint codes, counts, their masks) then stay within the
+#: caches.  numpy path, one core, unlocked, best of 2-5 runs, 2**20 / 2**19 / 2**18: tic-tac-toe BDeu
+#: 0.188 / 0.155 / 0.140 s, zoo BDeu 1.76 / 1.71 / 1.60 s, alarm1000 BDeu palim 3 3.65 / 3.66 / 3.82 s;
+#: insurance1000 BIC palim 3 0.71 / 0.49 / 0.43 s.  (Smaller blocks only pay once the ``ml_ceiling``
+#: bound, :func:`_block_ceiling`, has no per-child loop: with it alarm1000 took 5.4 s at 2**18.)
+#: Block boundaries never change a result (see :func:`_score_groups_blocks`).
 BLOCK_SETS = 4096
 BLOCK_ROW_PAIRS = 1 << 18
 
@@ -549,31 +551,31 @@ def _block_ceiling(ctx: _Context, bc: Any, d: np.ndarray, a: np.ndarray) -> np.n
     w = ctx.p.atom_weights
     assert w is not None
     # Only rows of mixed atoms carry weight (a pure atom has LL 0) and only they can be mixed, so the
-    # sums run over those rows alone: same terms, in the same (row) order, minus exact zeros.
+    # sums run over those rows alone: same terms, in the same (row) order, minus exact zeros.  All
+    # pairs at once (no loop over the block's children: with small blocks and many children that loop
+    # cost more than the sums): pair i contributes its child's mixed rows, in row order, to its own
+    # configurations, so every bin of the ``bincount`` adds the same terms in the same order as a
+    # child-by-child pass would.
     want_mixed = ctx.p.atom_mixed is not None
-    asel = a[sel]
-    idx_parts, w_parts, p_parts, d_parts = [], [], [], []
-    for c in np.unique(ch).tolist():
-        rows_c = ctx.mixed_rows(c)
-        if rows_c.size == 0:
-            continue
-        pc = np.flatnonzero(ch == c)
-        idx_parts.append((bc.Z[bc.pair_set[sel[pc]]][:, rows_c] + off[pc][:, None]).ravel())
-        w_parts.append(np.broadcast_to(w[c, rows_c], (pc.size, rows_c.size)).ravel())
-        if want_mixed:
-            vals, inv = np.unique(asel[pc], return_inverse=True)
-            pd = [ctx.atom_penalties(c, av) for av in vals.tolist()]
-            p_parts.append(np.stack([x[0] for x in pd])[inv].ravel())
-            d_parts.append(np.stack([x[1] for x in pd])[inv].ravel())
+    mptr, mrows = ctx.mixed_csr()
+    lens = mptr[ch + 1] - mptr[ch]
+    total = int(lens.sum())
     pm = np.zeros(size)
     dm = np.zeros(size)
-    if idx_parts:
-        idx = np.concatenate(idx_parts)
-        ml = np.bincount(idx, weights=np.concatenate(w_parts), minlength=size)
+    if total:
+        prep = np.repeat(np.arange(sel.size, dtype=np.int64), lens)
+        first = np.zeros(sel.size, dtype=np.int64)
+        np.cumsum(lens[:-1], out=first[1:])
+        e = np.arange(total, dtype=np.int64) - np.repeat(first, lens)   # position among the child's mixed rows
+        rows = mrows[np.repeat(mptr[ch], lens) + e]
+        idx = bc.Z[bc.pair_set[sel][prep], rows] + off[:-1][prep]
+        ml = np.bincount(idx, weights=w[ch[prep], rows], minlength=size)
         if want_mixed:
             # a configuration pays the dearest of its mixed atoms (maxima and minima are exact)
-            np.maximum.at(pm, idx, np.concatenate(p_parts))
-            np.minimum.at(dm, idx, np.concatenate(d_parts))
+            pen_flat, dl_flat, poff = _pair_penalties(ctx, ch, a[sel], np.ones(int(w.shape[0]), dtype=bool))
+            at = poff[prep] + e
+            np.maximum.at(pm, idx, pen_flat[at])
+            np.minimum.at(dm, idx, dl_flat[at])
     else:
         ml = np.zeros(size)
     gidx = np.repeat(bc.cfg_off[sel] - off[:-1], ms) + np.arange(size, dtype=np.int64)
