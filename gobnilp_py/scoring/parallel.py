@@ -80,8 +80,9 @@ BATCH = 64
 #: Why 2**18 (was 2**20): a block's arrays (joint codes, counts, their masks) then stay within the
 #: caches.  numpy path, one core, unlocked, best of 2-5 runs, 2**20 / 2**19 / 2**18: tic-tac-toe BDeu
 #: 0.188 / 0.155 / 0.140 s, zoo BDeu 1.76 / 1.71 / 1.60 s, alarm1000 BDeu palim 3 3.65 / 3.66 / 3.82 s;
-#: insurance1000 BIC palim 3 0.71 / 0.49 / 0.43 s.  (Smaller blocks only pay once the ``ml_ceiling``
-#: bound, :func:`_block_ceiling`, has no per-child loop: with it alarm1000 took 5.4 s at 2**18.)
+#: insurance1000 BIC palim 3 0.71 / 0.49 / 0.43 s.  Smaller blocks only pay because the ``ml_ceiling``
+#: bound (:func:`_block_ceiling`) no longer loops over a block's children: with that loop alarm1000
+#: took 5.44 s at 2**18.
 #: Block boundaries never change a result (see :func:`_score_groups_blocks`).
 BLOCK_SETS = 4096
 BLOCK_ROW_PAIRS = 1 << 18
