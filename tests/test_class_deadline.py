@@ -159,3 +159,30 @@ def test_the_search_leaves_time_to_list(monkeypatch):
     assert listing_reserve(1000, 10) == LISTING_RESERVE_MAX
     assert listing_reserve(1000, None) == LISTING_RESERVE * 1000
     assert listing_reserve(10, 150_000) == LISTING_RESERVE * 10
+
+
+def test_the_search_stops_in_time_to_list_every_class_it_found(monkeypatch):
+    """Each class found takes listing time from the search (``LISTING_SECONDS_PER_CLASS``).
+
+    With an allowance so large that 64 classes use up the whole limit, the search stops at
+    the collector's first budget check (every 64 classes) with reason ``"time_limit"``; every
+    class it found is then listed, and the threshold still holds against the complete run.
+    """
+    import gobnilp_py.solve.collect as co
+
+    rng = np.random.default_rng(2)
+    data = read_data(random_data(rng, 6, 60))
+    eps = 8.0
+    full = enumerate_networks(data, epsilon=eps, method="ilp", by="class", max_networks=None)
+    assert full.complete and full.n_classes_total > 128
+    monkeypatch.setattr(co, "LISTING_SECONDS_PER_CLASS", 100.0 / 64)
+    part = enumerate_networks(data, epsilon=eps, method="ilp", by="class", max_networks=None, time_limit=120)
+    assert not part.complete and part.reason == "time_limit"
+    assert part.stats["stopped_for_listing"] and part.stats["found"] == 64
+    # every class found was expanded and its members listed; all of them are credible networks
+    assert part.stats["classes"] == 64
+    listed = {n.key for n in part.networks}
+    assert listed <= {n.key for n in full.networks}
+    assert part.threshold is not None
+    assert all(n.key in listed for n in full.networks if n.score >= part.threshold)
+    assert [n.score for n in part.networks] == sorted((n.score for n in part.networks), reverse=True)

@@ -221,11 +221,13 @@ def _lp_time(m: Any) -> float:
 def _collect(table: ScoreTable, constraints: Any, *, objlimit: float | None, max_networks: int | None,
              kbest: int | None, tie_tolerance: float, time_limit: float | None, params: Mapping[str, Any] | None,
              verbose: bool, progress: Any = None, by_class: bool = False,
-             seed_cuts: Any = None) -> tuple[Any, Any, dict[str, Any]]:
+             seed_cuts: Any = None, listing_per_class: float = 0.0) -> tuple[Any, Any, dict[str, Any]]:
     """Run one collecting search; returns (family model, collector, stats).
 
     ``seed_cuts``: ``(cluster, k)`` inequalities found by an earlier search of the same table, put into the
     root LP at the first separation round (valid for every DAG: exactness does not depend on them).
+    ``listing_per_class``: with ``by_class`` and a time limit, end the search that many seconds per class
+    found before the limit (:meth:`NetworkCollector.budget_check`).
     """
     import pyscipopt
 
@@ -252,13 +254,17 @@ def _collect(table: ScoreTable, constraints: Any, *, objlimit: float | None, max
         fm.model.setParam(key, value)
     col = include_collector(fm.model, fm.index, fm.xflat, max_networks=max_networks, kbest=kbest,
                             tie_tolerance=tie_tolerance, progress=progress, by_class=by_class)
-    if progress is not None:  # report also while no network is found (the collector reports when it records)
-        fm.extra["heartbeat"].tick = col.report_now
+    budget = by_class and time_limit is not None and listing_per_class > 0
+    if progress is not None or budget:  # report (and check the budget) also while nothing is found
+        fm.extra["heartbeat"].tick = col.tick
     if objlimit is not None:
         fm.model.setObjlimit(objlimit)
     if seed_cuts:
         fm.acyclicity.seed = [(frozenset(int(v) for v in c), int(k)) for c, k in seed_cuts]
     t0 = time.perf_counter()
+    if budget:
+        col.search_deadline = t0 + max(float(time_limit), 0.0)
+        col.listing_per_class = float(listing_per_class)
     _optimize(fm.model, "the collecting search", on_stop=col.request_stop)
     status = fm.model.getStatus()
     stats: dict[str, Any] = {
@@ -274,6 +280,8 @@ def _collect(table: ScoreTable, constraints: Any, *, objlimit: float | None, max
         "nogood_recuts": col.recuts,
         "time_record": col.time_record,
     }
+    if col.bound_at_stop is not None:
+        stats["stopped_for_listing"] = True
     if kbest:
         stats["pruned_by_bound"] = col.pruner.pruned
     if col.duplicates:
@@ -298,7 +306,7 @@ def _positions(fm: Any, key: tuple[int, ...]) -> tuple[int, ...]:
 def epsilon_set(table: ScoreTable, *, opt: float, epsilon: float, constraints: Any = None,
                 max_networks: int | None = None, time_limit: float | None = None,
                 params: Mapping[str, Any] | None = None, verbose: bool = False, progress: Any = None,
-                by_class: bool = False, reuse: Any = None) -> Collection:
+                by_class: bool = False, reuse: Any = None, listing_per_class: float = 0.0) -> Collection:
     """Every network of ``table`` with score ``>= opt - epsilon`` (up to the tolerance), in one search.
 
     ``opt`` must be the proven optimum of the same table and constraints.  With
@@ -307,12 +315,15 @@ def epsilon_set(table: ScoreTable, *, opt: float, epsilon: float, constraints: A
     caps the number of classes; the driver lists the members.  ``reuse``: the
     :attr:`Solution.reuse <gobnilp_py.search.results.Solution.reuse>` of the
     optimum search (its cluster cuts, put into the root LP; they hold for every
-    DAG, so no network is lost).
+    DAG, so no network is lost).  ``listing_per_class``: with ``by_class`` and a
+    ``time_limit``, seconds kept per class found for the driver's listing (the
+    search stops early enough to leave them).
     """
     tol, margin = tolerances(opt)
     fm, col, stats = _collect(table, constraints, objlimit=opt - epsilon - tol - margin, max_networks=max_networks,
                               progress=progress, kbest=None, tie_tolerance=0.0, time_limit=time_limit,
-                              params=params, verbose=verbose, by_class=by_class, seed_cuts=reuse)
+                              params=params, verbose=verbose, by_class=by_class, seed_cuts=reuse,
+                              listing_per_class=listing_per_class)
     reason = _incomplete_reason(stats["scip_status"], col)
     found_best = max(col.found.values(), default=-math.inf)
     new_opt = None
@@ -331,6 +342,9 @@ def epsilon_set(table: ScoreTable, *, opt: float, epsilon: float, constraints: A
         # The search's global dual bound: every point not yet recorded lies in an open node,
         # whose LP bound is at most the dual bound; so every member scoring above it was recorded.
         bound = _dual(fm.model)
+        if col.bound_at_stop is not None:  # stopped by the listing budget: the bound when it stopped counts too
+            b = col.bound_at_stop
+            bound = max(bound, b) if bound is not None and math.isfinite(b) and abs(b) < 1e19 else None
         if bound is not None:
             threshold = max(bound + tol, limit)
     return Collection(entries, reason, near_boundary=near, threshold=threshold, opt=new_opt, by_class=by_class,

@@ -35,7 +35,8 @@ from .learn import _check_answer, _remaining
 from .methods import engine_module, method_options, resolve_method
 from .results import network_from_solution, tolerance_of
 
-__all__ = ["enumerate_networks", "INTERRUPT_GRACE", "LISTING_RESERVE", "LISTING_RESERVE_MAX", "listing_reserve"]
+__all__ = ["enumerate_networks", "INTERRUPT_GRACE", "LISTING_RESERVE", "LISTING_RESERVE_MAX", "LISTING_SECONDS_PER_CLASS",
+           "listing_reserve"]
 
 #: Seconds the members of the classes found may still be listed after Ctrl-C / SIGTERM stopped the search.
 INTERRUPT_GRACE = 2.0
@@ -49,6 +50,12 @@ LISTING_RESERVE = 0.2
 #: classes (about 200,000 networks) and had time to list 231 of them (11,952 networks).
 LISTING_SECONDS_PER_NETWORK = 120e-6
 LISTING_RESERVE_MAX = 5.0
+#: ... and, on top, this many seconds for every class the search finds: the search stops that much earlier
+#: (:meth:`~gobnilp_py.ilp.collector.NetworkCollector.budget_check`) and listing the members may use it.
+#: Why: expanding a class (its CPDAG, its members counted and listed) costs about 0.45 ms on soybean
+#: (36 variables, 3 networks a class), and a 4,200 s search there found 69,642 classes, of which the
+#: fixed reserve above let 10,828 be listed.  1 ms keeps a margin of two.
+LISTING_SECONDS_PER_CLASS = 1e-3
 
 #: Share of the time left after the search that listing the members may use; the rest is for turning them
 #: into :class:`~gobnilp_py.network.Network` objects (lung-cancer: 3 ms a class to count and list its
@@ -179,7 +186,8 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     if by_class and remaining is not None:  # keep a little of the budget to list the members of the classes found
         search_time = remaining - listing_reserve(remaining, max_networks)
     col = engine.epsilon_set(searched, opt=opt, epsilon=eps, constraints=row_cons, max_networks=max_networks,
-                             time_limit=search_time, progress=progress, **({"by_class": True} if by_class else {}),
+                             time_limit=search_time, progress=progress,
+                             **({"by_class": True, "listing_per_class": LISTING_SECONDS_PER_CLASS} if by_class else {}),
                              **({"reuse": sol.reuse} if sol.reuse is not None else {}), **opts)
     # The engine's own counters, without letting its names overwrite which method ran and why.
     stats.update({k: v for k, v in col.stats.items() if k not in ("method", "method_reason")})
@@ -280,7 +288,11 @@ def _class_result(table: Any, col: Any, *, opt: float, eps: float, best: Any, be
     tol = tolerance_of(opt)
     search_reason = col.reason
     now = time.perf_counter()
-    listing_deadline = deadline if deadline is None else min(deadline, now + LISTING_SHARE * max(0.0, deadline - now))
+    listing_deadline = None
+    if deadline is not None:  # the classes' own allowance, then a share of the rest (the rest builds the networks)
+        left = max(0.0, deadline - now)
+        per_class = min(left, LISTING_SECONDS_PER_CLASS * len(col.entries))
+        listing_deadline = now + per_class + LISTING_SHARE * (left - per_class)
     expansion = expand_classes(table, col.entries, limit=opt - eps - tol, max_networks=max_networks,
                                deadline=listing_deadline, all_representable=all_representable)
     stats.update(expansion.stats)
