@@ -35,8 +35,8 @@ from .learn import _check_answer, _remaining
 from .methods import engine_module, method_options, resolve_method
 from .results import network_from_solution, tolerance_of
 
-__all__ = ["enumerate_networks", "INTERRUPT_GRACE", "LISTING_RESERVE", "LISTING_RESERVE_MAX", "LISTING_SECONDS_PER_CLASS",
-           "listing_reserve"]
+__all__ = ["enumerate_networks", "INTERRUPT_GRACE", "LISTING_RESERVE", "LISTING_RESERVE_MAX",
+           "LISTING_SECONDS_PER_CLASS", "listing_reserve"]
 
 #: Seconds the members of the classes found may still be listed after Ctrl-C / SIGTERM stopped the search.
 INTERRUPT_GRACE = 2.0
