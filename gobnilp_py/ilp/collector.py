@@ -180,8 +180,7 @@ class NetworkCollector(pyscipopt.Conshdlr):
 
     def tick(self) -> None:
         """About once a second during the search (the heartbeat): progress, and the listing budget."""
-        if self.progress is not None:
-            self.report_now()
+        self.report_now()
         self.budget_check()
 
     def budget_check(self) -> None:
