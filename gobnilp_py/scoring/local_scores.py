@@ -365,18 +365,21 @@ class DirichletScore(LocalScore):
             return np.empty(0), np.empty(0), np.zeros(0, dtype=np.int64)
         # Only non-empty cells and observed configurations contribute (the others add exactly 0);
         # on deep parent sets most cells are empty, so they are dropped before any lookup.
-        nj, d = bc.config_totals()
+        cell, pair_nz, slot, _ = bc.nonzero_cells()
+        n_jk = bc.flat[cell]
+        n_slots = int(bc.cfg_off[-1])
+        # integer totals summed in float64: exact below 2**53
+        nj = np.bincount(slot, weights=n_jk, minlength=n_slots).astype(np.int64)
+        d = np.bincount(slot, minlength=n_slots)
         starts_cfg = bc.cfg_off[:-1]
         a = self._block_alpha(bc, nj, starts_cfg)
         rf = bc.r.astype(np.float64)
         lg = _lgamma_cache()
         rows = lg.rows(np.concatenate([a, a / rf]))
         rows_cfg, rows_cell = rows[:P], rows[P:]
-        nz = np.flatnonzero(bc.flat)
-        pair_nz = np.repeat(np.arange(P, dtype=np.int64), bc.m * bc.r)[nz]
-        cell_sum = np.bincount(pair_nz, weights=lg.ratio(rows_cell[pair_nz], bc.flat[nz]), minlength=P)
+        cell_sum = np.bincount(pair_nz, weights=lg.ratio(rows_cell[pair_nz], n_jk), minlength=P)
         nzc = np.flatnonzero(nj)
-        pair_c = np.repeat(np.arange(P, dtype=np.int64), bc.m)[nzc]
+        pair_c = np.repeat(np.arange(P, dtype=np.int64), np.diff(np.searchsorted(nzc, bc.cfg_off)))
         cfg_sum = np.bincount(pair_c, weights=lg.ratio(rows_cfg[pair_c], nj[nzc]), minlength=P)
         return cell_sum - cfg_sum, a, d
 
