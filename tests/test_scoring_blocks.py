@@ -135,6 +135,37 @@ def test_tables_do_not_depend_on_the_block_size(kind, block_sets, monkeypatch):
     assert got.pruning == ref.pruning
 
 
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("kw", [{}, {"dense_limit": 3}, {"merge_rows": True}])
+def test_block_cell_summaries_equal_per_cell_reductions(seed, kw):
+    """Non-empty cells, states seen and per-set totals equal plain reductions over every cell."""
+    rng = np.random.default_rng(100 + seed)
+    ds = _data(seed, n=7, rows=int(rng.integers(1, 250)))
+    pc = ParentConfigs(ds, **kw)
+    sets = [c for k in range(0, 5) for c in itertools.combinations(range(7), k)]
+    groups = []
+    for x in sets:
+        rest = [v for v in range(7) if v not in x]
+        ch = np.array(sorted(rng.choice(rest, size=int(rng.integers(1, len(rest) + 1)), replace=False)),
+                      dtype=np.int64)
+        groups.append((x, ch))
+    bc = pc.block_counts(groups)
+    cell, pair, per_pair = bc.nonzero_cells()
+    assert np.array_equal(cell, np.flatnonzero(bc.flat))
+    assert np.array_equal(pair, np.repeat(np.arange(bc.n_pairs), bc.m * bc.r)[cell])
+    assert np.array_equal(per_pair, [np.count_nonzero(bc.flat[bc.cell_off[p]:bc.cell_off[p + 1]])
+                                     for p in range(bc.n_pairs)])
+    nj_all, d_all = bc.config_totals()
+    assert np.array_equal(bc.states_seen(), d_all)
+    first, nj, off = bc.set_config_totals()
+    assert np.array_equal(first, [sum(g[1].size for g in groups[:k]) for k in range(len(groups))])
+    for k, p in enumerate(first.tolist()):
+        assert np.array_equal(nj[off[k]:off[k + 1]], nj_all[bc.cfg_off[p]:bc.cfg_off[p + 1]])
+        x, ch = groups[k]
+        for i in range(ch.size):    # every child of a set sees the same configuration totals
+            assert np.array_equal(nj_all[bc.cfg_off[p + i]:bc.cfg_off[p + i + 1]], nj[off[k]:off[k + 1]])
+
+
 class _HalfPrior(BDeu):
     """A BDeu variant that changes only alpha_j (and the single-family helper): must not be scored as BDeu."""
 

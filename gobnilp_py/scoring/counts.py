@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -156,28 +157,73 @@ class BlockCounts:
     def n_pairs(self) -> int:
         return int(self.children.size)
 
-    def nonzero_cells(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The non-empty cells of the block, in ``flat`` order: ``(cell, pair, slot, per_pair)``.
-
-        ``cell`` indexes ``flat``, ``pair`` is each cell's pair, ``slot`` its
-        (pair, configuration id) slot (an index into arrays of length
-        ``cfg_off[-1]``), and ``per_pair`` the number of non-empty cells of
-        each pair.  Why: past a few parents most cells of a table are empty
-        (a configuration seen once fills one of its ``r`` cells), and every
-        term of the standard scores vanishes on an empty cell, so work over
-        the non-empty cells alone does the same sums in the same order with
-        fewer elements.
-        """
+    @cached_property
+    def _nonzero(self) -> tuple[np.ndarray, np.ndarray]:
         cell = np.flatnonzero(self.flat)
-        per_pair = np.diff(np.searchsorted(cell, self.cell_off))
-        pair = np.repeat(np.arange(self.n_pairs, dtype=np.int64), per_pair)
+        return cell, np.diff(np.searchsorted(cell, self.cell_off))
+
+    def nonzero_cells(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The non-empty cells of the block, in ``flat`` order: ``(cell, pair, per_pair)``.
+
+        ``cell`` indexes ``flat``, ``pair`` is each cell's pair and
+        ``per_pair`` the number of non-empty cells of each pair.  Why: past a
+        few parents most cells of a table are empty (a configuration seen once
+        fills one of its ``r`` cells), and every term of the standard scores
+        vanishes on an empty cell, so work over the non-empty cells alone does
+        the same sums in the same order with fewer elements.  Computed once
+        per block.
+        """
+        cell, per_pair = self._nonzero
+        return cell, np.repeat(np.arange(self.n_pairs, dtype=np.int64), per_pair), per_pair
+
+    def _slots(self, cell: np.ndarray, pairs: np.ndarray, lens: np.ndarray, slot_off: np.ndarray) -> np.ndarray:
+        """Configuration slot of each cell: its configuration id plus its group's ``slot_off``.
+
+        ``cell`` runs over groups of cells, group ``i`` holding ``lens[i]``
+        cells of pair ``pairs[i]``.
+        """
         r = self.r
+        within = cell - np.repeat(self.cell_off[pairs], lens)
         if r.size and bool((r == r[0]).all()):
-            within = (cell - np.repeat(self.cell_off[:-1], per_pair)) // int(r[0])
+            within //= int(r[0])
         else:
-            within = (cell - np.repeat(self.cell_off[:-1], per_pair)) // np.repeat(r, per_pair)
-        slot = within + np.repeat(self.cfg_off[:-1], per_pair)
-        return cell, pair, slot, per_pair
+            within //= np.repeat(r[pairs], lens)
+        within += np.repeat(slot_off, lens)
+        return within
+
+    def states_seen(self) -> np.ndarray:
+        """``d_j``: child states seen per (pair, configuration id) slot (length ``cfg_off[-1]``)."""
+        cell, per_pair = self._nonzero
+        slot = self._slots(cell, np.arange(self.n_pairs, dtype=np.int64), per_pair, self.cfg_off[:-1])
+        return np.bincount(slot, minlength=int(self.cfg_off[-1]))
+
+    def set_config_totals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``N_j`` of each parent set of the block, counted once per set, not once per child.
+
+        Returns ``(first, nj, off)``: ``first[k]`` is the first pair of the
+        block's ``k``-th parent set (pairs of a set are consecutive), and that
+        set's totals are ``nj[off[k]:off[k + 1]]``, one per configuration id
+        (unobserved ids give 0).  Read from the non-empty cells of each set's
+        first pair: every child of a set sees the same configurations.
+        """
+        P = self.n_pairs
+        if P == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64)
+        first = np.flatnonzero(np.r_[True, self.pair_set[1:] != self.pair_set[:-1]])
+        cell, per_pair = self._nonzero
+        start = np.zeros(P + 1, dtype=np.int64)
+        np.cumsum(per_pair, out=start[1:])
+        lens = per_pair[first]
+        ends = np.cumsum(lens)
+        idx = np.arange(int(ends[-1]), dtype=np.int64)
+        idx += np.repeat(start[first] - (ends - lens), lens)
+        off = np.zeros(first.size + 1, dtype=np.int64)
+        np.cumsum(self.m[first], out=off[1:])
+        cells = cell[idx]
+        slot = self._slots(cells, first, lens, off[:-1])
+        # integer totals summed in float64: exact below 2**53
+        nj = np.bincount(slot, weights=self.flat[cells], minlength=int(off[-1])).astype(np.int64)
+        return first, nj, off
 
     def config_totals(self) -> tuple[np.ndarray, np.ndarray]:
         """Per (pair, configuration id): ``N_j`` and the number of child states seen ``d_j``.

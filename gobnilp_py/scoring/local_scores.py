@@ -330,7 +330,7 @@ class DirichletScore(LocalScore):
         """Scores of several parent sets in a few numpy calls over all their cells (see :meth:`block_scores`)."""
         if not fcs:
             return []
-        scores = self.block_scores(_block_from_family_counts(fcs))[0]
+        scores = self.block_scores(_block_from_family_counts(fcs), states=False)[0]
         out, i = [], 0
         for fc in fcs:
             k = fc.children.size
@@ -338,7 +338,8 @@ class DirichletScore(LocalScore):
             i += k
         return out
 
-    def block_scores(self, bc: BlockCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def block_scores(self, bc: BlockCounts, *,
+                     states: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Scores of every pair of a block, with each pair's ``a_j`` and states seen per configuration.
 
         Why: on wide or short data a parent set has few cells, and numpy calls
@@ -350,51 +351,62 @@ class DirichletScore(LocalScore):
         to ~1e-13 relative, and a cell's value depends only on its own ``a``
         and ``n`` (never on the rest of the block), so the scores do not depend
         on how parent sets are grouped into blocks or workers.  Unobserved
-        configurations and empty cells read ``n = 0`` and add exactly 0.
+        configurations and empty cells read ``n = 0`` and add exactly 0, so
+        only the non-empty cells and observed configurations are visited.  The
+        configuration terms depend on the parent set and ``a_j`` alone (not on
+        the child), so they are summed once per run of pairs sharing both (for
+        BDeu, once per parent set), in the same order as pair by pair.
 
         Returns
         -------
         scores : ndarray, shape (P,)
         alpha : ndarray, shape (P,)
             Prior mass ``a_j`` per configuration of each pair.
-        states_seen : ndarray of int, shape (cfg_off[-1],)
-            Child states seen in each (pair, configuration id).
+        states_seen : ndarray of int, shape (cfg_off[-1],), or None
+            Child states seen in each (pair, configuration id); ``None`` unless ``states``.
         """
         P = bc.n_pairs
         if P == 0:
             return np.empty(0), np.empty(0), np.zeros(0, dtype=np.int64)
-        # Only non-empty cells and observed configurations contribute (the others add exactly 0);
-        # on deep parent sets most cells are empty, so they are dropped before any lookup.
-        cell, pair_nz, slot, _ = bc.nonzero_cells()
-        n_jk = bc.flat[cell]
-        n_slots = int(bc.cfg_off[-1])
-        # integer totals summed in float64: exact below 2**53
-        nj = np.bincount(slot, weights=n_jk, minlength=n_slots).astype(np.int64)
-        d = np.bincount(slot, minlength=n_slots)
-        starts_cfg = bc.cfg_off[:-1]
-        a = self._block_alpha(bc, nj, starts_cfg)
+        cell, pair_nz, _ = bc.nonzero_cells()
+        first, nj, off = bc.set_config_totals()
+        is_first = np.zeros(P, dtype=bool)
+        is_first[first] = True
+        set_of = np.cumsum(is_first) - 1                 # the k-th set of the block, per pair
+        nz_cfg = np.flatnonzero(nj)
+        nz_start = np.searchsorted(nz_cfg, off)          # set k's observed ids: nz_cfg[nz_start[k]:nz_start[k+1]]
+        n_obs = np.diff(nz_start)
+        a = self._block_alpha(bc, n_obs[set_of], nj, off, first)
         rf = bc.r.astype(np.float64)
         lg = _lgamma_cache()
         rows = lg.rows(np.concatenate([a, a / rf]))
         rows_cfg, rows_cell = rows[:P], rows[P:]
-        cell_sum = np.bincount(pair_nz, weights=lg.ratio(rows_cell[pair_nz], n_jk), minlength=P)
-        nzc = np.flatnonzero(nj)
-        pair_c = np.repeat(np.arange(P, dtype=np.int64), np.diff(np.searchsorted(nzc, bc.cfg_off)))
-        cfg_sum = np.bincount(pair_c, weights=lg.ratio(rows_cfg[pair_c], nj[nzc]), minlength=P)
-        return cell_sum - cfg_sum, a, d
+        cell_sum = np.bincount(pair_nz, weights=lg.ratio(rows_cell[pair_nz], bc.flat[cell]), minlength=P)
+        run = is_first.copy()                            # runs of pairs with the same set and a_j
+        run[1:] |= rows_cfg[1:] != rows_cfg[:-1]
+        run_first = np.flatnonzero(run)
+        lens = n_obs[set_of[run_first]]
+        ends = np.cumsum(lens)
+        idx = np.arange(int(ends[-1]), dtype=np.int64)
+        idx += np.repeat(nz_start[set_of[run_first]] - (ends - lens), lens)
+        run_of = np.repeat(np.arange(run_first.size, dtype=np.int64), lens)
+        run_sum = np.bincount(run_of, weights=lg.ratio(rows_cfg[run_first][run_of], nj[nz_cfg[idx]]),
+                              minlength=run_first.size)
+        cfg_sum = run_sum[np.cumsum(run) - 1]
+        return cell_sum - cfg_sum, a, (bc.states_seen() if states else None)
 
-    def _block_alpha(self, bc: BlockCounts, nj: np.ndarray, starts_cfg: np.ndarray) -> np.ndarray:
-        n_obs = np.add.reduceat((nj > 0).astype(np.int64), starts_cfg)
+    def _block_alpha(self, bc: BlockCounts, n_obs: np.ndarray, nj: np.ndarray, off: np.ndarray,
+                     first: np.ndarray) -> np.ndarray:
+        """``a_j`` of every pair; ``nj``/``off``/``first`` as :meth:`BlockCounts.set_config_totals` gives them."""
         a = self.pair_alpha(bc, n_obs) if _vectorised_alpha(type(self)) else None
         if a is not None:
             return np.asarray(a, dtype=np.float64)
         # Generic path: the class's own alpha_j, one FamilyCounts per parent set.
         a = np.empty(bc.n_pairs)
-        bounds = np.flatnonzero(np.r_[True, bc.pair_set[1:] != bc.pair_set[:-1], True])
-        for p0, p1 in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        ends = np.r_[first[1:], bc.n_pairs]
+        for k, (p0, p1) in enumerate(zip(first.tolist(), ends.tolist())):
             b = int(bc.pair_set[p0])
-            c0, c1 = int(bc.cfg_off[p0]), int(bc.cfg_off[p0 + 1])
-            njs = nj[c0:c1]
+            njs = nj[off[k]:off[k + 1]]
             fc = FamilyCounts(parents=bc.sets[b], children=bc.children[p0:p1], child_arities=bc.r[p0:p1],
                               q=bc.q[b], config_counts=njs[njs > 0],
                               flat=bc.flat[bc.cell_off[p0]:bc.cell_off[p1]],
