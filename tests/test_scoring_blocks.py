@@ -150,7 +150,7 @@ def test_block_cell_summaries_equal_per_cell_reductions(seed, kw):
                       dtype=np.int64)
         groups.append((x, ch))
     bc = pc.block_counts(groups)
-    cell, pair, per_pair = bc.nonzero_cells()
+    cell, pair, per_pair = bc.nonempty_cells()
     assert np.array_equal(cell, np.flatnonzero(bc.flat))
     assert np.array_equal(pair, np.repeat(np.arange(bc.n_pairs), bc.m * bc.r)[cell])
     assert np.array_equal(per_pair, [np.count_nonzero(bc.flat[bc.cell_off[p]:bc.cell_off[p + 1]])

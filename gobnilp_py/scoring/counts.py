@@ -162,7 +162,7 @@ class BlockCounts:
         cell = np.flatnonzero(self.flat)
         return cell, np.diff(np.searchsorted(cell, self.cell_off))
 
-    def nonzero_cells(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def nonempty_cells(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The non-empty cells of the block, in ``flat`` order: ``(cell, pair, per_pair)``.
 
         ``cell`` indexes ``flat``, ``pair`` is each cell's pair and

@@ -368,7 +368,7 @@ class DirichletScore(LocalScore):
         P = bc.n_pairs
         if P == 0:
             return np.empty(0), np.empty(0), np.zeros(0, dtype=np.int64)
-        cell, pair_nz, _ = bc.nonzero_cells()
+        cell, pair_nz, _ = bc.nonempty_cells()
         first, nj, off = bc.set_config_totals()
         is_first = np.zeros(P, dtype=bool)
         is_first[first] = True
