@@ -195,7 +195,8 @@ def main() -> None:
                     continue
                 up, oth = uptime(), others()
                 if eng == "gobnilp":
-                    # GOBNILP's reader refuses comment lines: give it the same file without them
+                    # GOBNILP's reader refuses comment lines before the scores (our .jkl files before 2026-11-23):
+                    # give it the same file without them
                     plain = path.with_suffix(".nocomments.jkl")
                     if not plain.exists():
                         plain.write_text("".join(l for l in path.read_text().splitlines(keepends=True)

@@ -114,7 +114,7 @@ def test_provenance_round_trip_is_exact(tmp_path):
     path = tmp_path / "t.jkl"
     t.to_jkl(path)
     text = path.read_text()
-    assert text.startswith("# gobnilp_py score table")
+    assert text.startswith(f"{t.n}\n") and "\n# gobnilp_py score table provenance" in text
     assert "# gobnilp_py: epsilon = " + repr(t.epsilon) in text
     back = ScoreTable.from_jkl(path)
     assert back.families == t.families and back.names == t.names
@@ -149,13 +149,73 @@ def test_unpruned_and_approximate_tables():
     assert '# gobnilp_py: guarantee = "approximate"' in approx.to_jkl()
 
 
-def test_provenance_lines_are_comments_for_other_readers():
-    """Every provenance line starts with '#', the comment mark GOBNILP's reader and ours skip."""
+def test_provenance_lines_follow_the_scores_as_comments():
+    """GOBNILP's reader needs the number of variables on the first line and ignores what follows the
+    last variable, so the provenance comes after the scores, every line a '#' comment."""
     text = _scored_table(bayes_factor=20).to_jkl()
-    head = text.split("\n5\n", 1)[0].splitlines()
-    assert head and all(ln.startswith("#") for ln in head)
-    body = [ln for ln in text.splitlines() if not ln.startswith("#")]
-    assert body[0] == "5"
+    lines = text.splitlines()
+    assert lines[0] == "5"
+    first_comment = next(i for i, ln in enumerate(lines) if ln.startswith("#"))
+    assert all(ln.startswith("#") for ln in lines[first_comment:])
+    body = [ln for ln in lines if not ln.startswith("#")]
+    assert body == lines[:first_comment]
+
+
+def test_provenance_is_read_wherever_it_stands():
+    """Files written before the provenance moved to the end (comments first) still read the same."""
+    t = _scored_table(bayes_factor=3)
+    lines = t.to_jkl().splitlines()
+    first_comment = next(i for i, ln in enumerate(lines) if ln.startswith("#"))
+    old_layout = "\n".join(lines[first_comment:] + lines[:first_comment]) + "\n"
+    back = ScoreTable.from_jkl_text(old_layout)
+    assert back.families == t.families and back.epsilon == t.epsilon and back.pruning == t.pruning
+    assert back.to_jkl() == t.to_jkl()
+
+
+def test_our_jkl_is_recognised_by_its_provenance_block(tmp_path):
+    """``score -o`` replaces a .jkl of ours without --force: recognised at the end (or, older, the start)."""
+    from gobnilp_py.scoring.table import jkl_written_by_us
+
+    t = _scored_table(bayes_factor=3)
+    text = t.to_jkl()
+    lines = text.splitlines()
+    k = next(i for i, ln in enumerate(lines) if ln.startswith("#"))
+    cases = {
+        "ours.jkl": text,
+        "old-layout.jkl": "\n".join(lines[k:] + lines[:k]) + "\n",
+        "long-provenance.jkl": text + "# gobnilp_py: note = \"" + "x" * 300_000 + "\"\n\n",
+        "foreign.jkl": "\n".join(lines[:k]) + "\n",
+        "foreign-commented.jkl": "\n".join(lines[:k]) + "\n# my notes\n" + "#" * 200_000 + "\n",
+        "notes.txt": "my own notes\n",
+        "empty.jkl": "",
+    }
+    for name, body in cases.items():
+        (tmp_path / name).write_text(body)
+    got = {name: jkl_written_by_us(tmp_path / name) for name in cases}
+    assert got == {name: name in ("ours.jkl", "old-layout.jkl", "long-provenance.jkl") for name in cases}
+    assert not jkl_written_by_us(tmp_path / "missing.jkl")
+
+
+def test_the_gobnilp_reference_program_reads_our_jkl(tmp_path):
+    """Interoperability, checked with the GOBNILP eBNSL binary of ../shared/tools when it is there."""
+    import shutil
+    import subprocess
+
+    script = Path(__file__).resolve().parents[1].parent / "shared" / "tools" / "gobnilp-ebnsl" / "run_one.sh"
+    if not script.exists() or shutil.which("bash") is None:
+        pytest.skip("../shared/tools/gobnilp-ebnsl is absent (the GOBNILP reference program)")
+    t = _scored_table(bayes_factor=3)
+    path = tmp_path / "t.jkl"
+    t.to_jkl(path)
+    from gobnilp_py import learn
+
+    opt = learn(t).score
+    env = {**os.environ, "RESULTS": str(tmp_path / "res"), "OPT_TIMEOUT": "60"}
+    out = subprocess.run(["bash", str(script), "--jkl", str(path), "3", "60"], capture_output=True, text=True,
+                         env=env, timeout=180)
+    fields = out.stdout.split()
+    assert out.returncode == 0 and fields[-1] == "ok", out.stdout + out.stderr
+    assert int(fields[2]) == sum(len(f) for f in t.families) and float(fields[3]) == pytest.approx(opt, abs=1e-6)
 
 
 @pytest.mark.parametrize("score", [float("-inf"), -1e20, 1e21, float("inf")])

@@ -3,7 +3,7 @@
 The output file is checked before any work (its folder exists and is
 writable; an existing file is overwritten only if gobnilp-py wrote it, or
 with ``--force``), so a long scoring run never ends in "cannot write".  The
-``.jkl`` starts with provenance comment lines saying how it was pruned
+``.jkl`` ends with provenance comment lines saying how it was pruned
 (see :class:`gobnilp_py.ScoreTable`).
 """
 

@@ -128,12 +128,9 @@ def check_output_folder(folder: str | os.PathLike[str], *, force: bool = False) 
 
 
 def _jkl_is_ours(path: Path) -> bool:
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(200)
-    except OSError:
-        return False
-    return head.startswith(b"# gobnilp_py")
+    from ..scoring.table import jkl_written_by_us
+
+    return jkl_written_by_us(path)
 
 
 def check_output_file(path: str | os.PathLike[str], *, force: bool = False,

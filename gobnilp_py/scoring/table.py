@@ -13,8 +13,10 @@ Provenance in ``.jkl`` files
     GOBNILP's ``.jkl`` format has no place for how a table was pruned, yet a
     table pruned for Bayes factor 3 silently gives a wrong "complete" answer
     when enumerated at Bayes factor 20.  Every ``.jkl`` written here therefore
-    starts with ``#`` comment lines (which GOBNILP's and this package's readers
-    skip) of the form ``# gobnilp_py: key = <JSON value>``: the score, ε and
+    ends with ``#`` comment lines of the form ``# gobnilp_py: key = <JSON
+    value>`` (at the end because GOBNILP's reader, which ignores what follows
+    the last variable, refuses a file whose first line is not the number of
+    variables; this package's reader accepts them anywhere): the score, ε and
     the Bayes factor, ESS, parent limit, whether pruning was on, the number of
     rows, the arities, the package version, the pruning counts, and a
     ``guarantee`` (``"exact"`` -- nothing pruned, ``"epsilon-safe"`` or
@@ -42,10 +44,12 @@ from pathlib import Path
 
 from ..errors import ScoreError
 
-__all__ = ["ScoreTable", "Family", "PROVENANCE_PREFIX", "MAX_ABS_SCORE"]
+__all__ = ["ScoreTable", "Family", "PROVENANCE_PREFIX", "MAX_ABS_SCORE", "jkl_written_by_us"]
 
 #: Every provenance comment line of a ``.jkl`` we write starts with this.
 PROVENANCE_PREFIX = "# gobnilp_py:"
+#: The first provenance line, right after the scores (before 2026-11-23: the file's first line).
+PROVENANCE_HEADER = "# gobnilp_py score table provenance: keep these comment lines, they say how the table was pruned"
 #: Largest magnitude a local score may have (SCIP's infinity is 1e20).
 MAX_ABS_SCORE = 1e20
 #: ``meta`` keys written as provenance (time and per-level counters are left out so the same
@@ -53,6 +57,35 @@ MAX_ABS_SCORE = 1e20
 _PROVENANCE_META = ("N", "arities", "ess", "palim", "bayes_factor", "prune", "unpruned", "approximate",
                     "tolerance_rtol", "families_scored", "max_nonunit_parents")
 _PROVENANCE_RE = re.compile(r"^#\s*gobnilp_py:\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$")
+
+
+def jkl_written_by_us(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a ``.jkl`` this package wrote (so ``score -o`` may replace it without ``--force``).
+
+    Our provenance block follows the last score line; older files of ours
+    start with it.  The file's tail is read in growing windows until the
+    block's header, or a line that is not a comment (the scores, which the
+    header would follow), is in view: a few kilobytes however large the table.
+    """
+    marker = ("\n" + PROVENANCE_HEADER.split(":", 1)[0]).encode()
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(12) == b"# gobnilp_py":
+                return True
+            size = fh.seek(0, os.SEEK_END)
+            window = 1 << 16
+            while True:
+                start = max(0, size - window)
+                fh.seek(start)
+                tail = fh.read(size - start)
+                if marker in tail:
+                    return True
+                whole_lines = tail.split(b"\n")[1:] if start else tail.split(b"\n")
+                if start == 0 or any(ln.strip() and not ln.lstrip().startswith(b"#") for ln in whole_lines):
+                    return False
+                window *= 4
+    except OSError:
+        return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,7 +284,7 @@ class ScoreTable:
 
     # -------------------------------------------------------------------- I/O
     def provenance_lines(self) -> list[str]:
-        """The ``# gobnilp_py: key = value`` comment lines :meth:`to_jkl` writes first."""
+        """The ``# gobnilp_py: key = value`` comment lines :meth:`to_jkl` writes after the scores."""
         from .._json import jsonable
 
         try:
@@ -272,15 +305,16 @@ class ScoreTable:
             items.append(("data", str(data)))
         if self.pruning:
             items.append(("pruning", self.pruning))
-        head = ["# gobnilp_py score table: keep these comment lines, they say how the table was pruned"]
+        head = [PROVENANCE_HEADER]
         return head + [f"{PROVENANCE_PREFIX} {k} = {json.dumps(jsonable(v), allow_nan=False)}" for k, v in items]
 
     def to_jkl(self, path: str | os.PathLike[str] | None = None) -> str:
         """Write GOBNILP's ``.jkl`` format; returns the text (and writes it atomically if ``path``).
 
-        The file starts with provenance comment lines (see the module
-        docstring), which :meth:`from_jkl` reads back.  Scores are written
-        with 17 significant digits (``repr``), so a round trip is exact.
+        The scores are followed by provenance comment lines (see the module
+        docstring), which :meth:`from_jkl` reads back; GOBNILP reads the file
+        as it is.  Scores are written with 17 significant digits (``repr``), so
+        a round trip is exact.
         """
         from .._validation import check_names_for
 
@@ -288,12 +322,12 @@ class ScoreTable:
             check_names_for(self.names, ["jkl"], where="the .jkl file")
         except Exception as exc:
             raise ScoreError(str(exc)) from None
-        lines = self.provenance_lines()
-        lines.append(str(self.n))
+        lines = [str(self.n)]
         for i, fams in enumerate(self.families):
             lines.append(f"{self.names[i]} {len(fams)}")
             for ps, sc in fams:
                 lines.append(" ".join([repr(sc), str(len(ps)), *self._names_of(ps)]))
+        lines.extend(self.provenance_lines())
         text = "\n".join(lines) + "\n"
         if path is not None:
             from .._io import atomic_write_text
