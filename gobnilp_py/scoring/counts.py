@@ -176,6 +176,10 @@ class BlockCounts:
         cell, per_pair = self._nonzero
         return cell, np.repeat(np.arange(self.n_pairs, dtype=np.int64), per_pair), per_pair
 
+    def cells_per_pair(self) -> np.ndarray:
+        """The number of non-empty cells of each pair (``nonempty_cells()[2]`` without the per-cell arrays)."""
+        return self._nonzero[1]
+
     def _slots(self, cell: np.ndarray, pairs: np.ndarray, lens: np.ndarray, slot_off: np.ndarray) -> np.ndarray:
         """Configuration slot of each cell: its configuration id plus its group's ``slot_off``.
 

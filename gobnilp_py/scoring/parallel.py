@@ -401,7 +401,7 @@ def _score_groups_blocks(ctx: _Context, groups: list[tuple[tuple[int, ...], np.n
         s, a, d = p.score.block_scores(bc, states=p.want_ub)  # type: ignore[attr-defined]
         scores[pos:pos + k] = s
         if (p.want_cells or p.want_ub) and k:
-            cells[pos:pos + k] = bc.nonempty_cells()[2]
+            cells[pos:pos + k] = bc.cells_per_pair()
             if p.want_ub:
                 ubs[pos:pos + k] = _block_ceiling(ctx, bc, d, a)
         pos += k
