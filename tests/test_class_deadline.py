@@ -188,3 +188,13 @@ def test_the_search_stops_in_time_to_list_every_class_it_found(monkeypatch):
     assert part.threshold is not None
     assert all(n.key in listed for n in full.networks if n.score >= part.threshold)
     assert [n.score for n in part.networks] == sorted((n.score for n in part.networks), reverse=True)
+
+
+@pytest.mark.parametrize("method", ["auto", "ilp"])
+def test_a_limit_used_up_by_scoring_gives_a_labelled_empty_result(method):
+    """Scoring can use the whole limit; the search is then not started (it once failed on a negative limit)."""
+    rng = np.random.default_rng(4)
+    data = read_data(random_data(rng, 5, 200))
+    cs = enumerate_networks(data, bayes_factor=20, time_limit=1e-6, method=method)
+    assert not cs.complete and cs.reason == "time_limit" and len(cs) == 0
+    assert cs.guarantee.startswith("INCOMPLETE (time_limit)")

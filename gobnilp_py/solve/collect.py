@@ -162,8 +162,12 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
                            infeasible=True, approximate=info.approximate, caveats=list(info.caveats))
     engine = engine_module(m)
     row_cons = cons if m.constraint_kinds is None else None
+    remaining = _remaining(time_limit, t_start)
+    if remaining is not None and remaining <= 0:  # the limit went on scoring: no optimum, nothing certified
+        return CredibleSet(math.nan, eps, False, "time_limit", [], kind="bayes_factor", stats=stats, method=m.name,
+                           approximate=info.approximate, caveats=list(info.caveats))
     t0 = time.perf_counter()
-    sol = engine.optimum(searched, constraints=row_cons, time_limit=_remaining(time_limit, t_start), **opts)
+    sol = engine.optimum(searched, constraints=row_cons, time_limit=remaining, **opts)
     stats["time_opt"] = time.perf_counter() - t0
     stats["opt_status"] = sol.status
     best = network_from_solution(searched, sol, stats={})
