@@ -198,3 +198,15 @@ def test_a_limit_used_up_by_scoring_gives_a_labelled_empty_result(method):
     cs = enumerate_networks(data, bayes_factor=20, time_limit=1e-6, method=method)
     assert not cs.complete and cs.reason == "time_limit" and len(cs) == 0
     assert cs.guarantee.startswith("INCOMPLETE (time_limit)")
+
+
+def test_by_class_under_auto_picks_a_method_that_collects_classes():
+    """The order graph collects DAGs only; by="class" with method="auto" goes to the ILP, and agrees."""
+    rng = np.random.default_rng(6)
+    data = read_data(random_data(rng, 5, 60))
+    by_class = enumerate_networks(data, bayes_factor=20, by="class")
+    by_dag = enumerate_networks(data, bayes_factor=20)  # auto: the order graph, DAG by DAG
+    assert by_class.stats["method"] == "ilp" and by_class.stats["by"] == "class"
+    assert by_dag.stats["method"] == "ordergraph"
+    assert by_class.complete and by_dag.complete
+    assert sorted(n.key for n in by_class.networks) == sorted(n.key for n in by_dag.networks)

@@ -153,7 +153,9 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     kinds = cons.kinds() if cons is not None else frozenset()
     given_options = {"params": params, "verbose": verbose, "memory_budget": memory_budget,
                      **dict(engine_options or {})}
-    m, why = resolve_method(method, "epsilon_set", table.n, kinds, len(table), given_options)
+    # by="class" under method="auto" picks a method that collects classes (the order graph does not)
+    m, why = resolve_method(method, "epsilon_set", table.n, kinds, len(table), given_options,
+                            class_collection=by == "class")
     opts = method_options(m, given_options)
     stats: dict[str, Any] = {"method": m.name, "method_reason": why, "time_scoring": info.time_scoring}
     searched = filter_table(table, cons)
