@@ -55,7 +55,8 @@ MAX_ABS_SCORE = 1e20
 #: ``meta`` keys written as provenance (time and per-level counters are left out so the same
 #: table always gives the same file).
 _PROVENANCE_META = ("N", "arities", "ess", "palim", "bayes_factor", "prune", "unpruned", "approximate",
-                    "tolerance_rtol", "families_scored", "max_nonunit_parents")
+                    "tolerance_rtol", "families_scored", "max_nonunit_parents", "lower_bound",
+                    "lower_bound_source")
 _PROVENANCE_RE = re.compile(r"^#\s*gobnilp_py:\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$")
 
 
@@ -498,6 +499,9 @@ def _from_provenance(prov: dict[str, object], source: str
     if kind not in (None, "exact", "epsilon-safe", "approximate", "unknown"):
         raise ScoreError(f"{source}: provenance guarantee {kind!r} is not one of exact, epsilon-safe, "
                          "approximate, unknown")
+    lb = prov.get("lower_bound")
+    if lb is not None and (isinstance(lb, bool) or not isinstance(lb, (int, float)) or not math.isfinite(lb)):
+        raise ScoreError(f"{source}: provenance lower_bound must be a finite number or null, got {lb!r}")
     for key, value in prov.items():
         if key not in ("epsilon", "score", "pruning", "guarantee"):
             meta[key] = value

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from ..errors import ScoreError
 from .._validation import (check_bayes_factor_epsilon, check_by, check_max_networks, check_method,
                            check_positive_int, check_time_limit)
 
 __all__ = ["check_time_limit", "check_k", "check_max_networks", "check_epsilon", "check_gap", "check_method",
-           "check_by"]
+           "check_by", "check_lower_bound_held"]
 
 
 def check_k(value: Any) -> int:
@@ -28,3 +30,33 @@ def check_gap(value: Any) -> float | None:
     from .._validation import check_gap as _gap
 
     return _gap(value)
+
+
+def check_lower_bound_held(table: Any, optimum_at_most: float | None) -> None:
+    """Refuse a result whose search proved the user's ``lower_bound`` impossible.
+
+    Scoring's global gap rule drops a family ``(v, W)`` when
+    ``best(v) - s(v, W) > ε + UB - LB`` (``docs/pruning.md``); that is safe only
+    when ``LB`` is at most the optimum of the problem searched.  A given ``LB``
+    above it (a score pasted from other data or another score) prunes families
+    of credible networks, and the search cannot notice by itself.  It can be
+    told afterwards, and both ways: with ``LB <= OPT`` the pruned table keeps the
+    optimum, so the search finds ``OPT >= LB``; with ``LB > OPT`` every network
+    of the pruned table scores at most ``OPT < LB``.  So a proven optimum (or a
+    dual bound, ``optimum_at_most``) below ``LB`` by more than the scoring
+    tolerance means the table is unsafe, and the result would silently miss
+    networks: an error, before anything is written.  Bounds found by scoring
+    itself (``lower_bound="auto"``) are scores of real networks and need no check.
+    """
+    meta = getattr(table, "meta", {}) or {}
+    lb = meta.get("lower_bound")
+    if meta.get("lower_bound_source") != "given" or lb is None or optimum_at_most is None:
+        return
+    if not math.isfinite(optimum_at_most):
+        return
+    from ..scoring.pruning import tolerance
+
+    if optimum_at_most < float(lb) - tolerance(float(lb), optimum_at_most):
+        raise ScoreError(f"lower_bound {float(lb):.6f} exceeds the optimum {optimum_at_most:.6f} of this problem: "
+                         "scoring pruned with a bound no network reaches, so networks within the gap may be "
+                         "missing; give a lower_bound <= the optimum, or 'auto'")

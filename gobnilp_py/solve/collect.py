@@ -27,7 +27,8 @@ from dataclasses import replace
 from typing import Any
 
 from ..errors import ParameterError, SolverError
-from ._checks import check_by, check_epsilon, check_max_networks, check_method, check_time_limit
+from ._checks import (check_by, check_epsilon, check_lower_bound_held, check_max_networks, check_method,
+                      check_time_limit)
 from .classes import expand_classes
 from .credible import CredibleSet
 from .inputs import acquire_table, as_constraints, filter_table
@@ -172,6 +173,7 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     sol = engine.optimum(searched, constraints=row_cons, time_limit=remaining, **opts)
     stats["time_opt"] = time.perf_counter() - t0
     stats["opt_status"] = sol.status
+    check_lower_bound_held(table, sol.score if sol.status == "optimal" else sol.dual_bound)
     best = network_from_solution(searched, sol, stats={})
     _check_answer(best, cons)
     if sol.status == "infeasible":

@@ -58,7 +58,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ParameterError
-from ._checks import check_by, check_k, check_max_networks, check_method, check_time_limit
+from ._checks import (check_by, check_k, check_lower_bound_held, check_max_networks, check_method,
+                      check_time_limit)
 from .credible import CredibleSet
 from .inputs import READ_OPTIONS, acquire_table, as_constraints, filter_table, is_table_input
 from .learn import _check_answer, _remaining
@@ -193,6 +194,7 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
     sol = _optimum(m, searched, cons, left, opts)
     stats["time_optimum"] = time.perf_counter() - t0
     stats["optimum_status"] = sol.status
+    check_lower_bound_held(table, sol.score if sol.status == "optimal" else sol.dual_bound)
     if sol.status == "infeasible":
         return empty(math.nan, 0.0, True, None, infeasible=True)
     if sol.status != "optimal":
