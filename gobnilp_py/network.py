@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 from ._graphs import acyclic_indices
 from ._json import float_or_none, jsonable
+from ._wording import UNKNOWN_PREFIX, pruning_unknown
 from .errors import CycleError, NetworkError, ParameterError
 
 __all__ = ["Network", "find_cycle", "STATUSES"]
@@ -344,8 +345,10 @@ class Network:
         """One human line saying what this result is worth, shown in every output.
 
         Starts with ``complete:`` (proven optimal), ``INCOMPLETE (<status>):``
-        (a limit or an interrupt stopped the search), ``APPROXIMATE:`` or
-        ``INFEASIBLE:``.  :attr:`notes` adds the :attr:`caveats`, as
+        (a limit or an interrupt stopped the search), ``APPROXIMATE:``,
+        ``INFEASIBLE:`` or ``UNKNOWN:`` (learnt from a score table that does
+        not record how it was pruned; the rest of the line then holds for that
+        table).  :attr:`notes` adds the :attr:`caveats`, as
         :class:`~gobnilp_py.solve.credible.CredibleSet` does.
 
         Examples
@@ -367,7 +370,18 @@ class Network:
             text = f"INCOMPLETE ({self.status}): the best network found before the search stopped"
             if self.dual_bound is not None and math.isfinite(self.dual_bound):
                 text += f"; the optimum is at most {self.dual_bound:.6f}"
+        if self.pruning_unknown and self.status != "infeasible" and not self.approximate:
+            text = UNKNOWN_PREFIX + text
         return text
+
+    @property
+    def pruning_unknown(self) -> bool:
+        """Learnt from a score table that does not record how it was pruned (e.g. GOBNILP's ``.jkl``).
+
+        Then "proven optimal" holds for that table; whether the table kept the
+        optimum's families is not known, and the guarantee starts with ``UNKNOWN:``.
+        """
+        return pruning_unknown(self.caveats)
 
     @property
     def notes(self) -> list[str]:

@@ -81,3 +81,65 @@ def test_any_lower_bound_is_exact_or_refused(n, rows, eps, delta, score_name, se
     above = opt + delta + 1e-6 * max(1.0, abs(opt))
     with pytest.raises(ScoreError, match="exceeds"):
         enumerate_networks(data, epsilon=eps, score=score_name, lower_bound=above)
+
+
+# ----------------------------------------------------------------- k-best beyond its table
+def test_a_k_best_list_beyond_its_tables_gap_does_not_claim_to_be_an_epsilon_set(tmp_path):
+    """wine pruned for BF 3, k=500: the 500th lies 1.64 below OPT, where 588 networks of the data lie."""
+    path = tmp_path / "wine3.jkl"
+    score(read_data(WINE, header=False), bayes_factor=3).to_jkl(path)
+    ks = kbest(path, 500)
+    assert not ks.complete and ks.reason == "table_epsilon"
+    assert ks.stats["equals_epsilon_set"] is False
+    notes = "\n".join(ks.notes)
+    assert "equals the exact epsilon-set" not in notes
+    assert ks.guarantee.startswith("INCOMPLETE (table_epsilon) k-best list: the 500 best networks of a score table "
+                                   "pruned for a smaller gap")
+    assert "before the search stopped" not in ks.guarantee  # the search did not stop: the table is too narrow
+    # what stays certified holds: every network of the data within the table's gap is listed
+    full = enumerate_networks(WINE, header=False, epsilon=math.log(3))
+    assert ks.threshold == pytest.approx(full.opt - math.log(3), abs=1e-5)  # less the tolerance
+    assert {n.key for n in full.networks} <= {n.key for n in ks.networks}
+
+
+def test_the_witness_count_is_not_called_networks_within_the_gap():
+    ks = kbest(WINE, 10, header=False)
+    label = next(c for c in ks.caveats if c.startswith("k-best list (k=10) with certified gap"))
+    assert "distinct networks within it" not in label
+    assert "the 10 best of at least" in label and "witness networks" in label and "10th best" in label
+
+
+def test_a_k_best_list_longer_than_the_number_of_networks_says_so(tmp_path):
+    data = tmp_path / "three.csv"
+    data.write_text("a,b,c\n0,1,0\n1,0,1\n0,0,1\n1,1,0\n")
+    ks = kbest(data, 30)
+    assert len(ks) == 25 and ks.complete  # every DAG on 3 nodes
+    assert ks.guarantee.startswith("complete k-best list: all 25 networks the score table and constraints allow "
+                                   "(fewer than k=30")
+    assert "tied with the 30th" not in ks.guarantee
+
+
+# ----------------------------------------------------------------- a table of unknown pruning
+GOBNILP_JKL = DATA / "wine.BIC.3.jkl"  # written by GOBNILP's scorer: no provenance
+
+
+def test_a_result_from_a_table_of_unknown_pruning_starts_with_unknown():
+    cs = enumerate_networks(GOBNILP_JKL, bayes_factor=20)
+    # 1,409 networks where the data hold 3,449 (tests/data/README.md): exact for the table only
+    assert cs.pruning_unknown and cs.complete
+    assert cs.guarantee.startswith("UNKNOWN: exact for this score table only")
+    assert "complete: every network with score >= OPT - 2.99573" in cs.guarantee
+    net = learn(GOBNILP_JKL)
+    assert net.pruning_unknown and net.guarantee.startswith("UNKNOWN: ") and "proven optimal" in net.guarantee
+    assert kbest(GOBNILP_JKL, 3).guarantee.startswith("UNKNOWN: ")
+    # our own tables and data are not affected
+    assert enumerate_networks(WINE, header=False, bayes_factor=3).guarantee.startswith("complete: ")
+
+
+def test_the_unknown_label_survives_a_result_folder(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["enumerate", str(GOBNILP_JKL), "--bf", "20", "-o", str(out), "-q"]) == 0
+    first = (out / "networks.csv").read_text().splitlines()[0]
+    assert first.startswith("# UNKNOWN: exact for this score table only")
+    back = gp.load_result(out / "summary.json")
+    assert back.pruning_unknown and back.guarantee.startswith("UNKNOWN: ")

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._wording import count, ordinal
+from .._wording import UNKNOWN_PREFIX, count, ordinal, pruning_unknown
 from ..network import Network
 
 if TYPE_CHECKING:  # pandas (about 0.15 s to import) is imported by the methods that build frames
@@ -108,7 +108,12 @@ class CredibleSet:
         elif self.kind == "kbest":
             k = self.stats.get("k", len(self.networks))
             unit = "equivalence classes" if self.stats.get("by") == "class" else "networks"
-            if self.complete:
+            k_found = self.stats.get("k_found")
+            if self.complete and isinstance(k_found, int) and k_found < k:
+                text = (f"complete k-best list: all {count(k_found, 'equivalence class' if unit != 'networks' else 'network')} the "
+                        f"score table and constraints allow (fewer than k={k}: {count(len(self.networks), 'network')}), "
+                        f"i.e. every network with score >= OPT - {self.epsilon:.6g}")
+            elif self.complete:
                 if self.stats.get("ties", False):
                     text = (f"complete k-best list: the {k} best {unit} and every one tied with the {ordinal(k)} "
                             f"({count(len(self.networks), 'network')}), i.e. every network with score >= OPT - "
@@ -116,6 +121,11 @@ class CredibleSet:
                 else:
                     text = (f"complete k-best list: the {k} best {unit} (ties at the {ordinal(k)} place broken by "
                             "network key; the list may omit networks tied with the last)")
+            elif self.reason == "table_epsilon":
+                text = (f"INCOMPLETE (table_epsilon) k-best list: the {k} best {unit} of a score table pruned for a "
+                        "smaller gap than the list spans")
+                if self.threshold is not None:
+                    text += f"; every network of the data scoring >= {_up6(self.threshold)} is listed"
             else:
                 text = f"INCOMPLETE ({self.reason}) k-best list: the best {unit} found before the search stopped"
                 if self.threshold is not None:
@@ -144,7 +154,19 @@ class CredibleSet:
                              f"(in {k} equivalence class{'' if k == 1 else 'es'}, all found and counted)")
         if self.approximate and not text.startswith("APPROXIMATE"):
             text = "APPROXIMATE (explored parent sets only); " + text
+        elif self.pruning_unknown and not self.infeasible:
+            text = UNKNOWN_PREFIX + text
         return text
+
+    @property
+    def pruning_unknown(self) -> bool:
+        """Computed from a score table that does not record how it was pruned (e.g. GOBNILP's ``.jkl``).
+
+        Then ``complete`` means complete *for that table*: whether the table
+        held every family the gap needs is not known, and the guarantee line
+        starts with ``UNKNOWN:``.
+        """
+        return pruning_unknown(self.caveats)
 
     @property
     def notes(self) -> list[str]:

@@ -57,6 +57,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._wording import ordinal
 from ..errors import ParameterError
 from ._checks import (check_by, check_k, check_lower_bound_held, check_max_networks, check_method,
                       check_time_limit)
@@ -504,9 +505,11 @@ def _labels(cs: CredibleSet, k: int, gap: _Gap, notes: list[str], given: bool) -
     """What the k-best list is: its certified ε_k, whether it is an exact ε-set, and the notes."""
     out = []
     if math.isfinite(gap.epsilon):
-        out.append(f"k-best list (k={k}) with certified gap epsilon_k={gap.epsilon:.6g}: {gap.witnesses} distinct "
-                   f"networks within it ({gap.rule}) prove the {k}-th best, and every network tied with it, "
-                   f"lies within epsilon_k of OPT" + ("" if given else "; the table was scored safe for it"))
+        # ``gap.witnesses`` counts the witness DAGs (a lower bound); only the best k of them lie within epsilon_k
+        out.append(f"k-best list (k={k}) with certified gap epsilon_k={gap.epsilon:.6g}: the {k} best of at least "
+                   f"{gap.witnesses} witness networks ({gap.rule}) score >= OPT - epsilon_k, which proves that the "
+                   f"{ordinal(k)} best network, and every network tied with it, lies within epsilon_k of OPT"
+                   + ("" if given else "; the table was scored safe for it"))
     else:
         out.append(f"k-best list (k={k}): no gap certified by witnesses ({gap.rule})"
                    + ("" if given else "; the table was scored unpruned"))
@@ -514,7 +517,7 @@ def _labels(cs: CredibleSet, k: int, gap: _Gap, notes: list[str], given: bool) -
         pass
     elif cs.stats.get("equals_epsilon_set") is True:
         out.append(f"the list equals the exact epsilon-set for epsilon={cs.epsilon:.6g}: every network with "
-                   f"score >= OPT - {cs.epsilon:.6g} is listed")
+                   f"score >= OPT - {cs.epsilon:.6g} is listed" + (" (of this score table)" if cs.pruning_unknown else ""))
     elif cs.stats.get("equals_epsilon_set") is False and cs.complete:
         out.append(f"NOT the epsilon-set for epsilon={cs.epsilon:.6g}: networks tied with the {k}-th are "
                    "omitted (ties=False); do not read its averages as a Bayes-factor set")
@@ -572,6 +575,7 @@ def _label_beyond_table(cs: CredibleSet, table: Any) -> None:
         return
     cs.complete = False
     cs.reason = "table_epsilon"
+    cs.stats["equals_epsilon_set"] = False  # computed before this relabelling: the table may lack networks
     cs.threshold = cs.opt - safe - tolerance_of(cs.opt)
     cs.caveats.append(f"the score table was pruned for epsilon={safe:.6g}: beyond that gap below OPT networks of "
                       "the data may be missing from this list; rescore the data (or give the data) for the full "
