@@ -275,3 +275,25 @@ def test_wide_data_is_read_but_refused_for_learning_at_once(tmp_path):
     check_width(d.n, palim=0, max_candidates=10_000_000)  # the empty network needs no parent sets
     check_width(d.n, palim=None, max_candidates=None)
     assert time.perf_counter() - t0 < 30
+
+
+@pytest.mark.parametrize("text, delimiter, holds", [
+    ("a;b;c\n0;1;0\n1;0;1\n0;0;1\n", ",", "';'"),
+    ("a,b,c\n0,1,0\n1,0,1\n", " ", "','"),            # GOBNILP's gobnilp/delimiter = whitespace on a CSV
+    ("a,b,c\n0,1,0\n1,0,1\n", "whitespace", "','"),
+    ("a\tb\tc\n0\t1\t0\n1\t0\t1\n", ";", "tab"),
+    ("a b c\n0 1 0\n1 0 1\n", ",", "space"),
+])
+def test_a_delimiter_that_leaves_one_field_per_line_is_refused(tmp_path, text, delimiter, holds):
+    """Read as asked these would be one variable, and every search would 'prove' a one-node network optimal."""
+    path = tmp_path / "d.csv"
+    path.write_text(text)
+    with pytest.raises(DataError, match=rf"every line is one field, but line 1 holds {holds}; give delimiter="):
+        read_data(path, delimiter=delimiter)
+    assert read_data(path).n > 1  # guessing reads it
+
+
+def test_a_genuine_one_column_file_is_still_read_with_a_delimiter(tmp_path):
+    path = tmp_path / "one.csv"
+    path.write_text("a\n0\n1\n1\n")
+    assert read_data(path, delimiter=",").names == ("a",)

@@ -245,6 +245,8 @@ def _parse_csv(text: str, src: str, *, header: bool, delimiter: str | None) -> t
             log.warning("%s: the header row %s looks like data; pass header=False (--no-header) if the file has no header",
                         src, ",".join(names[:5]))
     width = len(names) if names is not None else (len(rows[0]) if rows else 0)
+    if width == 1 and delimiter is not None:
+        _refuse_one_field(lines[0], delimiter, src)
     for r, row in enumerate(rows):
         if not row or (len(row) == 1 and not row[0].strip() and width > 1):
             raise DataError(f"{src}, line {r + first_line}: blank line inside the data")
@@ -278,6 +280,24 @@ def _parse_dat(text: str, src: str) -> tuple[list[list[str]], list[str], list[in
             kind = "blank line inside the data" if not row else f"ragged row with {len(row)} fields, expected {len(names)}"
             raise DataError(f"{src}, line {r + 3}: {kind}")
     return rows, names, declared
+
+
+def _refuse_one_field(line: str, delimiter: str, src: str) -> None:
+    """A delimiter given by the caller that leaves one field per line, where another would split it, is refused.
+
+    Read as asked, ``a;b;c`` with ``delimiter=","`` is one variable named
+    ``a;b;c``, and every search then "proves" a one-node network optimal: a
+    silent wrong answer from a typo (or from a GOBNILP settings file's
+    ``gobnilp/delimiter``).  A genuine one-column file has no other delimiter
+    on its first line, so it is still read.
+    """
+    shown = {"\t": "tab", " ": "space"}
+    for other in (",", "\t", ";", " "):
+        if other != delimiter and other in line.strip() and not (delimiter in (" ", "whitespace") and other == " "):
+            given = shown.get(delimiter, repr(delimiter))
+            raise DataError(f"{src}: with delimiter {given} every line is one field, but line 1 holds "
+                            f"{shown.get(other, repr(other))}; give delimiter={other!r} "
+                            f"(--delimiter {shown.get(other, repr(other))}) or leave it out to guess")
 
 
 def _guess_delimiter(line: str) -> str | None:
