@@ -414,9 +414,10 @@ def arc_strength(result: Any) -> pd.DataFrame:
     :class:`~gobnilp_py.network.Network` gives 0/1 strengths.
 
     In R (bnlearn), the CSV becomes a ``bn.strength`` object for
-    ``averaged.network`` by adding the attributes ``custom.strength`` sets::
+    ``averaged.network`` by adding the attributes ``custom.strength`` sets
+    (``comment.char``: a run's ``arc_strength.csv`` starts with ``#`` guarantee lines)::
 
-        s <- read.csv("arc_strength.csv", stringsAsFactors = FALSE)
+        s <- read.csv("arc_strength.csv", stringsAsFactors = FALSE, comment.char = "#")
         s <- structure(s, class = c("bn.strength", "data.frame"), method = "bootstrap",
                        threshold = 0.5, nodes = unique(c(s$from, s$to)))
         avg <- averaged.network(s)

@@ -21,6 +21,7 @@ from gobnilp_py.output import (
     score_rank_png,
     to_json,
 )
+from gobnilp_py.output import writers as W
 from gobnilp_py.output.report import ReportData, render_html, render_markdown
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -172,6 +173,11 @@ def test_every_writer_says_what_the_result_is_worth(cs, data, case):
     assert gobnilp_text(result).startswith(head_lines)
     assert modelstrings(result).startswith(head_lines)
     assert dot_text(result).startswith(head_lines.replace("# ", "// "))
+    if W.networks_of(result):  # the hand-off files too: arc strengths, adjacency matrix, BIF
+        if hasattr(result, "networks"):
+            assert W.arc_strength_csv(result).startswith(head_lines)
+        assert W.adjacency_csv(result).startswith(head_lines)
+        assert W.bif_text(result, data).startswith(head_lines.replace("# ", "// "))
     lab = labels(result)
     assert lab["caveats"] == (["the score table's pruning is unknown"] if case == "network unknown table" else [])
     assert lab["guarantee"] == g and lab["complete"] is (head.startswith("complete") or head == "INFEASIBLE")
@@ -193,6 +199,77 @@ def test_csv_reads_back_with_pandas_comment(cs):
 
     df = pd.read_csv(io.StringIO(networks_csv(cs)), comment="#")
     assert len(df) == len(cs) and list(df.columns[:3]) == ["rank", "score", "gap"]
+
+
+def test_hand_off_files_carry_the_guarantee_and_still_load(cs, data, tmp_path):
+    """arc_strength.csv, best_adjacency.csv and best.bif start with the guarantee, and their readers skip it."""
+    import io
+
+    import pandas as pd
+
+    from gobnilp_py import interop
+    from gobnilp_py.solve.credible import CredibleSet
+
+    cut = CredibleSet(cs.opt, cs.epsilon, False, "max_networks", list(cs.networks[:3]))
+    for result in (cs, cut):
+        g = W.guarantee_of(result)
+        text = W.arc_strength_csv(result)
+        assert text.splitlines()[0] == f"# {g}"
+        got = pd.read_csv(io.StringIO(text), comment="#")
+        pd.testing.assert_frame_equal(got, pd.read_csv(io.StringIO(interop.arc_strength_csv(result))))
+        assert list(got.columns) == ["from", "to", "strength", "direction"]
+        text = W.adjacency_csv(result)
+        assert text.splitlines()[0] == f"# {g}"
+        amat = pd.read_csv(io.StringIO(text), comment="#", index_col=0)
+        assert amat.to_numpy().tolist() == interop.adjacency_matrix(result.best).to_numpy().tolist()
+        text = W.bif_text(result, data)
+        assert text.splitlines()[0] == f"// {g}" and text.isascii()
+        assert text.endswith(interop.to_bif(result.best, data))
+    assert W.arc_strength_csv(cut).startswith("# INCOMPLETE (max_networks)")
+    pytest.importorskip("pgmpy")
+    from pgmpy.readwrite import BIFReader
+
+    path = tmp_path / "best.bif"
+    path.write_text(W.bif_text(cut, data), encoding="ascii")
+    model = BIFReader(str(path)).get_model()
+    assert model.check_model() and sorted(model.edges()) == sorted(cut.best.edges)
+
+
+def test_bif_comment_is_ascii_whatever_the_caveat(cs, data):
+    from gobnilp_py.solve.credible import CredibleSet
+
+    odd = CredibleSet(cs.opt, cs.epsilon, True, None, list(cs.networks), caveats=["table from /données/ε.jkl"])
+    head = W.bif_text(odd, data).splitlines()[1]
+    assert head.startswith("// table from /donn") and head.isascii()
+
+
+def test_tied_gap_noise_is_written_as_zero(cs):
+    """A network tied with OPT up to float noise shows gap 0 and Bayes factor 1 wherever a gap is written."""
+    import io
+
+    import pandas as pd
+
+    from gobnilp_py import Network
+    from gobnilp_py.output.report import _network_rows
+    from gobnilp_py.solve.credible import CredibleSet
+
+    a, b, c = cs.networks[:3]
+    opt = -2254.566645450538
+    real = 1e-4  # a genuine (small) gap, far above the tolerance 1e-9 * |OPT|
+    nets = [Network(a.names, a.parents, opt), Network(b.names, b.parents, opt - 9.094947017729282e-13),
+            Network(c.names, c.parents, opt + 4.5e-13), Network(a.names, {}, opt - real)]
+    noisy = CredibleSet(opt, 1.0, True, None, nets)
+    df = pd.read_csv(io.StringIO(networks_csv(noisy)), comment="#")
+    assert df["gap"].tolist()[:3] == [0.0, 0.0, 0.0] and df["bayes_factor"].tolist()[:3] == [1.0, 1.0, 1.0]
+    assert df["gap"].iloc[3] == pytest.approx(real, rel=1e-6) and df["bayes_factor"].iloc[3] > 1.0
+    assert df["score"].tolist() == pytest.approx([n.score for n in nets], abs=0, rel=1e-9)  # as computed (10 digits)
+    assert len(df) == len(nets)
+    txt = gobnilp_text(noisy)
+    assert txt.count(", gap 0.000000, Bayes factor 1\n") == 3 and "-0.000000" not in txt
+    rows = _network_rows(ReportData(title="t", job="enumerate", inputs={}, settings={}, timings={}, results={},
+                                    networks=nets, opt=opt))
+    assert [r[2] for r in rows[:3]] == ["0.0000"] * 3 and [r[3] for r in rows[:3]] == ["1"] * 3
+    assert W.shown_gap(opt, opt - 9.094947017729282e-13) == 0.0 and W.shown_gap(opt, opt - real) == opt - (opt - real)
 
 
 def test_table_summary_is_labelled(cs):

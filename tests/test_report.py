@@ -92,6 +92,49 @@ def test_tie_count(cs, capped, data):
         assert text.startswith("at least 2 networks")
 
 
+def _csv_mec_of(result) -> dict[str, int]:
+    """model string -> the ``mec`` column of networks.csv (what a reader matches the report against)."""
+    import io
+
+    import pandas as pd
+
+    from gobnilp_py.output.writers import networks_csv
+
+    df = pd.read_csv(io.StringIO(networks_csv(result)), comment="#")
+    return dict(zip(df["model"], df["mec"]))
+
+
+def test_class_table_gives_the_mec_index_of_networks_csv():
+    """Sorted by probability, each class still shows its networks.csv / result.json index (0 = best by score)."""
+    names = ("a", "b", "c")
+    collider = Network(names, {"c": ("a", "b")}, -10.0)  # best class, alone in its class
+    chains = [Network(names, {"b": ("a",), "c": ("b",)}, -10.1), Network(names, {"a": ("b",), "b": ("c",)}, -10.1),
+              Network(names, {"a": ("b",), "c": ("b",)}, -10.1)]  # 3 * exp(-0.1) > 1: the most probable class
+    cs3 = CredibleSet(-10.0, 1.0, True, None, [collider, *chains])
+    rows = class_rows(cs3, top=None)
+    assert [(r["rank"], r["mec"], r["networks"]) for r in rows] == [(1, 1, 3), (2, 0, 1)]
+    csv_mec = _csv_mec_of(cs3)
+    assert csv_mec[collider.to_modelstring()] == 0 and {csv_mec[n.to_modelstring()] for n in chains} == {1}
+    md = render_markdown(_report(cs3), {})
+    assert "| 1 | 1 | 73.1% | -10.100000 | 3 | 3 | a--b, b--c |" in md
+    assert "| 0 | 2 | 26.9% | -10.000000 | 1 | 1 | a->c, b->c |" in md
+
+
+def test_class_rows_mec_matches_networks_csv(cs, capped):
+    for result in (cs, capped[1]):
+        csv_mec = _csv_mec_of(result)
+        by_mec = {i: cls for i, cls in enumerate(result.mecs())}
+        rows = class_rows(result, top=None)
+        for r in rows:
+            if r["listed"] == 0:  # a class none of whose networks is listed has no index in the files
+                assert r["mec"] is None
+                continue
+            cls = by_mec[r["mec"]]
+            assert cpdag_string(cls.cpdag) == r["cpdag"]
+            assert {csv_mec[m.to_modelstring()] for m in cls.members} == {r["mec"]}
+        assert sorted(r["mec"] for r in rows if r["mec"] is not None) == list(range(len(result.mecs())))
+
+
 def test_cpdag_string_marks_compelled_and_reversible_edges():
     from gobnilp_py import cpdag
 
@@ -125,7 +168,7 @@ def test_markdown_report_shows_label_ties_classes_and_notes(cs):
     count, ties = tie_count(cs)
     assert f"{ties}." in md and "### Best network\n" in md
     assert f"### Equivalence classes ({min(10, cs.n_mecs)} of {cs.n_mecs})" in md
-    assert "| rank | probability | score | networks | listed | CPDAG |" in md
+    assert "| mec | rank by probability | probability | score | networks | listed | CPDAG |" in md
     assert "* edge probabilities: not drawn: too many" in md and "![best network](best_dag.png)" in md
     assert "| total (wall clock) | 2.00 | 100% |" in md
 

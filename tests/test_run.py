@@ -200,6 +200,9 @@ def test_time_limited_run_labels_every_file(small_csv, tmp_path, capsys):
     for name in ("networks.csv", "networks.txt", "modelstrings.txt"):
         assert (folder / name).read_text().startswith("# INCOMPLETE (max_networks)"), name
     assert (folder / "best.dot").read_text().startswith("// INCOMPLETE (max_networks)")
+    for name in ("arc_strength.csv", "best_adjacency.csv"):  # the hand-off files too
+        assert (folder / name).read_text().startswith("# INCOMPLETE (max_networks)"), name
+    assert (folder / "best.bif").read_text().startswith("// INCOMPLETE (max_networks)")
     assert "| guarantee | INCOMPLETE (max_networks)" in (folder / "report.md").read_text()
     jkl = (folder / "scores.jkl").read_text()
     assert '# gobnilp_py: guarantee = "epsilon-safe"' in jkl

@@ -395,7 +395,7 @@ def _top_edges(res: RunResult) -> list[tuple[str, str, float]]:
 
 
 def _write(res: RunResult, pics: P.PictureSet, progress: Progress) -> list[Path]:
-    from .. import __version__, interop
+    from .. import __version__
 
     cfg = res.config
     wanted = cfg.outputs
@@ -419,12 +419,12 @@ def _write(res: RunResult, pics: P.PictureSet, progress: Progress) -> list[Path]
                 for dot_name, text in P.dot_files(r).items():
                     folder.write_text(fname if dot_name == "best.dot" else fname.rsplit(".", 1)[0] + "_cpdag.dot",
                                       text)
-            elif name == "bif" and best:
-                folder.write_text(fname, interop.to_bif(best[0], res.dataset))
+            elif name == "bif" and best:  # these three start with the guarantee too (// in BIF, # in CSV)
+                folder.write_text(fname, W.bif_text(r, res.dataset))
             elif name == "adjacency" and best:
-                folder.write_text(fname, interop.adjacency_csv(best[0]))
+                folder.write_text(fname, W.adjacency_csv(r))
             elif name == "arc_strength" and len(r):
-                folder.write_text(fname, interop.arc_strength_csv(r))
+                folder.write_text(fname, W.arc_strength_csv(r))
         if "json" in wanted:
             folder.write_text(cfg.output_file("json"), W.to_json(res.to_dict()))
         if "report" in wanted:

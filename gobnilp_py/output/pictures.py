@@ -620,14 +620,14 @@ def dot_files(result: Any) -> dict[str, str]:
     """The DOT files of a result, one graph each: ``{"best.dot": ..., "best_cpdag.dot": ...}``.
 
     Each file starts with the result's guarantee line and caveats as ``//``
-    comments, as every output file does.  For a result without a network (an
-    infeasible run, an empty collection) both files hold an empty graph
-    saying so.
+    comments, from the same function as every other output's
+    (:func:`gobnilp_py.output.writers.comment_lines`).  For a result without
+    a network (an infeasible run, an empty collection) both files hold an
+    empty graph saying so.
     """
-    notes = getattr(result, "notes", None)
-    if not notes and isinstance(getattr(result, "guarantee", None), str):
-        notes = [result.guarantee]
-    head = "".join(f"// {str(n).replace(chr(10), ' ')}\n" for n in notes or [])
+    from .writers import comment_lines
+
+    head = comment_lines(result, "//")
     nets = list(getattr(result, "networks", None) or ([result] if hasattr(result, "parents") else []))
     nets = [n for n in nets if isinstance(getattr(n, "score", None), float) and math.isfinite(n.score)]
     if not nets:

@@ -27,6 +27,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .writers import shown_gap
+
 __all__ = ["ReportData", "render_markdown", "render_html", "sections", "class_rows", "tie_count",
            "timing_rows", "cpdag_string", "Section"]
 
@@ -171,10 +173,18 @@ def _class_average(result: Any) -> bool:
 def class_rows(result: Any, *, top: int | None = TOP_CLASSES) -> list[dict[str, Any]]:
     """The equivalence classes of a collection, most probable first.
 
-    Each row: ``rank``, ``cpdag`` (:func:`cpdag_string`), ``score``,
-    ``networks`` (member networks in the credible set, exact with class
-    summaries, else the listed ones), ``listed``, ``mass`` (probability mass,
-    see the module docstring).  ``top`` rows at most (``None``: all).
+    Each row: ``rank`` (by probability mass: 1 = most probable), ``mec``
+    (the class's index in ``networks.csv``'s ``mec`` column and
+    ``result.json``'s ``mecs``, which order classes by score, 0 = best;
+    ``None`` for a class none of whose networks is listed), ``cpdag``
+    (:func:`cpdag_string`), ``score``, ``networks`` (member networks in the
+    credible set, exact with class summaries, else the listed ones),
+    ``listed``, ``mass`` (probability mass, see the module docstring).
+    ``top`` rows at most (``None``: all).
+
+    Both numbers are given because the two orders differ (a class of many
+    networks can outweigh the best class), and a reader matching the report
+    with the files needs the files' index.
     """
     nets = list(getattr(result, "networks", []) or [])
     opt = getattr(result, "opt", math.nan)
@@ -186,7 +196,8 @@ def class_rows(result: Any, *, top: int | None = TOP_CLASSES) -> list[dict[str, 
         total = math.fsum(w)
         for c, wc in zip(classes, w):
             rows.append({"cpdag": cpdag_string(c.cpdag), "score": c.score, "networks": c.n_members,
-                         "listed": c.listed, "mass": wc / total if total > 0 else math.nan})
+                         "listed": c.listed, "mass": wc / total if total > 0 else math.nan,
+                         "_edges": _edges_of(c.cpdag)})
     elif nets:
         from ..equivalence import network_weights
 
@@ -195,11 +206,24 @@ def class_rows(result: Any, *, top: int | None = TOP_CLASSES) -> list[dict[str, 
         for cls in result.mecs():
             mass = math.fsum(weights[pos[id(m)]] for m in cls.members)
             rows.append({"cpdag": cpdag_string(cls.cpdag), "score": cls.best_score, "networks": cls.size,
-                         "listed": cls.size, "mass": mass})
+                         "listed": cls.size, "mass": mass, "_edges": _edges_of(cls.cpdag)})
+    mec_of = _mec_index(result) if rows else {}
+    for r in rows:
+        r["mec"] = mec_of.get(r.pop("_edges"))
     rows.sort(key=lambda r: (-r["mass"] if math.isfinite(r["mass"]) else 0.0, -(r["score"] or -math.inf)))
     for i, r in enumerate(rows, 1):
         r["rank"] = i
     return rows if top is None else rows[:top]
+
+
+def _edges_of(cp: Any) -> tuple[frozenset[Any], frozenset[Any]]:
+    """A CPDAG's compelled arrows and reversible edges: what identifies its class, whatever the variable order."""
+    return frozenset(cp.directed), frozenset(cp.undirected)
+
+
+def _mec_index(result: Any) -> dict[tuple[frozenset[Any], frozenset[Any]], int]:
+    """CPDAG edges -> index in ``result.mecs()``: the ``mec`` of ``networks.csv`` and ``mecs`` of ``result.json``."""
+    return {_edges_of(cls.cpdag): i for i, cls in enumerate(result.mecs())}
 
 
 def tie_count(result: Any) -> tuple[int | None, str]:
@@ -284,7 +308,7 @@ class Section:
 def _network_rows(data: ReportData) -> list[list[str]]:
     rows = []
     for rank, net in enumerate(data.networks[:TOP_NETWORKS], 1):
-        gap = (data.opt - net.score) if data.opt is not None and math.isfinite(data.opt) else float("nan")
+        gap = shown_gap(data.opt, net.score) if data.opt is not None and math.isfinite(data.opt) else float("nan")
         bf = math.exp(gap) if math.isfinite(gap) and gap < 700 else float("nan")
         rows.append([str(rank), f"{net.score:.6f}", f"{gap:.4f}", f"{bf:.4g}", str(net.n_edges),
                      net.to_modelstring()])
@@ -320,11 +344,13 @@ def sections(data: ReportData, captions: Sequence[str] = ()) -> list[Section]:
         over = getattr(r, "averages_over", "the listed networks")
         out.append(Section(
             f"Equivalence classes ({len(shown)} of {len(rows)})", level=3,
-            paragraphs=[f"Probability mass: the share of the model average over {over} "
-                        "(weights exp(score - OPT)); CPDAG: `u->v` compelled arrow, `u--v` reversible edge."],
-            head=["rank", "probability", "score", "networks", "listed", "CPDAG"],
-            rows=[[str(x["rank"]), _pct(x["mass"]), f"{x['score']:.6f}", f"{x['networks']:,}", f"{x['listed']:,}",
-                   x["cpdag"]] for x in shown]))
+            paragraphs=[f"Most probable first. Probability mass: the share of the model average over {over} "
+                        "(weights exp(score - OPT)); mec: the class's index in `networks.csv` (column `mec`) and "
+                        "`result.json` (`mecs`), which number classes by score (0 = best), - when none of its "
+                        "networks is listed; CPDAG: `u->v` compelled arrow, `u--v` reversible edge."],
+            head=["mec", "rank by probability", "probability", "score", "networks", "listed", "CPDAG"],
+            rows=[["-" if x["mec"] is None else str(x["mec"]), str(x["rank"]), _pct(x["mass"]), f"{x['score']:.6f}",
+                   f"{x['networks']:,}", f"{x['listed']:,}", x["cpdag"]] for x in shown]))
     if data.networks:
         shown_n = min(len(data.networks), TOP_NETWORKS)
         out.append(Section(f"Best networks ({shown_n} of {len(data.networks)})", level=3, head=_NET_HEAD,

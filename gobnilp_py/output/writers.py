@@ -11,14 +11,27 @@ Every file says what its result is worth
     A result cut short (network cap, time limit, interrupt), approximate, from
     a score table of unknown pruning, or infeasible must not look like a
     complete answer in *any* file.  So every text writer starts with the
-    result's guarantee line (:func:`guarantee_of`) as a comment -- ``#`` in
-    CSV, GOBNILP text and model strings (read the CSV with
-    ``pandas.read_csv(path, comment="#")``), ``//`` in DOT -- and every JSON
+    result's guarantee line (:func:`guarantee_of`) as a comment
+    (:func:`comment_lines`) -- ``#`` in CSV (``networks.csv``,
+    ``arc_strength.csv``, ``best_adjacency.csv``), GOBNILP text and model
+    strings (read the CSV with ``pandas.read_csv(path, comment="#")``, in R
+    ``read.csv(path, comment.char = "#")``), ``//`` in DOT and BIF (both
+    readers skip ``//`` comments) -- and every JSON
     holds ``guarantee``, ``complete``, ``approximate``, ``infeasible`` and
     ``caveats`` (:func:`labels`).  Caveats (e.g. "the score table does not say
     how it was pruned") follow the guarantee as further comment lines.
     The guarantee starts with ``complete:``, ``INCOMPLETE (<reason>):``,
     ``APPROXIMATE:``, ``INFEASIBLE:`` or ``UNKNOWN:``.
+
+Gaps to OPT
+    A network tied with the optimum can differ from OPT by float noise (a
+    sum of local scores added in another order, e.g. ``9.09e-13``).  Every
+    gap written (``networks.csv``, ``networks.txt``, the report) goes
+    through :func:`shown_gap`: a gap within the package's score tolerance
+    (:func:`gobnilp_py.solve.results.tolerance_of`, ``1e-9 * max(1, |OPT|)``,
+    the ``CredibleSet.tolerance`` of the ε boundary) is written as ``0`` and
+    its Bayes factor as ``1``, so a tie reads as a tie.  Scores themselves are
+    written as computed.
 
 JSON
     One convention (:mod:`gobnilp_py._json`): non-finite floats are ``null``.
@@ -42,11 +55,16 @@ __all__ = [
     "is_infeasible",
     "notes_of",
     "labels",
+    "comment_lines",
+    "shown_gap",
     "networks_of",
     "networks_csv",
     "gobnilp_text",
     "modelstrings",
     "dot_text",
+    "arc_strength_csv",
+    "adjacency_csv",
+    "bif_text",
     "table_summary",
     "collection_summary",
 ]
@@ -148,9 +166,32 @@ def labels(result: Any) -> dict[str, Any]:
             "caveats": notes_of(result)[1:]}
 
 
-def _comment(result: Any, mark: str = "#") -> str:
-    """The guarantee and each caveat as comment lines (one line each: no line breaks inside)."""
+def comment_lines(result: Any, mark: str = "#") -> str:
+    """The guarantee and each caveat as comment lines (one line each: no line breaks inside).
+
+    The one header every text output starts with, so no file can look more
+    certain than the result it holds; ``mark`` is the format's comment
+    marker (``#`` for CSV and text, ``//`` for BIF).
+    """
     return "".join(f"{mark} {' '.join(note.split())}\n" for note in notes_of(result))
+
+
+def shown_gap(opt: float, score: float) -> float:
+    """``opt - score`` as written in outputs: 0 when within the score tolerance at ``opt`` (float noise of a tie).
+
+    The tolerance is the package's documented score tolerance
+    (:func:`gobnilp_py.solve.results.tolerance_of`: ``1e-9 * max(1, |opt|)``,
+    ``CredibleSet.tolerance``, the slack of the ε boundary), so a network
+    tied with the optimum never shows a gap like ``9.09e-13``.  Only what is
+    written changes: scores, ranks and membership are as computed.
+    Non-finite gaps are returned unchanged.
+    """
+    from ..solve.results import tolerance_of
+
+    gap = opt - score
+    if math.isfinite(gap) and abs(gap) <= tolerance_of(opt):
+        return 0.0
+    return gap
 
 
 def networks_of(result: Any) -> list[Any]:
@@ -173,12 +214,18 @@ def networks_csv(result: Any) -> str:
     if isinstance(result, Network):
         nets = networks_of(result)
         buf = io.StringIO()
-        buf.write(_comment(result))
+        buf.write(comment_lines(result))
         buf.write("rank,score,gap,bayes_factor,mec,n_edges,model,status\n")
         for net in nets:
             buf.write(f"1,{net.score!r},0.0,1.0,0,{net.n_edges},{_csv_field(net.to_modelstring())},{net.status}\n")
         return buf.getvalue()
-    return _comment(result) + result.to_dataframe().to_csv(index=False, float_format="%.10g")
+    df = result.to_dataframe()
+    opt = getattr(result, "opt", math.nan)
+    if len(df) and math.isfinite(opt):  # a tie's float noise is written as gap 0, Bayes factor 1 (shown_gap)
+        tied = [shown_gap(opt, s) == 0.0 for s in df["score"]]
+        df.loc[tied, "gap"] = 0.0
+        df.loc[tied, "bayes_factor"] = 1.0
+    return comment_lines(result) + df.to_csv(index=False, float_format="%.10g")
 
 
 def _csv_field(text: str) -> str:
@@ -196,7 +243,7 @@ def gobnilp_text(result: Any) -> str:
     network lines at all).
     """
     nets = networks_of(result)
-    head = _comment(result)
+    head = comment_lines(result)
     if not hasattr(result, "networks"):
         return head + "".join(net.to_gobnilp_text() for net in nets)
     opt = getattr(result, "opt", None)
@@ -204,15 +251,15 @@ def gobnilp_text(result: Any) -> str:
     for rank, net in enumerate(nets, 1):
         head = f"# network {rank} of {len(nets)}"
         if opt is not None and math.isfinite(opt):
-            gap = opt - net.score
+            gap = shown_gap(opt, net.score)
             head += f", gap {gap:.6f}, Bayes factor {math.exp(gap):.6g}" if gap < 700 else f", gap {gap:.6f}"
         parts.append(head + "\n" + net.to_gobnilp_text())
-    return _comment(result) + "\n".join(parts)
+    return comment_lines(result) + "\n".join(parts)
 
 
 def modelstrings(result: Any) -> str:
     """bnlearn model strings, one network per line, best first, after a ``#`` guarantee line."""
-    return _comment(result) + "".join(net.to_modelstring() + "\n" for net in networks_of(result))
+    return comment_lines(result) + "".join(net.to_modelstring() + "\n" for net in networks_of(result))
 
 
 def dot_text(result: Any) -> str:
@@ -220,6 +267,52 @@ def dot_text(result: Any) -> str:
     from .pictures import dot_files
 
     return dot_files(result)["best.dot"]
+
+
+def arc_strength_csv(result: Any) -> str:
+    """``arc_strength.csv``: :func:`gobnilp_py.interop.arc_strength_csv` after the ``#`` guarantee lines.
+
+    Strengths averaged over a collection cut short are averages over the
+    networks found, so the file says so itself.  Read it with
+    ``pandas.read_csv(path, comment="#")`` or, in R,
+    ``read.csv(path, comment.char = "#")``.
+    """
+    from .. import interop
+
+    return comment_lines(result) + interop.arc_strength_csv(result)
+
+
+def adjacency_csv(result: Any) -> str:
+    """``best_adjacency.csv``: the best network's 0/1 matrix (row = parent) after the ``#`` guarantee lines.
+
+    The guarantee is the result's: the best network of an incomplete search
+    is not proven optimal.  Read it with ``pandas.read_csv(path,
+    comment="#", index_col=0)`` or, in R, ``read.csv(path, row.names = 1,
+    check.names = FALSE, comment.char = "#")``.
+    """
+    from .. import interop
+
+    best = networks_of(result)[:1]
+    if not best:
+        raise ValueError("the result holds no network: there is no adjacency matrix to write")
+    return comment_lines(result) + interop.adjacency_csv(best[0])
+
+
+def bif_text(result: Any, data: Any) -> str:
+    """``best.bif``: the best network with CPTs fitted to ``data`` (:func:`gobnilp_py.interop.to_bif`).
+
+    Starts with the guarantee lines as ``//`` comments, which pgmpy's
+    ``BIFReader`` and bnlearn's ``read.bif`` skip.  The comments are kept
+    ASCII (other characters as ``\\x..`` escapes), as the rest of the file
+    is, so a reader that assumes a single-byte encoding still reads it.
+    """
+    from .. import interop
+
+    best = networks_of(result)[:1]
+    if not best:
+        raise ValueError("the result holds no network: there is no BIF to write")
+    head = comment_lines(result, "//").encode("ascii", "backslashreplace").decode("ascii")
+    return head + interop.to_bif(best[0], data)
 
 
 def table_summary(table: Any) -> dict[str, Any]:
