@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import re
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
@@ -78,6 +79,7 @@ __all__ = [
     "config_from_dict",
     "read_settings_file",
     "parse_override",
+    "keyword_overrides",
     "SETTINGS_MAP",
 ]
 
@@ -448,6 +450,101 @@ def _check_search_choices(values: dict[str, dict[str, Any]], origins: Mapping[st
                         "does not apply to job \"learn\" with [search] order (no score table is pruned)")
 
 
+#: Config keys that only some methods take: (section, key) -> the option's name in the method registry
+#: (:data:`gobnilp_py.solve.methods.METHODS`, ``Method.options``), where the API spells it the same way.
+_METHOD_OPTIONS = {("scip", "*"): "params", ("search", "verbose"): "verbose", ("limits", "gap"): "gap",
+                   ("search", "seed"): "seed", ("search", "n_orders"): "n_orders"}
+
+
+def _given_as(origin: "_Origin", value: Any) -> str:
+    """How the user gave ``value``, in their own spelling: ``--method ordergraph``, ``[search] method = "dp"``."""
+    if origin.label.startswith("--set "):
+        return f"{origin.label}={value}"
+    if origin.label.startswith("-"):
+        return f"{origin.label} {value}"
+    if origin.label.startswith("["):
+        return f"{origin.label} = {_show(value)}"
+    return f"{origin.label}={_show(value)}"  # a run() keyword or a settings-file name
+
+
+def _elsewhere(origin: "_Origin", beside: str) -> str:
+    """`` in FILE`` when ``origin`` is another file than ``beside`` (the source the message starts with)."""
+    return "" if origin.source in (beside, "command line", RUN_SOURCE) else f" in {origin.source}"
+
+
+def _check_method_fit(values: dict[str, dict[str, Any]], merged: Mapping[tuple[str, str], tuple[Any, "_Origin"]],
+                      job: str, cons: Any) -> None:
+    """Refuse, before any work, a method given by name that the run would refuse after scoring.
+
+    Why here: the drivers check a method against its options and the constraints only once the
+    table exists, so a config naming ``[scip]`` and ``--method ordergraph`` passed ``--check`` and
+    failed minutes later, in the API's words (``option 'params'``) rather than the file's.  What
+    depends on the data (a method's variable limit) is still checked by the drivers; what is known
+    now (the options given, ``by = "class"``, the constraint kinds) is checked here, naming the key.
+    ``method = "auto"`` resolves to a method that takes the options given (``[scip]`` picks the
+    ILP), so only the asobs-only keys can conflict with it.
+    """
+    from .solve.methods import AUTO, METHODS, _neutral
+
+    task = _TASK_OF_JOB.get(job)
+    if task is None:
+        return
+    s = values["search"]
+    method = s.get("method") or AUTO
+    m_entry = merged.get(("search", "method"))
+    m_origin = m_entry[1] if m_entry is not None else None
+    given: dict[str, tuple[str, "_Origin"]] = {}  # registry option -> (how the user names it, origin)
+    for (section, key), (value, origin) in merged.items():
+        option = _METHOD_OPTIONS.get((section, key)) or _METHOD_OPTIONS.get((section, "*"))
+        # One SCIP parameter set to false still asks for SCIP: only the other keys have a neutral value.
+        if option is None or option in given or (section != "scip" and _neutral(option, value)):
+            continue
+        if section == "scip":  # the section as the user named it: [scip], params (run()), or the one parameter
+            label = "[scip]" if origin.label.startswith("[scip]") else origin.label.split("[", 1)[0]
+        else:
+            label = origin.label
+        given[option] = (label, origin)
+    ordered = s.get("order") is not None and job in ("learn", "enumerate")
+    for option, (label, origin) in given.items():
+        if ordered and option in ("params", "verbose", "gap"):
+            raise ConfigError(f"{origin.source}: {label} does not apply with [search] order: the fixed-order "
+                              "search runs no solver and takes no solver options")
+        users = [m.name for m in METHODS.values() if option in m.options and task in m.tasks]
+        if method == AUTO:
+            # auto picks an exact method that takes the option when there is one (solve/methods.py)
+            if any(METHODS[u].exact for u in users):
+                continue
+        elif method in users:
+            continue
+        if not users:
+            raise ConfigError(f"{origin.source}: {label} does not apply to job {_show(job)}")
+        which = "method" if len(users) == 1 else "methods"
+        if m_origin is None:
+            was = f"the method is {_show(method)} (the default)"
+        else:
+            was = f"{_given_as(m_origin, method)} was given{_elsewhere(m_origin, origin.source)}"
+        raise ConfigError(f"{origin.source}: {label} applies only to {which} {', '.join(_show(u) for u in users)}"
+                          f" for job {_show(job)}; {was}")
+    if method == AUTO or m_origin is None:
+        return
+    entry = METHODS.get(method)
+    if entry is None:
+        return
+    where = f"{m_origin.source}: {_given_as(m_origin, method)}"
+    if s.get("by") == "class" and job in ("enumerate", "kbest") and not entry.class_collection:
+        able = [m.name for m in METHODS.values() if m.class_collection and task in m.tasks]
+        by_origin = merged[("search", "by")][1]
+        by_given = _given_as(by_origin, "class") + _elsewhere(by_origin, m_origin.source)
+        raise ConfigError(f"{where} cannot collect by equivalence class ({by_given}); methods that can: "
+                          f"{', '.join(_show(a) for a in able)}")
+    if cons is not None:
+        missing = entry.supports_constraints(cons.kinds())
+        if missing:
+            able = [m.name for m in METHODS.values() if task in m.tasks and not m.supports_constraints(cons.kinds())]
+            raise ConfigError(f"{where} cannot honour the structural constraint {', '.join(sorted(missing))} "
+                              f"([constraints]); methods that can: {', '.join(_show(a) for a in able) or 'none'}")
+
+
 # ------------------------------------------------------------------ origins
 @dataclass(frozen=True)
 class _Origin:
@@ -721,6 +818,35 @@ def _settings_value(raw: str) -> Any:
     return raw
 
 
+#: File suffixes of data and score files (also compressed): given to ``run`` instead of a config, they get a hint.
+_DATA_SUFFIXES = (".csv", ".tsv", ".dat", ".data", ".jkl")
+_NUMBER_RE = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
+
+
+def _looks_like_data(path: Path, line: str | None = None) -> bool:
+    """True when ``path`` (by suffix) or a line of it (separated values, not ``name = value``) looks like data.
+
+    Why: ``gobnilp-py run data.csv`` reads the CSV as a GOBNILP settings file, and the bare
+    "cannot read '0,1,0'; expected name = value" does not tell the user they picked the wrong command.
+    """
+    suffixes = [x.lower() for x in path.suffixes[-2:]]
+    if suffixes and suffixes[-1] in (".gz", ".bz2", ".xz"):
+        suffixes = suffixes[:-1]
+    if suffixes and suffixes[-1] in _DATA_SUFFIXES:
+        return True
+    if line is None or "=" in line:
+        return False
+    if len(re.split(r"[,;\t]", line)) >= 2:
+        return True
+    fields = line.split()
+    return len(fields) >= 2 and all(_NUMBER_RE.match(f) for f in fields)
+
+
+def _data_hint(path: Path) -> str:
+    return (f"; {path.name} looks like a data file: run takes a config file (TOML or GOBNILP settings); to learn "
+            f"from a data file use `gobnilp-py learn {path}`")
+
+
 def read_settings_file(path: str | Path, *, base_dir: Path | None = None) -> tuple[_Layer, dict[str, Any]]:
     """Parse a GOBNILP settings file into a config layer.
 
@@ -730,7 +856,12 @@ def read_settings_file(path: str | Path, *, base_dir: Path | None = None) -> tup
     warning (they concern GOBNILP's own I/O or features we do not have).
     """
     p = Path(path)
-    text = _read_text(p, "settings file")
+    try:
+        text = _read_text(p, "settings file")
+    except ConfigError as exc:
+        if p.is_file() and _looks_like_data(p):  # e.g. a gzipped CSV: not UTF-8
+            raise ConfigError(f"{exc}{_data_hint(p)}") from None
+        raise
     folder = base_dir or p.resolve().parent
     layer = _Layer()
     raw: dict[str, Any] = {}
@@ -743,7 +874,8 @@ def read_settings_file(path: str | Path, *, base_dir: Path | None = None) -> tup
         where = f"{p}:{no}"
         m = _LINE_RE.match(s)
         if not m:
-            raise ConfigError(f"{where}: cannot read {s!r}; expected name = value")
+            hint = _data_hint(p) if _looks_like_data(p, s) else ""
+            raise ConfigError(f"{where}: cannot read {s!r}; expected name = value{hint}")
         name, rhs = m.group(1), m.group(2)
         try:
             value = _settings_value(rhs)
@@ -995,6 +1127,7 @@ def _build(layers: Sequence[_Layer], source: str, default_out: Path | None) -> R
     _check_search_choices(values, origins, origin_of, job, is_table)
     scip = _check_scip(merged, job)
     inline, cons = _check_constraints(merged, cfile)
+    _check_method_fit(values, merged, job, cons)
     if s.get("order") is not None and cons is not None:
         raise origin_of("search", "order").error("cannot be combined with [constraints] (the fixed-order search "
                                                  "honours the order only); give the order as tiers instead")
@@ -1065,23 +1198,86 @@ def _check_output_dir(folder: Path, origin: _Origin | None, source: str, *, forc
 Override = tuple[str, str, Any]
 
 
-def _cli_layer(overrides: Sequence[Override | tuple[str, str, Any, str]], cwd: Path) -> _Layer:
+#: The origin word of the keyword overrides of :func:`gobnilp_py.run` (the command line's is "command line").
+RUN_SOURCE = "run()"
+
+
+def _cli_layer(overrides: Sequence[Override | tuple[str, str, Any, str]], cwd: Path,
+               source: str = "command line") -> _Layer:
     layer = _Layer()
     for item in overrides:
         section, key, value = item[0], item[1], item[2]
         flag = item[3] if len(item) > 3 else f"--set {section + '.' if section else ''}{key}"
         if section not in ("",) + _SECTIONS:
-            raise ConfigError(f"command line: {flag}: unknown section {section!r}{_suggest(section, _SECTIONS)}")
+            raise ConfigError(f"{source}: {flag}: unknown section {section!r}{_suggest(section, _SECTIONS)}")
         if section == "scip" and isinstance(value, Mapping):
-            for k, v in _flatten_scip(value, key + "/").items():
-                layer.values[(section, k)] = (v, _Origin("command line", flag, cwd))
+            for k, v in _flatten_scip(value, key + "/" if key else "").items():
+                # run(params={...}): name each parameter, as a config's [scip] lines are named
+                label = flag if key else f"{flag}[{k!r}]"
+                layer.values[(section, k)] = (v, _Origin(source, label, cwd))
             continue
-        layer.values[(section, key)] = (value, _Origin("command line", flag, cwd))
+        layer.values[(section, key)] = (value, _Origin(source, flag, cwd))
     return layer
 
 
+def _run_keywords() -> dict[str, tuple[str, str]]:
+    """Keyword of :func:`gobnilp_py.run` -> (section, key): every config key, under its Python name.
+
+    The names come from :data:`SPECS` (a key's ``api`` name, the one the drivers take, e.g.
+    ``header``, ``ess``, ``params``), so ``run(cfg, header=False)`` works wherever
+    ``learn(data, header=False)`` does; keys without a Python name keep the config's
+    (``job``, ``write``, ...), the output folder is ``output_dir`` and the data file ``path``.
+    """
+    out: dict[str, tuple[str, str]] = {"path": ("data", "path"), "job": ("search", "job"),
+                                       "output_dir": ("output", "dir"), "constraints": ("constraints", "*"),
+                                       "params": ("scip", "")}
+    for spec in SPECS:
+        if spec.key == "*" or (spec.section, spec.key) in (("data", "path"), ("constraints", "file")):
+            continue
+        name = spec.api or spec.key
+        out.setdefault(name, (spec.section, spec.key))
+    return out
+
+
+def keyword_overrides(kw: Mapping[str, Any]) -> list[tuple[str, str, Any, str]]:
+    """The keyword overrides of :func:`gobnilp_py.run` as config overrides (section, key, value, label).
+
+    A keyword is a config key's Python name (``bayes_factor``, ``header``, ``time_limit``,
+    ``output_dir``, ...; see :func:`_run_keywords`) or ``section__key`` (``scip__limits/nodes``).
+    ``params`` is a mapping of SCIP parameters; ``constraints`` a constraints file or a mapping
+    of inline constraint keys.  An unknown keyword is refused with the closest one suggested,
+    as a config file's unknown key is.
+    """
+    names = _run_keywords()
+    out: list[tuple[str, str, Any, str]] = []
+    for name, value in kw.items():
+        if "__" in name:
+            section, key = name.split("__", 1)
+        elif name in names:
+            section, key = names[name]
+        else:
+            spelled = sorted(names) + [f"{s.section}__{s.key}" for s in SPECS if s.section and s.key != "*"]
+            raise ConfigError(f"{RUN_SOURCE}: unknown keyword {name!r}{_suggest(name, spelled)}; give a config key "
+                              "by its Python name (bayes_factor, header, time_limit, output_dir, ...) or as "
+                              "section__key (e.g. data__header, scip__limits/nodes)")
+        if (section, key) == ("scip", "") and not isinstance(value, Mapping):
+            raise ConfigError(f"{RUN_SOURCE}: {name} must be a mapping of SCIP parameters "
+                              f"(e.g. {{\"limits/nodes\": 100}}), got {_show(value)}")
+        if (section, key) == ("constraints", "*"):
+            if isinstance(value, Mapping):
+                out.extend(("constraints", str(k), v, f"{name}[{k!r}]") for k, v in value.items())
+            else:
+                out.append(("constraints", "file", str(value) if isinstance(value, os.PathLike) else value, name))
+            continue
+        if section == "output" and key == "dir" and isinstance(value, (str, os.PathLike)):
+            value = str(Path(value).resolve())
+        out.append((section, key, value, name))
+    return out
+
+
 def load_config(path: str | Path | None, overrides: Sequence[Override] = (), *,
-                data: str | None = None, cwd: str | Path | None = None) -> RunConfig:
+                data: str | None = None, cwd: str | Path | None = None,
+                overrides_source: str = "command line") -> RunConfig:
     """Read and validate a run config.
 
     Parameters
@@ -1095,6 +1291,9 @@ def load_config(path: str | Path | None, overrides: Sequence[Override] = (), *,
         ``--data``: the data file (overrides ``[data] path``).
     cwd : path, optional
         Folder against which command-line paths resolve (default: the working directory).
+    overrides_source : str
+        Where the overrides came from, the first word of their messages: ``"command line"``,
+        or ``"run()"`` for :func:`gobnilp_py.run`'s keywords (nothing came from a command line there).
 
     Raises
     ------
@@ -1130,7 +1329,7 @@ def load_config(path: str | Path | None, overrides: Sequence[Override] = (), *,
     extra = list(overrides)
     if data is not None:
         extra.insert(0, ("data", "path", data, "--data"))
-    layers.append(_cli_layer(extra, cwd))
+    layers.append(_cli_layer(extra, cwd, overrides_source))
     cfg = _build(layers, source, default_out)
     for w in cfg.warnings:
         log.warning("%s", w)

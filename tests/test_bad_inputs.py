@@ -261,7 +261,7 @@ CASES: list[tuple[str, list[str], int, str]] = [
     ("flag palim negative", ["learn", "good.csv", "--palim", "-1"], E, r"--palim must be an integer >= 0 or \"auto\", got -1"),
     ("flag unknown option", ["learn", "good.csv", "--bogus"], 2, r"unrecognized arguments: --bogus"),
     ("flag score needs -o", ["score", "good.csv"], 2, r"the following arguments are required: -o/--output"),
-    ("flag time-limit text", ["learn", "good.csv", "--time-limit", "ten"], 2, r"argument --time-limit: invalid float value"),
+    ("flag time-limit text", ["learn", "good.csv", "--time-limit", "ten"], 2, r"argument --time-limit: invalid number value"),
     ("flag k text", ["kbest", "good.csv", "-k", "many"], 2, r"argument -k/--k: invalid int value"),
     ("flag enumerate needs bf", ["enumerate", "good.csv"], 2, r"one of the arguments --bf --epsilon is required"),
     ("flag bf and epsilon", ["enumerate", "good.csv", "--bf", "3", "--epsilon", "1"], 2, r"not allowed with argument"),

@@ -27,6 +27,13 @@ job = "enumerate"
 bayes_factor = 3
 '''
 
+LEARN = f'''
+[data]
+path = "{ASIA}"
+[search]
+job = "learn"
+'''
+
 
 def _tree(folder: Path) -> set[str]:
     return {str(p.relative_to(folder)) for p in folder.rglob("*")}
@@ -114,6 +121,37 @@ BROKEN: dict[str, tuple[dict[str, str], list[str], str]] = {
     "cli override unknown section": ({"c.toml": GOOD}, ["--set", "serch.k=3"],
                                      "command line: --set serch.k: unknown section 'serch'"),
     "cli bf below 1": ({"c.toml": GOOD}, ["--bf", "0.2"], "command line: --bf must be a number >= 1, got 0.2"),
+    # A method given by name must take the options given (review 9, finding 7): caught before any work,
+    # in the file's words, not after scoring as "option 'params' does not apply to method ..."
+    "scip with --method ordergraph": ({"c.toml": LEARN + '[scip]\n"separating/maxrounds" = 20\n'},
+                                      ["--method", "ordergraph"],
+                                      'c.toml: [scip] applies only to method "ilp" for job "learn"; '
+                                      "--method ordergraph was given"),
+    "scip with [search] method": ({"c.toml": GOOD.replace('"enumerate"', '"kbest"').replace("bayes_factor = 3", "k = 2")
+                                   + 'method = "dp"\n[scip]\n"separating/maxrounds" = 20\n'}, [],
+                                  'c.toml: [scip] applies only to methods "ilp", "resolve" for job "kbest"; '
+                                  '[search] method = "dp" was given'),
+    "scip by --set with ordergraph": ({"c.toml": LEARN + 'method = "ordergraph"\n'},
+                                      ["--set", "scip.separating/maxrounds=20"],
+                                      'command line: --set scip.separating/maxrounds applies only to method "ilp" for '
+                                      'job "learn"; [search] method = "ordergraph" was given in '),
+    "verbose with dp": ({"c.toml": LEARN + "verbose = true\n"}, ["--method", "dp"],
+                        'c.toml: [search] verbose applies only to method "ilp" for job "learn"; --method dp was given'),
+    "gap with ordergraph": ({"c.toml": LEARN + "[limits]\ngap = 0.01\n"}, ["--method", "ordergraph"],
+                            'c.toml: [limits] gap applies only to method "ilp" for job "learn"; --method ordergraph'),
+    "seed without asobs": ({"c.toml": LEARN + "seed = 3\n"}, [],
+                           'c.toml: [search] seed applies only to method "asobs" for job "learn"; the method is '
+                           '"auto" (the default)'),
+    "scip with order": ({"c.toml": LEARN + 'order = ["asia", "smoke", "tub", "lung", "bronc", "either", "xray", '
+                         '"dysp"]\n[scip]\n"separating/maxrounds" = 20\n'}, [],
+                        "c.toml: [scip] does not apply with [search] order: the fixed-order search runs no solver"),
+    "by class with ordergraph": ({"c.toml": GOOD}, ["--method", "ordergraph", "--by", "class"],
+                                 "command line: --method ordergraph cannot collect by equivalence class (--by class); "
+                                 'methods that can: "ilp"'),
+    "constraint kind ordergraph": ({"c.toml": GOOD + 'method = "ordergraph"\n[constraints]\n'
+                                    'required_immoralities = [["asia", "either", "smoke"]]\n'}, [],
+                                   'c.toml: [search] method = "ordergraph" cannot honour the structural constraint '
+                                   "required_immoralities"),
     # GOBNILP settings files
     "settings malformed line": ({"g.set": "gobnilp/scoring/palim 3\n"}, ["--data", ASIA],
                                 "g.set:1: cannot read 'gobnilp/scoring/palim 3'; expected name = value"),

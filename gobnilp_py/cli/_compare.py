@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from ._options import add_common_options, add_data_options, add_force, add_scoring_options, \
-    load_table_or_data, scoring_kwargs
+    load_table_or_data, number, scoring_kwargs
 
 __all__ = ["register"]
 
@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="k-best methods, comma separated, among dp, resolve, ilp, ordergraph (default dp,resolve,ilp)")
     p.add_argument("--no-classes", dest="classes", action="store_false",
                    help="do not run the k best equivalence classes (the KBestEC column; kbest by='class' with the ILP)")
-    p.add_argument("--time-limit", type=float, default=None,
+    p.add_argument("--time-limit", type=number, default=None,
                    help="wall-clock seconds per run (each k-best method and each Bayes factor); runs that reach "
                    "it are marked as stopped")
     p.add_argument("--max-networks", type=int, default=150_000,

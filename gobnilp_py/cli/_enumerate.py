@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ._options import add_common_options, add_data_options, add_force, add_method_options, add_scoring_options, \
-    add_time_limit, check_order_flag, load_table_or_data, method_kwargs, scoring_kwargs
+    add_time_limit, check_order_flag, load_table_or_data, method_kwargs, number, scoring_kwargs
 
 __all__ = ["register", "write_collection"]
 
@@ -25,8 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "exactly, with their Markov equivalence classes.")
     _common(p)
     g = p.add_mutually_exclusive_group(required=True)
-    g.add_argument("--bf", type=float, dest="bayes_factor", help="Bayes factor (>= 1)")
-    g.add_argument("--epsilon", type=float, help="score gap, epsilon = ln BF (>= 0)")
+    g.add_argument("--bf", type=number, dest="bayes_factor", help="Bayes factor (>= 1)")
+    g.add_argument("--epsilon", type=number, help="score gap, epsilon = ln BF (>= 0)")
     p.add_argument("--max-networks", type=int, default=150_000,
                    help="stop after this many networks (result labelled INCOMPLETE; default 150000)")
     add_method_options(p, "enumerate")

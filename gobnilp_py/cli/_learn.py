@@ -6,7 +6,7 @@ import argparse
 import json
 
 from ._options import add_common_options, add_data_options, add_method_options, add_scoring_options, \
-    add_time_limit, check_order_flag, load_table_or_data, method_kwargs, scoring_kwargs
+    add_time_limit, check_order_flag, load_table_or_data, method_kwargs, number, scoring_kwargs
 
 __all__ = ["register"]
 
@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_scoring_options(p, epsilon=False)
     p.add_argument("--constraints", default=None, help="GOBNILP-style constraints file")
     add_time_limit(p)
-    p.add_argument("--gap", type=float, default=None,
+    p.add_argument("--gap", type=number, default=None,
                    help="relative gap at which to stop (default 0: prove optimality)")
     add_method_options(p, "learn")
     p.add_argument("--json", action="store_true", help="print one JSON object")

@@ -23,6 +23,7 @@ from typing import Any
 from ..errors import ConfigError, DataError, ParameterError
 
 __all__ = [
+    "number",
     "add_common_options",
     "add_data_options",
     "add_scoring_options",
@@ -52,6 +53,19 @@ _SCORING_KEYS = ("score", "ess", "palim", "prune", "bayes_factor", "epsilon", "m
                  "scheduler", "lower_bound")
 
 
+def number(text: str) -> int | float:
+    """A number flag's value as written: ``--ess 0`` is ``0``, not ``0.0``.
+
+    Why: the shared checks quote the value they refuse, and the API and a config quote
+    ``0`` as ``0``; parsing every flag with ``float`` made the command line alone say
+    ``got 0.0``.  Text that is no number is still argparse's error (exit 2).
+    """
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
 def add_common_options(p: argparse.ArgumentParser) -> None:
     """``-q`` and ``--log-level``, accepted after the subcommand too (``gobnilp-py learn -q d.csv``)."""
     p.add_argument("-q", "--quiet", dest="sub_quiet", action="store_true",
@@ -69,7 +83,7 @@ def add_force(p: argparse.ArgumentParser, what: str = "folder") -> None:
 
 
 def add_time_limit(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--time-limit", type=float, default=None, help=TIME_LIMIT_HELP)
+    p.add_argument("--time-limit", type=number, default=None, help=TIME_LIMIT_HELP)
 
 
 def add_data_options(p: argparse.ArgumentParser) -> None:
@@ -90,7 +104,7 @@ def _score_help() -> str:
 def add_scoring_options(p: argparse.ArgumentParser, *, epsilon: bool = True) -> None:
     """Local score, pruning and scoring-execution flags (the ``[scoring]`` keys of a config)."""
     p.add_argument("--score", default=None, help=_score_help())
-    p.add_argument("--ess", type=float, default=None, help="BDeu equivalent sample size (default 1)")
+    p.add_argument("--ess", type=number, default=None, help="BDeu equivalent sample size (default 1)")
     p.add_argument("--palim", default=None,
                    help='maximum number of parents, or "auto": per variable the parent-count bound provably safe '
                         "for the gap (BIC/AIC; default: no limit)")
@@ -111,9 +125,9 @@ def add_scoring_options(p: argparse.ArgumentParser, *, epsilon: bool = True) -> 
                         "quick heuristic network; ignored with constraints; refused with --order)")
     if epsilon:
         g = p.add_mutually_exclusive_group()
-        g.add_argument("--bf", type=float, default=None, dest="bayes_factor",
+        g.add_argument("--bf", type=number, default=None, dest="bayes_factor",
                        help="prune safely for all networks within this Bayes factor of the optimum")
-        g.add_argument("--epsilon", type=float, default=None,
+        g.add_argument("--epsilon", type=number, default=None,
                        help="same, as a log-score gap (epsilon = ln BF)")
 
 
@@ -142,9 +156,13 @@ def _float_text(value: str | None) -> float | str | None:
 
 
 def _check_scoring_flags(args: argparse.Namespace) -> None:
-    from .._validation import (check_backend, check_bayes_factor_epsilon, check_lower_bound, check_memory_limit,
-                               check_n_jobs, check_palim, check_positive_number, check_score_name)
+    """The data and scoring flags checked with the shared vocabulary, each message naming its flag."""
+    from .._validation import (check_backend, check_bayes_factor_epsilon, check_delimiter, check_lower_bound,
+                               check_memory_limit, check_n_jobs, check_palim, check_positive_number,
+                               check_score_name)
 
+    if getattr(args, "delimiter", None) is not None:
+        args.delimiter = check_delimiter(args.delimiter, "--delimiter")
     if getattr(args, "score", None) is not None:
         args.score = check_score_name(args.score, "--score")
     if getattr(args, "ess", None) is not None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._options import TIME_LIMIT_HELP, add_common_options
+from ._options import TIME_LIMIT_HELP, add_common_options, number
 
 __all__ = ["register"]
 
@@ -29,8 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--job", default=None, choices=["score", "learn", "enumerate", "kbest"],
                    help="override [search] job")
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--bf", dest="bayes_factor", type=float, default=None, help="override [search] bayes_factor")
-    g.add_argument("--epsilon", type=float, default=None, help="override [search] epsilon (= ln BF)")
+    g.add_argument("--bf", dest="bayes_factor", type=number, default=None, help="override [search] bayes_factor")
+    g.add_argument("--epsilon", type=number, default=None, help="override [search] epsilon (= ln BF)")
     p.add_argument("-k", "--k", dest="k", type=int, default=None, help="override [search] k")
     p.add_argument("--score", default=None, help="override [scoring] score")
     p.add_argument("--method", default=None,
@@ -40,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="override [search] verify: cross-check with a second exact method")
     p.add_argument("--order", default=None, metavar="A,B,C",
                    help="override [search] order: comma-separated variable names, every variable once")
-    p.add_argument("--time-limit", type=float, default=None,
+    p.add_argument("--time-limit", type=number, default=None,
                    help="override [limits] time_limit: " + TIME_LIMIT_HELP)
     p.add_argument("--max-networks", type=int, default=None, help="override [limits] max_networks")
     p.add_argument("-o", "--output-dir", default=None, help="override [output] dir (relative to the working folder)")

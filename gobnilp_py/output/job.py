@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..config import PICTURES, RunConfig, load_config
+from ..config import PICTURES, RUN_SOURCE, RunConfig, keyword_overrides, load_config
 from ..progress import Progress
 from . import pictures as P
 from . import writers as W
@@ -150,9 +150,11 @@ def run(config: RunConfig | str | os.PathLike[str], *, progress: Progress | None
         **overrides: Any) -> RunResult:
     """Run a config file (or a :class:`RunConfig`) from Python, as ``gobnilp-py run`` does.
 
-    Keyword overrides name config keys as ``section__key`` or, for the
-    common ones, by their Python keyword: ``bayes_factor``, ``epsilon``,
-    ``k``, ``job``, ``time_limit``, ``max_networks``, ``score``, ``output_dir``.
+    Keyword overrides name config keys by their Python keyword, the one the
+    drivers take (``bayes_factor``, ``header``, ``ess``, ``time_limit``,
+    ``params``, ...; also ``job``, ``write``, ``output_dir``, ``path``), or as
+    ``section__key`` (:func:`gobnilp_py.config.keyword_overrides`).  Their
+    errors start with ``run():`` and an unknown one names the closest.
 
     Examples
     --------
@@ -161,36 +163,10 @@ def run(config: RunConfig | str | os.PathLike[str], *, progress: Progress | None
     >>> len(res.result)  # doctest: +SKIP
     """
     if not isinstance(config, RunConfig):
-        config = load_config(config, _overrides(overrides))
+        config = load_config(config, keyword_overrides(overrides), overrides_source=RUN_SOURCE)
     elif overrides:
         raise TypeError("keyword overrides need a config path, not a RunConfig")
     return run_job(config, progress or Progress(phases_of(config), enabled=False))
-
-
-_KW_SECTION = {"bayes_factor": "search", "epsilon": "search", "k": "search", "job": "search",
-               "method": "search", "by": "search", "verify": "search", "ties": "search", "order": "search",
-               "seed": "search", "n_orders": "search",
-               "time_limit": "limits", "max_networks": "limits", "gap": "limits", "score": "scoring",
-               "ess": "scoring", "palim": "scoring", "prune": "scoring", "memory_limit": "scoring",
-               "n_jobs": "scoring", "backend": "scoring", "scheduler": "scoring", "lower_bound": "scoring",
-               "output_dir": "output", "write": "output", "force": "output", "path": "data"}
-
-
-def _overrides(kw: dict[str, Any]) -> list[tuple[str, str, Any, str]]:
-    out = []
-    for name, value in kw.items():
-        if "__" in name:
-            section, key = name.split("__", 1)
-        elif name in _KW_SECTION:
-            section, key = _KW_SECTION[name], ("dir" if name == "output_dir" else name)
-        else:
-            from ..errors import ConfigError
-
-            raise ConfigError(f"unknown override {name!r}; use section__key (e.g. scip__limits/nodes)")
-        if section == "output" and key == "dir":
-            value = str(Path(value).resolve())
-        out.append((section, key, value, f"{name}="))
-    return out
 
 
 # ---------------------------------------------------------------- the phases

@@ -50,12 +50,14 @@ def load_result(path: str | os.PathLike[str]) -> Any:
     path : str or path-like
         A run folder's ``result.json``, a ``summary.json`` written by
         ``gobnilp-py enumerate -o``, a file of ``CredibleSet.to_dict()`` or of
-        ``Network.to_dict()``; or a run folder (its ``result.json`` is read).
+        ``Network.to_dict()``; or a folder: a run folder (its ``result.json`` is
+        read) or one written by ``gobnilp-py enumerate -o`` / ``kbest -o`` (its
+        ``summary.json``).
 
     Raises
     ------
     DataError
-        The file is missing, is not JSON, is a ``score`` job's result (a
+        The file is missing (or a folder holds neither file), is not JSON, is a ``score`` job's result (a
         score table summary: read the ``.jkl`` file instead), or does not
         describe a result.
 
@@ -66,9 +68,7 @@ def load_result(path: str | os.PathLike[str]) -> Any:
     >>> cs.guarantee  # doctest: +SKIP
     'complete: every network with score >= OPT - 1.09861 (Bayes factor 3)'
     """
-    p = Path(path)
-    if p.is_dir():
-        p = p / "result.json"
+    p = _result_file(Path(path))
     try:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -83,6 +83,25 @@ def load_result(path: str | os.PathLike[str]) -> Any:
         return result_from_dict(d)
     except DataError as exc:
         raise DataError(f"{p}: {exc}") from None
+
+
+#: The JSON a folder holds, in the order they are looked for: ``gobnilp-py run`` writes ``result.json``,
+#: ``gobnilp-py enumerate -o`` / ``kbest -o`` write ``summary.json``.
+_FOLDER_FILES = ("result.json", "summary.json")
+
+
+def _result_file(p: Path) -> Path:
+    """The file to read for ``p``: ``p`` itself, or the result a folder holds (``result.json``, else ``summary.json``).
+
+    Why both: a user hands ``load_result`` the folder they gave ``-o``, whichever command wrote it.
+    """
+    if not p.is_dir():
+        return p
+    for name in _FOLDER_FILES:
+        if (p / name).is_file():
+            return p / name
+    raise DataError(f"{p}: the folder holds no result ({' or '.join(_FOLDER_FILES)}); give a folder written by "
+                    "gobnilp-py run, enumerate -o or kbest -o, or a JSON file")
 
 
 def result_from_dict(d: Mapping[str, Any]) -> Any:

@@ -195,12 +195,21 @@ def resolve_method(name: str, task: str, n: int, kinds: frozenset[str], n_famili
             able = [m for m in METHODS.values()
                     if m.exact and task in m.tasks and all(k in m.options for k in given) and _available(m)]
             if able:
-                chosen, reason = able[0].name, f"the options {', '.join(foreign)} apply to it only"
+                words = " and ".join(OPTION_WORDS.get(k, f"option {k}") for k in foreign)
+                chosen, reason = able[0].name, f"it takes the {words} given; {chosen} does not"
     else:
         chosen, reason = name, "chosen by the caller"
     method = get_method(chosen)
     check_method(method, task, n, kinds)
     return method, reason
+
+
+#: What an option is, in words that fit every interface: the result's method line is read by users of the
+#: API (``params=``), of a config (``[scip]``) and of the command line alike, so it names the thing, not a spelling.
+OPTION_WORDS = {"params": "SCIP parameters", "verbose": "solver log (verbose)", "gap": "relative gap",
+                "model_options": "ILP model options", "warm_start": "ILP warm start",
+                "memory_budget": "memory budget", "trace_memory": "memory tracing", "lower_bound": "lower bound",
+                "seed": "random seed", "n_orders": "number of random orders", "backend": "backend"}
 
 
 def _neutral(key: str, value: Any) -> bool:
