@@ -143,3 +143,12 @@ def test_the_unknown_label_survives_a_result_folder(tmp_path, capsys):
     assert first.startswith("# UNKNOWN: exact for this score table only")
     back = gp.load_result(out / "summary.json")
     assert back.pruning_unknown and back.guarantee.startswith("UNKNOWN: ")
+
+
+def test_a_k_best_gap_within_the_tie_tolerance_is_zero():
+    """A→B and the empty network tie up to 1e-12 (rounding): the list's epsilon is 0, not 1e-12 (BF 1)."""
+    table = ScoreTable.from_jkl_text("2\nA 2\n-1.0 0\n-5.0 1 B\nB 2\n-0.999999999999 1 A\n-1.0 0\n")
+    ks = kbest(table, 2)
+    assert len(ks) == 2 and ks.complete
+    assert ks.epsilon == 0.0
+    assert "OPT - 0;" in ks.guarantee or ks.guarantee.endswith("OPT - 0")

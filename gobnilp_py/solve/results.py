@@ -113,6 +113,8 @@ def credible_set(table: ScoreTable, col: Collection, *, opt: float, epsilon: flo
     gap = epsilon
     if kind == "kbest":
         gap = opt - nets[-1].score if nets else 0.0
+        if gap <= tolerance_of(opt):  # the last network ties with OPT: rounding noise is not a gap
+            gap = 0.0
     return CredibleSet(opt, gap, col.reason is None, col.reason, nets, tolerance=tolerance_of(opt),
                        near_boundary=col.near_boundary, kind=kind, stats=stats, method=method,
                        threshold=col.threshold, approximate=info.approximate, caveats=list(info.caveats))
