@@ -83,8 +83,6 @@ def test_known_keywords_pass():
     check_keywords("kbest", {"arities": [2, 2], "backend": "serial"})
 
 
-@pytest.mark.xfail(strict=True, reason="needs check_keywords(...) at the top of learn/enumerate_networks/kbest "
-                                       "(solve/learn.py, collect.py, kbest.py: the lead's files)")
 @pytest.mark.parametrize("call, name", [
     (lambda d: gp.learn(d, max_networks=3), "learn"),
     (lambda d: gp.enumerate_networks(d, bayes_factor=3, max_network=3), "enumerate_networks"),
@@ -107,8 +105,6 @@ def test_read_for_scoring_reads_with_the_drivers_keywords(tmp_path):
         read_for_scoring(p, {"hedaer": False})
 
 
-@pytest.mark.xfail(strict=True, reason="needs score(..., **read_options) reading through read_for_scoring "
-                                       "(scoring/engine.py: the lead's file)")
 def test_score_accepts_header_like_learn(tmp_path):
     p = tmp_path / "nohead.csv"
     p.write_text("0,1,0\n1,0,1\n1,1,0\n0,0,1\n" * 5)

@@ -29,7 +29,8 @@ from typing import Any
 import numpy as np
 
 from ..data.dataset import Dataset
-from ..errors import DataError, ScoreError
+from .._validation import check_positive_number
+from ..errors import DataError, ParameterError, ScoreError
 from . import pruning as P
 from .candidates import immediate_subsets, next_level
 from .counts import ParentConfigs
@@ -91,16 +92,6 @@ def resolve_epsilon(bayes_factor: float | None, epsilon: float | None) -> float:
     return 0.0
 
 
-def _as_dataset(data: object) -> Dataset:
-    if isinstance(data, Dataset):
-        return data
-    try:
-        from ..data import read_data
-    except ImportError:  # pragma: no cover - read_data ships with the package
-        raise DataError(f"cannot read {data!r}: pass a Dataset") from None
-    return read_data(data)
-
-
 def active_rules(sc: LocalScore) -> tuple[str, ...]:
     """The rules the engine applies for ``sc``: what its class declares, checked, in engine order.
 
@@ -131,7 +122,8 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
           max_candidates: int | None = DEFAULT_MAX_CANDIDATES,
           unpruned: Iterable[str] = (), progress: Callable[..., Any] | None = None,
           lower_bound: float | str | None = None, memory_limit: int | None = None,
-          n_jobs: int | None = None, backend: str = "processes", scheduler: Any = None) -> ScoreTable:
+          n_jobs: int | None = None, backend: str = "processes", scheduler: Any = None,
+          **read_options: Any) -> ScoreTable:
     """Local scores of every candidate parent set that a network within ε of the optimum can use.
 
     Parameters
@@ -199,6 +191,9 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
         ``dask`` extra).
     scheduler : str or distributed.Client, optional
         With ``backend="dask"``: the scheduler address (``"tcp://host:8786"``) or a client.
+    **read_options
+        ``header``, ``delimiter``, ``arities``, ``names``: how to read ``data`` given as a file,
+        frame or array, as in :func:`gobnilp_py.read_data` and the drivers (``learn`` etc.).
 
     Returns
     -------
@@ -213,12 +208,10 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
     """
     t0 = time.perf_counter()
     eps = resolve_epsilon(bayes_factor, epsilon)
-    try:
-        ess_f = float(ess)
-    except (TypeError, ValueError):
-        raise ScoreError(f"ess must be a positive number, got {ess!r}") from None
-    if not (ess_f > 0) or math.isinf(ess_f):
-        raise ScoreError(f"ess must be a positive finite number, got {ess!r}")
+    try:  # the shared words (as the config and the command line say it), kept a ScoreError here
+        ess_f = float(check_positive_number(ess, "ess"))  # type: ignore[arg-type]
+    except ParameterError as exc:
+        raise ScoreError(str(exc)) from None
     palim_auto = isinstance(palim, str) and palim.strip().lower() == "auto"
     if palim is not None and not palim_auto:
         if isinstance(palim, bool) or not isinstance(palim, (int, np.integer)):
@@ -238,7 +231,9 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
             raise ScoreError(f'lower_bound must be a number, "auto" or None, got {lower_bound!r}') from None
         if not math.isfinite(lb_given):
             raise ScoreError(f"lower_bound must be finite, got {lower_bound!r}")
-    ds = _as_dataset(data)
+    from ..solve.inputs import read_for_scoring
+
+    ds = read_for_scoring(data, read_options)
     if ds.N < 1:
         raise DataError(f"{ds.source}: no data rows to score")
     sc = make_score(score, ds, ess=ess_f)

@@ -31,7 +31,7 @@ from ._checks import (check_by, check_epsilon, check_lower_bound_held, check_max
                       check_time_limit)
 from .classes import expand_classes
 from .credible import CredibleSet
-from .inputs import acquire_table, as_constraints, filter_table
+from .inputs import acquire_table, as_constraints, check_keywords, filter_table
 from .learn import _check_answer, _remaining
 from .methods import engine_module, method_options, resolve_method
 from .results import network_from_solution, tolerance_of
@@ -135,6 +135,7 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     >>> cs = enumerate_networks(example_path("asia"), bayes_factor=3)  # doctest: +SKIP
     """
     t_start = time.perf_counter()
+    check_keywords("enumerate_networks", scoring_options)
     by = check_by(by, "by", "epsilon_set")
     method = check_method(method, "method", "epsilon_set")
     eps = check_epsilon(bayes_factor, epsilon)

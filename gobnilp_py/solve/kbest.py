@@ -62,7 +62,7 @@ from ..errors import ParameterError
 from ._checks import (check_by, check_k, check_lower_bound_held, check_max_networks, check_method,
                       check_time_limit)
 from .credible import CredibleSet
-from .inputs import READ_OPTIONS, acquire_table, as_constraints, filter_table, is_table_input
+from .inputs import READ_OPTIONS, acquire_table, as_constraints, check_keywords, filter_table, is_table_input
 from .learn import _check_answer, _remaining
 from .methods import METHODS, engine_module, method_options, resolve_method
 from .results import REL_TOL, credible_set, tolerance_of
@@ -142,6 +142,7 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
         after the limits, and ``stats["equals_epsilon_set"]``.
     """
     t_start = time.perf_counter()
+    check_keywords("kbest", scoring_options)
     k = check_k(k)
     by = check_by(by, "by", "kbest")
     method = check_method(method, "method", "kbest")

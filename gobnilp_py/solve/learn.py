@@ -21,7 +21,7 @@ from ..network import Network
 from .._validation import check_int
 from ._checks import check_gap, check_lower_bound_held, check_method, check_time_limit
 from .approximate import acquire_for, label_network
-from .inputs import as_constraints, filter_table
+from .inputs import as_constraints, check_keywords, filter_table
 from .methods import engine_module, method_options, resolve_method
 from .results import network_from_solution, tolerance_of
 
@@ -99,6 +99,7 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
         ``stats`` holds the method, why it was chosen, counters and the time split.
     """
     t_start = time.perf_counter()
+    check_keywords("learn", scoring_options)
     time_limit = check_time_limit(time_limit)
     gap = check_gap(gap)
     method = check_method(method, "method", "optimum")
