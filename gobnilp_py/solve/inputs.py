@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._wording import UNKNOWN_PRUNING
 from ..constraints.structural import InfeasibleConstraints, StructuralConstraints
 from ..errors import ParameterError, ConstraintError, ScoreError
 from ..scoring.table import ScoreTable
@@ -92,7 +93,7 @@ def _given_table_info(table: ScoreTable, epsilon: float | None) -> TableInfo:
     safe = table.safe_epsilon
     if safe is None and not approximate:
         gap = f" of at least {epsilon:.6g}" if epsilon is not None else " large enough for the task"
-        info.caveats.append(f"the score table does not record how it was pruned: the result is exact with respect "
+        info.caveats.append(f"{UNKNOWN_PRUNING}: the result is exact with respect "
                             f"to this table, and for the data only if the table was pruned safely for a gap{gap}")
     if epsilon is None:
         return info
