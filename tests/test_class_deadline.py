@@ -38,7 +38,8 @@ def _complete_graph_table(k: int) -> ScoreTable:
     for i in range(k):
         others = [j for j in range(k) if j != i]
         fams.append([(ps, -10.0 + len(ps)) for r in range(k) for ps in itertools.combinations(others, r)])
-    return ScoreTable([f"X{i}" for i in range(k)], fams, score_name="BIC")
+    # every parent set is there: an unpruned table (a table of unknown pruning would label results UNKNOWN:)
+    return ScoreTable([f"X{i}" for i in range(k)], fams, score_name="BIC", meta={"prune": False})
 
 
 @pytest.fixture(scope="module")
