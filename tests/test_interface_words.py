@@ -212,3 +212,18 @@ def test_a_malformed_settings_line_gets_no_data_hint(tmp_path, capsys):
     p.write_text("gobnilp/scoring/palim 3\n")
     code, _, err = _cli(["run", p], capsys)
     assert code == 1 and "expected name = value" in err and "data file" not in err
+
+
+@pytest.mark.parametrize("kw, words", [
+    ({"palim": -1}, 'palim must be an integer >= 0 or "auto", got -1'),
+    ({"memory_limit": 0}, "memory_limit must be a number >= 1 (bytes), got 0"),
+    ({"lower_bound": "x"}, 'lower_bound must be a number or "auto", got "x"'),
+    ({"max_candidates": 0}, "max_candidates must be an integer >= 1, got 0"),
+])
+def test_score_refuses_with_the_shared_words(kw, words, small_csv):
+    """score() says what the config's [scoring] section and the command line say (without their prefixes)."""
+    from gobnilp_py import ScoreError
+
+    with pytest.raises(ScoreError) as info:
+        gp.score(small_csv, **kw)
+    assert str(info.value) == words

@@ -29,7 +29,8 @@ from typing import Any
 import numpy as np
 
 from ..data.dataset import Dataset
-from .._validation import check_positive_number
+from .._validation import (check_lower_bound, check_memory_limit, check_palim, check_positive_int,
+                           check_positive_number)
 from ..errors import DataError, ParameterError, ScoreError
 from . import pruning as P
 from .candidates import immediate_subsets, next_level
@@ -208,29 +209,19 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
     """
     t0 = time.perf_counter()
     eps = resolve_epsilon(bayes_factor, epsilon)
-    try:  # the shared words (as the config and the command line say it), kept a ScoreError here
+    # The shared checks: the same words as the config and the command line, raised here as ScoreError.
+    try:
         ess_f = float(check_positive_number(ess, "ess"))  # type: ignore[arg-type]
+        palim = check_palim(palim, "palim")
+        if max_candidates is not None:
+            max_candidates = check_positive_int(max_candidates, "max_candidates")
+        memory_limit = check_memory_limit(memory_limit, "memory_limit")
+        lower_bound = check_lower_bound(lower_bound, "lower_bound")
     except ParameterError as exc:
         raise ScoreError(str(exc)) from None
-    palim_auto = isinstance(palim, str) and palim.strip().lower() == "auto"
-    if palim is not None and not palim_auto:
-        if isinstance(palim, bool) or not isinstance(palim, (int, np.integer)):
-            raise ScoreError(f"palim must be a non-negative integer, \"auto\" or None, got {palim!r}")
-        if palim < 0:
-            raise ScoreError(f"palim must be >= 0, got {palim}")
-    if max_candidates is not None and (isinstance(max_candidates, bool) or max_candidates < 1):
-        raise ScoreError(f"max_candidates must be >= 1 or None, got {max_candidates!r}")
+    palim_auto = palim == "auto"
     mem = DEFAULT_MEMORY_LIMIT if memory_limit is None else memory_limit
-    if isinstance(mem, bool) or not isinstance(mem, (int, np.integer, float)) or not mem > 0:
-        raise ScoreError(f"memory_limit must be a positive number of bytes, got {memory_limit!r}")
-    lb_given: float | None = None
-    if lower_bound is not None and not (isinstance(lower_bound, str) and lower_bound == "auto"):
-        try:
-            lb_given = float(lower_bound)  # type: ignore[arg-type]
-        except (TypeError, ValueError):
-            raise ScoreError(f'lower_bound must be a number, "auto" or None, got {lower_bound!r}') from None
-        if not math.isfinite(lb_given):
-            raise ScoreError(f"lower_bound must be finite, got {lower_bound!r}")
+    lb_given = None if lower_bound is None or lower_bound == "auto" else float(lower_bound)
     from ..solve.inputs import read_for_scoring
 
     ds = read_for_scoring(data, read_options)
