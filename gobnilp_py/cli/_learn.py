@@ -6,7 +6,7 @@ import argparse
 import json
 
 from ._options import add_common_options, add_data_options, add_method_options, add_scoring_options, \
-    add_time_limit, check_order_flag, load_table_or_data, method_kwargs, number, scoring_kwargs
+    add_time_limit, check_method_flags, check_order_flag, load_table_or_data, method_kwargs, number, scoring_kwargs
 
 __all__ = ["register"]
 
@@ -39,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
     time_limit = check_time_limit(args.time_limit, "--time-limit")
     gap = check_gap(args.gap, "--gap") if args.gap is not None else 0.0
     search = method_kwargs(args, "learn")
+    check_method_flags(search.get("method"), {"gap": gap, **search})
     source = load_table_or_data(args, args.data)
     check_order_flag(search, source)
     cons = StructuralConstraints.from_file(args.constraints) if args.constraints else None

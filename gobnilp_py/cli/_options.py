@@ -17,6 +17,7 @@ Conventions (the same in every subcommand):
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,7 @@ __all__ = [
     "load_table_or_data",
     "scoring_kwargs",
     "check_flag",
+    "check_method_flags",
     "is_table_path",
     "TIME_LIMIT_HELP",
 ]
@@ -324,6 +326,30 @@ def method_kwargs(args: argparse.Namespace, command: str) -> dict[str, object]:
     if getattr(args, "n_orders", None) is not None:
         kw["n_orders"] = check_int(args.n_orders, "--n-orders", lo=1)
     return kw
+
+
+#: Search flags that only some methods take: the driver's option -> the flag.
+_METHOD_FLAGS = {"gap": "--gap", "seed": "--seed", "n_orders": "--n-orders"}
+
+
+def check_method_flags(method: object, given: Mapping[str, object]) -> None:
+    """An explicit ``--method`` refuses a flag it cannot use, in the command line's words.
+
+    Why: the driver refuses it too, but names its keyword ("option 'gap' does
+    not apply to method 'ordergraph'"), which a command-line user never wrote.
+    ``auto`` is left to the driver, which picks a method that takes the flags.
+    """
+    if method is None or method == "auto":
+        return
+    from ..solve.methods import METHODS
+
+    m = METHODS[str(method)]
+    for key, flag in _METHOD_FLAGS.items():
+        value = given.get(key)
+        if value is None or value is False or (key == "gap" and value == 0) or key in m.options:
+            continue
+        users = ", ".join(x.name for x in METHODS.values() if key in x.options)
+        raise ParameterError(f"{flag} does not apply to --method {m.name} (only to {users})")
 
 
 def check_order_flag(search: dict[str, object], source: object) -> None:
