@@ -233,7 +233,7 @@ def test_candidate_cap_raises_a_one_line_error():
     rng = np.random.default_rng(4)
     codes = np.column_stack([rng.integers(0, 2, size=50) for _ in range(8)] + [np.zeros(50, dtype=int)])
     ds = Dataset([f"v{j}" for j in range(9)], [2] * 8 + [1], codes)
-    with pytest.raises(ScoreError, match="'v8' is constant.*palim") as exc:
+    with pytest.raises(ScoreError, match="'v8' is constant.*palim, or drop the constant column") as exc:
         score(ds, max_candidates=200)
     assert "\n" not in str(exc.value)
     t = score(ds, palim=2, max_candidates=10_000)

@@ -93,6 +93,11 @@ def resolve_epsilon(bayes_factor: float | None, epsilon: float | None) -> float:
     return 0.0
 
 
+#: What a user can do about a constant variable too wide to keep every parent set of (an exact
+#: epsilon-set holds every DAG that gives it any parents: they all tie).
+_CONSTANT_FIX = "set palim, or drop the constant column (it is independent of everything in the data)"
+
+
 def active_rules(sc: LocalScore) -> tuple[str, ...]:
     """The rules the engine applies for ``sc``: what its class declares, checked, in engine order.
 
@@ -261,13 +266,13 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
                 if max_candidates is not None and sum(sizes) > max_candidates:
                     raise ScoreError(
                         f"variable {names[v]!r} is constant: all its {sum(sizes)} parent sets up to size {limit} "
-                        f"tie and must be kept, over max_candidates={max_candidates}; set palim")
+                        f"tie and must be kept, over max_candidates={max_candidates}; {_CONSTANT_FIX}")
                 if need > mem:
                     kbig = int(np.argmax([s * _bytes_per_pair(k) for k, s in enumerate(sizes)]))
                     raise ScoreError(
                         f"variable {names[v]!r} is constant: all its parent sets tie and must be kept, "
                         f"{sizes[kbig]:,} of size {kbig} alone need about {_gb(need)} "
-                        f"(memory_limit {_gb(mem)}); set palim")
+                        f"(memory_limit {_gb(mem)}); {_CONSTANT_FIX}")
 
     want_llc = bool({"ll_ceiling", "entropy", "ml_ceiling"} & set(active)) or (palim_auto and penalised)
     pc = ParentConfigs(ds)
