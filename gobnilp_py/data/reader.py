@@ -293,11 +293,11 @@ def _refuse_one_field(line: str, delimiter: str, src: str) -> None:
     """
     shown = {"\t": "tab", " ": "space"}
     for other in (",", "\t", ";", " "):
-        if other != delimiter and other in line.strip() and not (delimiter in (" ", "whitespace") and other == " "):
-            given = shown.get(delimiter, repr(delimiter))
-            raise DataError(f"{src}: with delimiter {given} every line is one field, but line 1 holds "
-                            f"{shown.get(other, repr(other))}; give delimiter={other!r} "
-                            f"(--delimiter {shown.get(other, repr(other))}) or leave it out to guess")
+        if other != delimiter and other in line.strip():
+            flag = shown.get(other, repr(other))
+            raise DataError(f"{src}: with delimiter {shown.get(delimiter, repr(delimiter))} every line is one "
+                            f"field, but line 1 holds {flag}; give delimiter={other!r} (--delimiter {flag}) "
+                            "or leave it out to guess")
 
 
 def _guess_delimiter(line: str) -> str | None:

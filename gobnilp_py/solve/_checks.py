@@ -32,7 +32,7 @@ def check_gap(value: Any) -> float | None:
     return _gap(value)
 
 
-def check_lower_bound_held(table: Any, optimum_at_most: float | None) -> None:
+def check_lower_bound_held(table: Any, sol: Any) -> None:
     """Refuse a result whose search proved the user's ``lower_bound`` impossible.
 
     Scoring's global gap rule drops a family ``(v, W)`` when
@@ -42,14 +42,15 @@ def check_lower_bound_held(table: Any, optimum_at_most: float | None) -> None:
     of credible networks, and the search cannot notice by itself.  It can be
     told afterwards, and both ways: with ``LB <= OPT`` the pruned table keeps the
     optimum, so the search finds ``OPT >= LB``; with ``LB > OPT`` every network
-    of the pruned table scores at most ``OPT < LB``.  So a proven optimum (or a
-    dual bound, ``optimum_at_most``) below ``LB`` by more than the scoring
+    of the pruned table scores at most ``OPT < LB``.  So a proven optimum (or,
+    for a search cut short, its dual bound) of ``sol`` below ``LB`` by more than the scoring
     tolerance means the table is unsafe, and the result would silently miss
     networks: an error, before anything is written.  Bounds found by scoring
     itself (``lower_bound="auto"``) are scores of real networks and need no check.
     """
     meta = getattr(table, "meta", {}) or {}
     lb = meta.get("lower_bound")
+    optimum_at_most = sol.score if sol.status == "optimal" else sol.dual_bound
     if meta.get("lower_bound_source") != "given" or lb is None or optimum_at_most is None:
         return
     if not math.isfinite(optimum_at_most):

@@ -174,7 +174,7 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     sol = engine.optimum(searched, constraints=row_cons, time_limit=remaining, **opts)
     stats["time_opt"] = time.perf_counter() - t0
     stats["opt_status"] = sol.status
-    check_lower_bound_held(table, sol.score if sol.status == "optimal" else sol.dual_bound)
+    check_lower_bound_held(table, sol)
     best = network_from_solution(searched, sol, stats={})
     _check_answer(best, cons)
     if sol.status == "infeasible":

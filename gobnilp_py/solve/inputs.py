@@ -18,6 +18,7 @@ caveat that it is exact only *with respect to that table*.
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import os
@@ -115,8 +116,9 @@ _DRIVERS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
+@functools.cache
 def _named_keywords(function: str) -> tuple[str, ...]:
-    """The keyword parameters ``function`` names in its signature (not its ``**`` catch-all)."""
+    """The keyword parameters ``function`` names in its signature (not its ``**`` catch-all); read once."""
     import importlib
     import inspect
 
@@ -145,6 +147,8 @@ def check_keywords(function: str, options: Mapping[str, Any]) -> None:
     ParameterTypeError
         A ``TypeError`` (what Python raises for an unexpected keyword) and a ``GobnilpError``.
     """
+    if not options:  # the usual call: nothing to check, and no scorer signature to read
+        return
     accepted = {*_scorer_keywords(), *READ_OPTIONS, *_DRIVERS[function][1]}
     unknown = [k for k in options if k not in accepted]
     if not unknown:

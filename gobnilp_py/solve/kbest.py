@@ -196,7 +196,7 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
     sol = _optimum(m, searched, cons, left, opts)
     stats["time_optimum"] = time.perf_counter() - t0
     stats["optimum_status"] = sol.status
-    check_lower_bound_held(table, sol.score if sol.status == "optimal" else sol.dual_bound)
+    check_lower_bound_held(table, sol)
     if sol.status == "infeasible":
         return empty(math.nan, 0.0, True, None, infeasible=True)
     if sol.status != "optimal":

@@ -141,7 +141,7 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
     sol = engine.optimum(searched, constraints=cons if m.constraint_kinds is None else None,
                          time_limit=remaining, progress=progress, **opts)
     stats["time_search"] = time.perf_counter() - t0
-    check_lower_bound_held(table, _optimum_at_most(sol))
+    check_lower_bound_held(table, sol)
     net = label_network(network_from_solution(searched, sol, stats=stats), info, m, orders=sol.stats.get("orders"))
     _check_answer(net, cons)
     if verify and net.status == "optimal":
@@ -149,13 +149,6 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
     net.stats["time_total"] = time.perf_counter() - t_start
     _log.info("learn (%s): status %s, score %.6f, %.2fs", m.name, net.status, net.score, net.stats["time_total"])
     return net
-
-
-def _optimum_at_most(sol: Any) -> float | None:
-    """What a search proved about the optimum from above: the optimum itself, or a dual bound."""
-    if sol.status == "optimal":
-        return sol.score
-    return sol.dual_bound
 
 
 def _remaining(time_limit: float | None, t_start: float) -> float | None:
