@@ -45,6 +45,7 @@ from typing import Any
 from ..errors import ConstraintError, SolverError
 from ..scoring.table import ScoreTable
 from ..search.results import Collection, Solution
+from . import settings
 from .settings import CLASS_COLLECT_PARAMS, COLLECT_MODEL_OPTIONS, COLLECT_PARAMS, ENUMERATION_PARAMS
 from .stats import SolveStats
 
@@ -254,6 +255,12 @@ def _collect(table: ScoreTable, constraints: Any, *, objlimit: float | None, max
         fm.model.setParam(key, value)
     col = include_collector(fm.model, fm.index, fm.xflat, max_networks=max_networks, kbest=kbest,
                             tie_tolerance=tie_tolerance, progress=progress, by_class=by_class)
+    if by_class and settings.CLASS_BRANCHING:
+        # Branch on adjacencies and v-structures first, so that a class's members stay in one subtree
+        # (a partition of the points: exact; ``class_branching``'s docstring).
+        from .class_branching import include_class_branching
+
+        fm.extra["class_branching"] = include_class_branching(fm.model, fm.index, fm.xflat)
     budget = by_class and time_limit is not None and listing_per_class > 0
     if progress is not None or budget:  # report (and check the budget) also while nothing is found
         fm.extra["heartbeat"].tick = col.tick
@@ -282,6 +289,11 @@ def _collect(table: ScoreTable, constraints: Any, *, objlimit: float | None, max
     }
     if col.bound_at_stop is not None:
         stats["stopped_for_listing"] = True
+    rule = fm.extra.get("class_branching")
+    if rule is not None:
+        stats["branch_adjacency"] = rule.n_adjacency
+        stats["branch_vstructure"] = rule.n_vstructure
+        stats["branch_passed"] = rule.n_passed
     if kbest:
         stats["pruned_by_bound"] = col.pruner.pruned
     if col.duplicates:

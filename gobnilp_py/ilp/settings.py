@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["DEFAULT_PARAMS", "ENUMERATION_PARAMS", "COLLECT_PARAMS", "CLASS_COLLECT_PARAMS", "COLLECT_MODEL_OPTIONS"]
+__all__ = ["DEFAULT_PARAMS", "ENUMERATION_PARAMS", "COLLECT_PARAMS", "CLASS_COLLECT_PARAMS", "COLLECT_MODEL_OPTIONS",
+           "CLASS_BRANCHING"]
 
 #: SCIP settings applied before the caller's overrides (measured, see docs/solver.md).
 DEFAULT_PARAMS: dict[str, Any] = {
@@ -84,6 +85,16 @@ COLLECT_PARAMS: dict[str, object] = {
 CLASS_COLLECT_PARAMS: dict[str, object] = {
     k: v for k, v in COLLECT_PARAMS.items()
     if k not in ("nodeselection/dfs/stdpriority", "branching/inference/priority")}
+
+#: A class-level collecting search branches first on adjacencies and v-structures, quantities every member
+#: of a Markov equivalence class shares (:mod:`~gobnilp_py.ilp.class_branching`), and leaves SCIP's rule to
+#: branch on family variables only when none of them is fractional.  Exact: the two children of every such
+#: branching hold every integral point of the node between them.  Why: SCIP's rule fixes single families and
+#: so splits a class's members over sibling subtrees, each of which could reach the class again after its
+#: nogood row was added elsewhere; hailfinder100 BF 150 re-cut 443,531 points for 40,344 classes in 1,074,081
+#: nodes (634 s); with this rule 5 re-cuts in 89,439 nodes (103 s; ``benchmarks/results/issue-13-session11.md``).
+#: ``False`` (for measurements) restores SCIP's branching.
+CLASS_BRANCHING: bool = True
 
 #: :func:`~gobnilp_py.model.builder.build_model` options of the collecting search.  Cluster cuts
 #: are separated at the root only (cycle heuristic, then the exact sub-IP); in the tree the
