@@ -21,6 +21,16 @@ from random_problems import random_data
 from test_enumerate import assert_same, brute_force
 
 
+DEFAULT_MIN_CLASS_SIZE = class_branching.MIN_CLASS_SIZE
+
+
+@pytest.fixture(autouse=True)
+def _rule_always_on(monkeypatch):
+    """The rule's own tests keep it on whatever the first class's size (``MIN_CLASS_SIZE``); a test that
+    checks the decision sets the threshold again itself."""
+    monkeypatch.setattr(class_branching, "MIN_CLASS_SIZE", 0)
+
+
 def _dag_points(index: FamilyIndex, dags: np.ndarray) -> np.ndarray:
     """0/1 family vectors (DAGs x families) of the DAGs whose every family the table holds."""
     lookup = {(int(index.child[f]), sum(1 << p for p in index.parents[f])): f for f in range(index.F)}
@@ -122,3 +132,29 @@ def test_kbest_by_class_with_the_rule_equals_without(monkeypatch):
         monkeypatch.setattr(settings, "CLASS_BRANCHING", False)
         off = kbest(data, 5, method="ilp", by="class")
         assert [n.key for n in on.networks] == [n.key for n in off.networks]
+
+
+@pytest.mark.parametrize("min_size", [1, DEFAULT_MIN_CLASS_SIZE, 10**9])
+def test_rule_decides_from_the_first_class_and_stays_exact(monkeypatch, min_size):
+    """The rule stays on iff the first class recorded has MIN_CLASS_SIZE members; either way the set is exact.
+
+    The size it read must be the member count of one of the credible classes (the first one found).
+    """
+    monkeypatch.setattr(class_branching, "MIN_CLASS_SIZE", min_size)
+    decided, seen = 0, set()
+    for seed, data, eps in list(_problems())[:12]:
+        expected = brute_force(score(data, prune=False), eps)
+        cs = enumerate_networks(data, epsilon=eps, method="ilp", by="class")
+        assert_same(cs, expected)
+        first = cs.stats["branch_first_class_members"]
+        if first is None:        # no branching call came after the first class (a tiny tree)
+            continue
+        decided += 1
+        assert cs.stats["branch_rule_on"] is (first >= min_size)
+        assert first in {c.n_members for c in cs.classes}
+        seen.add(cs.stats["branch_rule_on"])
+    assert decided > 0
+    if min_size == 1:
+        assert seen == {True}
+    if min_size == 10**9:
+        assert seen == {False}

@@ -26,11 +26,21 @@ off the LP point (its ``s`` or ``v`` lies strictly between 0 and 1), so the sear
 progress; when no quantity is fractional the rule returns ``DIDNOTRUN`` and SCIP's rule branches.
 The acyclicity handler and the collector are untouched: every integral point still passes
 their enforcement, so the collector's records and exclusions are the same as before.
+
+When it pays.  Keeping a class in one subtree saves the re-cuts of its members, so the rule pays
+where classes are large, and costs more nodes and heavier LPs (its local rows) where they are
+small.  Measured (``benchmarks/results/issue-13-session11.md``, same tables, rule on / off):
+hailfinder100 BF 150 (classes of thousands of DAGs) 656 -> 132 s, wine BF 150 (27.5 DAGs per class)
+58 -> 13 s, alarm1000 BF 150 (10.3) 5.8 -> 3.5 s; but zoo BF 150 (4.4 DAGs per class) complete in
+123 s without it and incomplete after 180 s with it.  So the rule decides once, at its first call
+after the collector recorded a class (the first class is the optimum's): it stays on when that class
+has at least :data:`MIN_CLASS_SIZE` members (zoo's optimum: 3; alarm1000's: 8; wine's: 48) and
+otherwise leaves every branching to SCIP for the rest of the search.  Either way the search is exact.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pyscipopt
@@ -47,13 +57,22 @@ __all__ = ["ClassBranching", "include_class_branching"]
 #: TOL of an integer are left to SCIP's rule.
 TOL = 1e-3
 
+#: The rule stays on only if the first class the collector records has at least this many members
+#: (module docstring, "When it pays"); 0 keeps it on always (tests).
+MIN_CLASS_SIZE = 6
+
 
 class ClassBranching(pyscipopt.Branchrule):
     """Branch on the most fractional adjacency, else on the most fractional v-structure (module docstring)."""
 
-    def __init__(self, index: FamilyIndex, xvars: Sequence[pyscipopt.Variable]) -> None:
+    def __init__(self, index: FamilyIndex, xvars: Sequence[pyscipopt.Variable],
+                 first_class_size: Callable[[], int | None] | None = None) -> None:
         self.index = index
         self.xvars = list(xvars)
+        #: members of the first class recorded, or None while none is (see :data:`MIN_CLASS_SIZE`)
+        self._first_class_size = first_class_size
+        #: None until decided; then whether the rule branches for the rest of the search
+        self.active: bool | None = None if first_class_size is not None else True
         self._tvars: list | None = None
         n = index.n
         # adjacency: incidence (family f, parent p, child c) -> unordered pair id
@@ -82,6 +101,7 @@ class ClassBranching(pyscipopt.Branchrule):
         self.n_adjacency = 0
         self.n_vstructure = 0
         self.n_passed = 0
+        self.first_class_members: int | None = None
 
     def tvars(self) -> list:
         if self._tvars is None:
@@ -133,9 +153,21 @@ class ClassBranching(pyscipopt.Branchrule):
             return "vstructure", (t // n % n, t % n, t // (n * n)), self._fams_of_triple(t), float(v[k])
         return None
 
+    def _decide(self) -> bool:
+        """Whether to branch: on until the first class is known, then decided once (:data:`MIN_CLASS_SIZE`)."""
+        if self.active is None:
+            if MIN_CLASS_SIZE <= 0:
+                self.active = True
+            else:
+                size = self._first_class_size()  # type: ignore[misc]
+                if size is not None:
+                    self.first_class_members = size
+                    self.active = size >= MIN_CLASS_SIZE
+        return self.active is not False
+
     @logged_callback
     def branchexeclp(self, allowaddcons):
-        if not allowaddcons:
+        if not allowaddcons or not self._decide():
             return {"result": SCIP_RESULT.DIDNOTRUN}
         tv = self.tvars()
         xval = np.fromiter((v.getLPSol() for v in tv), dtype=np.float64, count=len(tv))
@@ -173,9 +205,14 @@ class ClassBranching(pyscipopt.Branchrule):
 
 
 def include_class_branching(model: pyscipopt.Model, index: FamilyIndex,
-                            xvars: Sequence[pyscipopt.Variable]) -> ClassBranching:
-    """Add the rule to ``model`` above SCIP's own rules (they still branch when it passes)."""
-    rule = ClassBranching(index, xvars)
+                            xvars: Sequence[pyscipopt.Variable],
+                            first_class_size: Callable[[], int | None] | None = None) -> ClassBranching:
+    """Add the rule to ``model`` above SCIP's own rules (they still branch when it passes).
+
+    ``first_class_size``: the members of the first class the collector recorded (None while none is);
+    without it the rule is always on.
+    """
+    rule = ClassBranching(index, xvars, first_class_size)
     model.includeBranchrule(rule, "gobnilp_class", "adjacency and v-structure branching",
                             priority=1_000_000, maxdepth=-1, maxbounddist=1.0)
     return rule

@@ -110,6 +110,7 @@ class NetworkCollector(pyscipopt.Conshdlr):
         self.by_class = by_class
         #: class key -> the representative recorded for it (class-level collection)
         self.classes: dict[Any, tuple[int, ...]] = {}
+        self._first_size: int | None = None
         self._masks: Any = None
         self.xvars = list(xvars)
         self.max_networks = max_networks
@@ -237,6 +238,21 @@ class NetworkCollector(pyscipopt.Conshdlr):
         else:
             pa = [masks[f] for f in key]
         return class_key_from_masks(pa, validate=False)
+
+    def first_class_size(self) -> int | None:
+        """Members of the first class recorded (None while none is): the class branching rule's test.
+
+        Counted once, in polynomial time (:meth:`~gobnilp_py.equivalence.cpdag.CPDAG.count_dags`).
+        """
+        if self._first_size is None and self.classes:
+            from ..equivalence.cpdag import cpdag_from_masks
+
+            key = next(iter(self.classes.values()))
+            masks = self._family_masks()
+            pa = [int(masks[f]) for f in key]
+            names = [str(v) for v in range(self.index.n)]
+            self._first_size = cpdag_from_masks(names, pa, validate=False).count_dags()
+        return self._first_size
 
     def _family_masks(self) -> Any:
         from .class_nogood import family_masks
