@@ -21,14 +21,11 @@ from random_problems import random_data
 from test_enumerate import assert_same, brute_force
 
 
-DEFAULT_MIN_CLASS_SIZE = class_branching.MIN_CLASS_SIZE
-
-
 @pytest.fixture(autouse=True)
 def _rule_always_on(monkeypatch):
-    """The rule's own tests keep it on whatever the first class's size (``MIN_CLASS_SIZE``); a test that
-    checks the decision sets the threshold again itself."""
-    monkeypatch.setattr(class_branching, "MIN_CLASS_SIZE", 0)
+    """The rule's own tests keep it on whatever the classes' sizes (``DECIDE_AFTER = 0``); a test that
+    checks the decision sets the thresholds again itself."""
+    monkeypatch.setattr(class_branching, "DECIDE_AFTER", 0)
 
 
 def _dag_points(index: FamilyIndex, dags: np.ndarray) -> np.ndarray:
@@ -134,27 +131,46 @@ def test_kbest_by_class_with_the_rule_equals_without(monkeypatch):
         assert [n.key for n in on.networks] == [n.key for n in off.networks]
 
 
-@pytest.mark.parametrize("min_size", [1, DEFAULT_MIN_CLASS_SIZE, 10**9])
-def test_rule_decides_from_the_first_class_and_stays_exact(monkeypatch, min_size):
-    """The rule stays on iff the first class recorded has MIN_CLASS_SIZE members; either way the set is exact.
-
-    The size it read must be the member count of one of the credible classes (the first one found).
-    """
-    monkeypatch.setattr(class_branching, "MIN_CLASS_SIZE", min_size)
+@pytest.mark.parametrize("min_mean", [1.0, 7.0, 1e9])
+def test_rule_decides_from_the_first_classes_and_stays_exact(monkeypatch, min_mean):
+    """The rule stays on iff the first DECIDE_AFTER classes have MIN_MEAN_CLASS_SIZE members on average;
+    either way the set is exact.  The mean it read is checked against the classes of the result."""
+    monkeypatch.setattr(class_branching, "DECIDE_AFTER", 2)
+    monkeypatch.setattr(class_branching, "MIN_MEAN_CLASS_SIZE", min_mean)
     decided, seen = 0, set()
     for seed, data, eps in list(_problems())[:12]:
         expected = brute_force(score(data, prune=False), eps)
         cs = enumerate_networks(data, epsilon=eps, method="ilp", by="class")
         assert_same(cs, expected)
-        first = cs.stats["branch_first_class_members"]
-        if first is None:        # no branching call came after the first class (a tiny tree)
+        mean = cs.stats["branch_mean_class_members"]
+        if mean is None:        # fewer than 2 classes, or no branching call after the second one
+            assert cs.stats["branch_rule_on"] is True
             continue
         decided += 1
-        assert cs.stats["branch_rule_on"] is (first >= min_size)
-        assert first in {c.n_members for c in cs.classes}
+        assert cs.stats["branch_rule_on"] is (mean >= min_mean)
+        sizes = [c.n_members for c in cs.classes]
+        assert any(2 * mean == a + b for i, a in enumerate(sizes) for b in sizes[i + 1:])
         seen.add(cs.stats["branch_rule_on"])
     assert decided > 0
-    if min_size == 1:
+    if min_mean == 1.0:
         assert seen == {True}
-    if min_size == 10**9:
+    if min_mean == 1e9:
         assert seen == {False}
+
+
+def test_class_sizes_are_the_member_counts_in_the_order_found():
+    """``NetworkCollector.class_sizes``: one count per recorded class, in order, each that class's members."""
+    from gobnilp_py.equivalence.cpdag import cpdag_from_masks
+    from gobnilp_py.ilp.collector import NetworkCollector
+
+    col = NetworkCollector.__new__(NetworkCollector)   # only the fields class_sizes reads
+    # a -> b -> c (3 members), a -> c <- b (1 member), a -> b, c alone (2 members); masks over {a, b, c}
+    masks = {0: 0, 1: 0b001, 2: 0b010, 3: 0b011, 4: 0}
+    col._masks = masks
+    col._class_sizes = []
+    col.index = type("I", (), {"n": 3})()
+    col.classes = {"k1": (0, 1, 2), "k2": (0, 4, 3), "k3": (0, 1, 4)}
+    assert col.class_sizes(2) == [3, 1]
+    assert col.class_sizes(5) == [3, 1, 2]
+    for key, size in zip(col.classes.values(), [3, 1, 2]):
+        assert cpdag_from_masks("abc", [masks[f] for f in key]).count_dags() == size

@@ -30,12 +30,14 @@ their enforcement, so the collector's records and exclusions are the same as bef
 When it pays.  Keeping a class in one subtree saves the re-cuts of its members, so the rule pays
 where classes are large, and costs more nodes and heavier LPs (its local rows) where they are
 small.  Measured (``benchmarks/results/issue-13-session11.md``, same tables, rule on / off):
-hailfinder100 BF 150 (classes of thousands of DAGs) 656 -> 132 s, wine BF 150 (27.5 DAGs per class)
-58 -> 13 s, alarm1000 BF 150 (10.3) 5.8 -> 3.5 s; but zoo BF 150 (4.4 DAGs per class) complete in
-123 s without it and incomplete after 180 s with it.  So the rule decides once, at its first call
-after the collector recorded a class (the first class is the optimum's): it stays on when that class
-has at least :data:`MIN_CLASS_SIZE` members (zoo's optimum: 3; alarm1000's: 8; wine's: 48) and
-otherwise leaves every branching to SCIP for the rest of the search.  Either way the search is exact.
+hailfinder100 BF 150 (thousands of DAGs per class) 656 -> 129 s, wine BF 150 (27.5 DAGs per class)
+57 -> 14 s, alarm1000 BF 150 (10.3) 5.6 -> 3.5 s, voting BF 150 (13.1) 1.6 -> 0.8 s; but zoo BF 150
+(4.4 DAGs per class) is complete in 124 s without it and incomplete after 180 s with it.  So the
+rule decides once, when the collector has recorded :data:`DECIDE_AFTER` classes: it stays on if
+they have at least :data:`MIN_MEAN_CLASS_SIZE` members on average (the first 64 classes: zoo 4.5,
+insurance1000 9.4, voting 12.8, alarm1000 14.6, wine 34.5) and otherwise leaves every branching to
+SCIP for the rest of the search.  (The first class alone does not tell: zoo's has 10 members.)
+Either way the search is exact.
 """
 
 from __future__ import annotations
@@ -57,22 +59,25 @@ __all__ = ["ClassBranching", "include_class_branching"]
 #: TOL of an integer are left to SCIP's rule.
 TOL = 1e-3
 
-#: The rule stays on only if the first class the collector records has at least this many members
-#: (module docstring, "When it pays"); 0 keeps it on always (tests).
-MIN_CLASS_SIZE = 6
+#: The rule decides whether to stay on once this many classes are recorded (module docstring, "When it
+#: pays"); 0 keeps it on always (tests).
+DECIDE_AFTER = 64
+
+#: ... and stays on if those classes have at least this many members on average.
+MIN_MEAN_CLASS_SIZE = 7.0
 
 
 class ClassBranching(pyscipopt.Branchrule):
     """Branch on the most fractional adjacency, else on the most fractional v-structure (module docstring)."""
 
     def __init__(self, index: FamilyIndex, xvars: Sequence[pyscipopt.Variable],
-                 first_class_size: Callable[[], int | None] | None = None) -> None:
+                 class_sizes: Callable[[int], list[int]] | None = None) -> None:
         self.index = index
         self.xvars = list(xvars)
-        #: members of the first class recorded, or None while none is (see :data:`MIN_CLASS_SIZE`)
-        self._first_class_size = first_class_size
+        #: members of the first classes recorded (see :data:`DECIDE_AFTER`)
+        self._class_sizes = class_sizes
         #: None until decided; then whether the rule branches for the rest of the search
-        self.active: bool | None = None if first_class_size is not None else True
+        self.active: bool | None = None if class_sizes is not None else True
         self._tvars: list | None = None
         n = index.n
         # adjacency: incidence (family f, parent p, child c) -> unordered pair id
@@ -101,7 +106,8 @@ class ClassBranching(pyscipopt.Branchrule):
         self.n_adjacency = 0
         self.n_vstructure = 0
         self.n_passed = 0
-        self.first_class_members: int | None = None
+        #: mean members of the classes the decision read (None: not decided)
+        self.mean_class_members: float | None = None
 
     def tvars(self) -> list:
         if self._tvars is None:
@@ -154,15 +160,15 @@ class ClassBranching(pyscipopt.Branchrule):
         return None
 
     def _decide(self) -> bool:
-        """Whether to branch: on until the first class is known, then decided once (:data:`MIN_CLASS_SIZE`)."""
+        """Whether to branch: on until :data:`DECIDE_AFTER` classes are recorded, then decided once."""
         if self.active is None:
-            if MIN_CLASS_SIZE <= 0:
+            if DECIDE_AFTER <= 0:
                 self.active = True
             else:
-                size = self._first_class_size()  # type: ignore[misc]
-                if size is not None:
-                    self.first_class_members = size
-                    self.active = size >= MIN_CLASS_SIZE
+                sizes = self._class_sizes(DECIDE_AFTER)  # type: ignore[misc]
+                if len(sizes) >= DECIDE_AFTER:
+                    self.mean_class_members = sum(sizes) / len(sizes)
+                    self.active = self.mean_class_members >= MIN_MEAN_CLASS_SIZE
         return self.active is not False
 
     @logged_callback
@@ -206,13 +212,13 @@ class ClassBranching(pyscipopt.Branchrule):
 
 def include_class_branching(model: pyscipopt.Model, index: FamilyIndex,
                             xvars: Sequence[pyscipopt.Variable],
-                            first_class_size: Callable[[], int | None] | None = None) -> ClassBranching:
+                            class_sizes: Callable[[int], list[int]] | None = None) -> ClassBranching:
     """Add the rule to ``model`` above SCIP's own rules (they still branch when it passes).
 
-    ``first_class_size``: the members of the first class the collector recorded (None while none is);
-    without it the rule is always on.
+    ``class_sizes(k)``: the members of each of the first ``k`` classes the collector recorded (fewer
+    while fewer are); without it the rule is always on.
     """
-    rule = ClassBranching(index, xvars, first_class_size)
+    rule = ClassBranching(index, xvars, class_sizes)
     model.includeBranchrule(rule, "gobnilp_class", "adjacency and v-structure branching",
                             priority=1_000_000, maxdepth=-1, maxbounddist=1.0)
     return rule

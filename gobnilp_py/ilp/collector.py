@@ -46,6 +46,7 @@ them is exact, and what they gain, is in ``docs/enumeration.md``.
 from __future__ import annotations
 
 import heapq
+import itertools
 import logging
 import math
 import time
@@ -110,7 +111,7 @@ class NetworkCollector(pyscipopt.Conshdlr):
         self.by_class = by_class
         #: class key -> the representative recorded for it (class-level collection)
         self.classes: dict[Any, tuple[int, ...]] = {}
-        self._first_size: int | None = None
+        self._class_sizes: list[int] = []
         self._masks: Any = None
         self.xvars = list(xvars)
         self.max_networks = max_networks
@@ -239,20 +240,22 @@ class NetworkCollector(pyscipopt.Conshdlr):
             pa = [masks[f] for f in key]
         return class_key_from_masks(pa, validate=False)
 
-    def first_class_size(self) -> int | None:
-        """Members of the first class recorded (None while none is): the class branching rule's test.
+    def class_sizes(self, limit: int) -> list[int]:
+        """Members of each of the first ``limit`` classes recorded, in the order found (fewer while fewer are).
 
-        Counted once, in polynomial time (:meth:`~gobnilp_py.equivalence.cpdag.CPDAG.count_dags`).
+        Read by the class branching rule (:data:`~gobnilp_py.ilp.class_branching.DECIDE_AFTER`); each
+        class is counted once, in polynomial time (:meth:`~gobnilp_py.equivalence.cpdag.CPDAG.count_dags`).
         """
-        if self._first_size is None and self.classes:
+        sizes = self._class_sizes
+        if len(sizes) < limit and len(self.classes) > len(sizes):
             from ..equivalence.cpdag import cpdag_from_masks
 
-            key = next(iter(self.classes.values()))
             masks = self._family_masks()
-            pa = [int(masks[f]) for f in key]
             names = [str(v) for v in range(self.index.n)]
-            self._first_size = cpdag_from_masks(names, pa, validate=False).count_dags()
-        return self._first_size
+            for key in itertools.islice(self.classes.values(), len(sizes), limit):
+                pa = [int(masks[f]) for f in key]
+                sizes.append(cpdag_from_masks(names, pa, validate=False).count_dags())
+        return sizes[:limit]
 
     def _family_masks(self) -> Any:
         from .class_nogood import family_masks

@@ -260,7 +260,7 @@ def _collect(table: ScoreTable, constraints: Any, *, objlimit: float | None, max
         # (a partition of the points: exact; ``class_branching``'s docstring).
         from .class_branching import include_class_branching
 
-        fm.extra["class_branching"] = include_class_branching(fm.model, fm.index, fm.xflat, col.first_class_size)
+        fm.extra["class_branching"] = include_class_branching(fm.model, fm.index, fm.xflat, col.class_sizes)
     budget = by_class and time_limit is not None and listing_per_class > 0
     if progress is not None or budget:  # report (and check the budget) also while nothing is found
         fm.extra["heartbeat"].tick = col.tick
@@ -295,7 +295,7 @@ def _collect(table: ScoreTable, constraints: Any, *, objlimit: float | None, max
         stats["branch_vstructure"] = rule.n_vstructure
         stats["branch_passed"] = rule.n_passed
         stats["branch_rule_on"] = rule.active is not False
-        stats["branch_first_class_members"] = rule.first_class_members
+        stats["branch_mean_class_members"] = rule.mean_class_members
     if kbest:
         stats["pruned_by_bound"] = col.pruner.pruned
     if col.duplicates:
