@@ -30,14 +30,14 @@ their enforcement, so the collector's records and exclusions are the same as bef
 When it pays.  Keeping a class in one subtree saves the re-cuts of its members, so the rule pays
 where classes are large, and costs more nodes and heavier LPs (its local rows) where they are
 small.  Measured (``benchmarks/results/issue-13-session11.md``, same tables, rule on / off):
-hailfinder100 BF 150 (thousands of DAGs per class) 656 -> 129 s, wine BF 150 (27.5 DAGs per class)
-57 -> 14 s, alarm1000 BF 150 (10.3) 5.6 -> 3.5 s, voting BF 150 (13.1) 1.6 -> 0.8 s; but zoo BF 150
-(4.4 DAGs per class) is complete in 124 s without it and incomplete after 180 s with it.  So the
-rule decides once, when the collector has recorded :data:`DECIDE_AFTER` classes: it stays on if
-they have at least :data:`MIN_MEAN_CLASS_SIZE` members on average (the first 64 classes: zoo 4.5,
-insurance1000 9.4, voting 12.8, alarm1000 14.6, wine 34.5) and otherwise leaves every branching to
-SCIP for the rest of the search.  (The first class alone does not tell: zoo's has 10 members.)
-Either way the search is exact.
+hailfinder100 BF 150 (thousands of DAGs per class) 656 -> 131 s, wine BF 150 (27.5 DAGs per class)
+57 -> 13 s, alarm1000 BF 150 (10.3) 5.4 -> 3.4 s, voting BF 150 (13.1) 1.5 -> 0.8 s; but zoo BF 150
+(4.4 DAGs per class) is complete in 124 s without it and incomplete after 180 s with it (166 s when
+it was switched off after 64 classes: its early local rows stay in the tree).  So the rule waits:
+SCIP branches alone until the collector has recorded :data:`DECIDE_AFTER` classes, and the rule
+starts then if those classes have at least :data:`MIN_MEAN_CLASS_SIZE` members on average (the
+first 32 classes: zoo 5.5, insurance1000 9.4, alarm1000 11.8, voting 13.2, wine 38.7), else never.
+The first class alone does not tell (zoo's has 10 members).  Either way the search is exact.
 """
 
 from __future__ import annotations
@@ -59,11 +59,11 @@ __all__ = ["ClassBranching", "include_class_branching"]
 #: TOL of an integer are left to SCIP's rule.
 TOL = 1e-3
 
-#: The rule decides whether to stay on once this many classes are recorded (module docstring, "When it
-#: pays"); 0 keeps it on always (tests).
-DECIDE_AFTER = 64
+#: The rule decides whether to start once this many classes are recorded (module docstring, "When it
+#: pays"); 0 starts it at once (tests).
+DECIDE_AFTER = 32
 
-#: ... and stays on if those classes have at least this many members on average.
+#: ... and starts if those classes have at least this many members on average.
 MIN_MEAN_CLASS_SIZE = 7.0
 
 
@@ -76,7 +76,7 @@ class ClassBranching(pyscipopt.Branchrule):
         self.xvars = list(xvars)
         #: members of the first classes recorded (see :data:`DECIDE_AFTER`)
         self._class_sizes = class_sizes
-        #: None until decided; then whether the rule branches for the rest of the search
+        #: None until decided (the rule waits); then whether it branches for the rest of the search
         self.active: bool | None = None if class_sizes is not None else True
         self._tvars: list | None = None
         n = index.n
@@ -160,7 +160,7 @@ class ClassBranching(pyscipopt.Branchrule):
         return None
 
     def _decide(self) -> bool:
-        """Whether to branch: on until :data:`DECIDE_AFTER` classes are recorded, then decided once."""
+        """Whether to branch: not before :data:`DECIDE_AFTER` classes are recorded, then decided once."""
         if self.active is None:
             if DECIDE_AFTER <= 0:
                 self.active = True
@@ -169,7 +169,7 @@ class ClassBranching(pyscipopt.Branchrule):
                 if len(sizes) >= DECIDE_AFTER:
                     self.mean_class_members = sum(sizes) / len(sizes)
                     self.active = self.mean_class_members >= MIN_MEAN_CLASS_SIZE
-        return self.active is not False
+        return self.active is True
 
     @logged_callback
     def branchexeclp(self, allowaddcons):
