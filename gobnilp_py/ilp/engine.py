@@ -294,7 +294,7 @@ def _collect(table: ScoreTable, constraints: Any, *, objlimit: float | None, max
         stats["branch_adjacency"] = rule.n_adjacency
         stats["branch_vstructure"] = rule.n_vstructure
         stats["branch_passed"] = rule.n_passed
-        stats["branch_rule_on"] = rule.active is True
+        stats["branch_rule_on"] = rule.active is not False
         stats["branch_mean_class_members"] = rule.mean_class_members
     if kbest:
         stats["pruned_by_bound"] = col.pruner.pruned
