@@ -120,19 +120,13 @@ class ClassBranching(pyscipopt.Branchrule):
     def branchinitsol(self):
         self._tvars = None
 
-    def _fams_of_pair(self, pid: int) -> np.ndarray:
-        fams = self._pair_fams.get(pid)
-        if fams is None:
-            fams = np.unique(self._inc_fam[self._pair_of_inc == pid])
-            self._pair_fams[pid] = fams
-        return fams
-
-    def _fams_of_triple(self, tid: int) -> np.ndarray:
-        fams = self._tri_fams.get(tid)
-        if fams is None:
-            fams = np.unique(self._tri_fam[self._tri_id == tid])
-            self._tri_fams[tid] = fams
-        return fams
+    @staticmethod
+    def _families(cache: dict[int, np.ndarray], ids: np.ndarray, fams: np.ndarray, key: int) -> np.ndarray:
+        """The distinct families whose entries in ``ids`` equal ``key`` (cached per key)."""
+        hit = cache.get(key)
+        if hit is None:
+            hit = cache[key] = np.unique(fams[ids == key])
+        return hit
 
     def choose(self, xval: np.ndarray) -> tuple[str, tuple[int, ...], np.ndarray, float] | None:
         """What to branch on at the LP point ``xval``, or None (nothing fractional: SCIP's rule branches).
@@ -146,7 +140,8 @@ class ClassBranching(pyscipopt.Branchrule):
         frac = np.minimum(s, 1.0 - s)
         best = int(np.argmax(frac))
         if frac[best] > TOL:
-            return "adjacency", (best // n, best % n), self._fams_of_pair(best), float(s[best])
+            fams = self._families(self._pair_fams, self._pair_of_inc, self._inc_fam, best)
+            return "adjacency", (best // n, best % n), fams, float(s[best])
         if not self._tri_id.size:
             return None
         tid = self._tri_uniq
@@ -158,7 +153,8 @@ class ClassBranching(pyscipopt.Branchrule):
         k = int(np.argmax(fr))
         if fr[k] > TOL:
             t = int(tid[k])
-            return "vstructure", (t // n % n, t % n, t // (n * n)), self._fams_of_triple(t), float(v[k])
+            fams = self._families(self._tri_fams, self._tri_id, self._tri_fam, t)
+            return "vstructure", (t // n % n, t % n, t // (n * n)), fams, float(v[k])
         return None
 
     def _decide(self) -> bool:
