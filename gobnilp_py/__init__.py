@@ -15,7 +15,7 @@ All scores are natural-log and higher is better (GOBNILP's convention).
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 from .constraints.structural import StructuralConstraints
 from .data import ConstantColumnWarning, ContinuousColumnWarning, Dataset, read_data

@@ -29,7 +29,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from .. import __version__
+from .._version import __version__
 from ..errors import GobnilpError
 from ._results import PROG
 

@@ -39,6 +39,7 @@ from pathlib import Path
 from types import TracebackType
 
 from .._io import atomic_write_bytes, atomic_write_text, umask
+from .._version import __version__
 from ..errors import OutputError
 
 __all__ = ["StagedFolder", "RUN_MARKER", "check_output_folder", "check_output_file", "ours_in", "write_error"]
@@ -230,8 +231,6 @@ class StagedFolder:
         return self.dest / name
 
     def _marker(self, note: str) -> str:
-        from .. import __version__
-
         return json.dumps({"written_by": f"gobnilp-py {__version__}", "note": note, "time": time.ctime(),
                            "files": list(dict.fromkeys(self.files))}, indent=1) + "\n"
 

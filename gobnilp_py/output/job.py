@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._version import __version__
 from ..config import PICTURES, RUN_SOURCE, RunConfig, keyword_overrides, load_config
 from ..progress import Progress
 from . import pictures as P
@@ -85,8 +86,6 @@ class RunResult:
 
     def to_dict(self) -> dict[str, Any]:
         """Everything machine-readable about the run (the ``result.json`` output)."""
-        from .. import __version__
-
         cfg = self.config
         d: dict[str, Any] = {
             "gobnilp_py_version": __version__,
@@ -371,8 +370,6 @@ def _top_edges(res: RunResult) -> list[tuple[str, str, float]]:
 
 
 def _write(res: RunResult, pics: P.PictureSet, progress: Progress) -> list[Path]:
-    from .. import __version__
-
     cfg = res.config
     wanted = cfg.outputs
     t0 = time.perf_counter()

@@ -42,6 +42,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._version import __version__
 from ..errors import ScoreError
 
 __all__ = ["ScoreTable", "Family", "PROVENANCE_PREFIX", "MAX_ABS_SCORE", "jkl_written_by_us"]
@@ -288,12 +289,8 @@ class ScoreTable:
         """The ``# gobnilp_py: key = value`` comment lines :meth:`to_jkl` writes after the scores."""
         from .._json import jsonable
 
-        try:
-            from .. import __version__ as version
-        except ImportError:  # pragma: no cover - partial import during package initialisation
-            version = "unknown"
         items: list[tuple[str, object]] = [
-            ("written_by", f"gobnilp_py {version}"),
+            ("written_by", f"gobnilp_py {__version__}"),
             ("score", self.score_name),
             ("epsilon", self.epsilon),
             ("guarantee", self._guarantee_kind()),
