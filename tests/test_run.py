@@ -70,6 +70,23 @@ def test_enumerate_json_equals_api(small_csv, tmp_path, capsys):
     assert sum(m["size"] for m in got["mecs"]) == len(cs)
 
 
+def test_bif_cpts_use_the_runs_ess(small_csv, tmp_path, capsys):
+    """best.bif is fitted with the run's [scoring] ess (the prior the BDeu structure was scored with), not ess 1."""
+    from gobnilp_py import learn
+    from gobnilp_py.interop import to_bif
+
+    cfg = tmp_path / "l.toml"
+    cfg.write_text(f'[data]\npath = "{small_csv}"\n[scoring]\nscore = "BDeu"\ness = 7.0\n'
+                   '[search]\njob = "learn"\n[output]\nwrite = ["bif"]\n')
+    assert main(["run", str(cfg), "-q", "-o", str(tmp_path / "o")]) == 0
+    text = (tmp_path / "o" / "best.bif").read_text()
+    ds = read_data(small_csv)
+    net = learn(ds, score="BDeu", ess=7.0)
+    body = text[text.index("network gobnilp_py {"):]
+    assert body == to_bif(net, ds, ess=7.0)
+    assert body != to_bif(net, ds, ess=1.0)  # the ess is visible in the numbers
+
+
 def test_kbest_from_python_equals_api(small_csv):
     import tempfile
 

@@ -298,10 +298,12 @@ def adjacency_csv(result: Any) -> str:
     return comment_lines(result) + interop.adjacency_csv(best[0])
 
 
-def bif_text(result: Any, data: Any) -> str:
+def bif_text(result: Any, data: Any, *, ess: float = 1.0) -> str:
     """``best.bif``: the best network with CPTs fitted to ``data`` (:func:`gobnilp_py.interop.to_bif`).
 
-    Starts with the guarantee lines as ``//`` comments, which pgmpy's
+    The CPTs are BDeu posterior means with equivalent sample size ``ess``: a run
+    passes its ``[scoring] ess``, so a BDeu run's parameters use the prior its
+    structure was scored with.  Starts with the guarantee lines as ``//`` comments, which pgmpy's
     ``BIFReader`` and bnlearn's ``read.bif`` skip.  The comments are kept
     ASCII (other characters as ``\\x..`` escapes), as the rest of the file
     is, so a reader that assumes a single-byte encoding still reads it.
@@ -312,7 +314,7 @@ def bif_text(result: Any, data: Any) -> str:
     if not best:
         raise ValueError("the result holds no network: there is no BIF to write")
     head = comment_lines(result, "//").encode("ascii", "backslashreplace").decode("ascii")
-    return head + interop.to_bif(best[0], data)
+    return head + interop.to_bif(best[0], data, ess=ess)
 
 
 def table_summary(table: Any) -> dict[str, Any]:
