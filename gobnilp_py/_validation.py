@@ -32,10 +32,11 @@ of a choice), so a caller can use the result directly.
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import math
 import numbers
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,8 @@ __all__ = [
     "check_memory_limit",
     "check_lower_bound",
     "BY_CHOICES",
+    "READ_OPTIONS",
+    "check_keywords",
 ]
 
 
@@ -567,3 +570,65 @@ def check_lower_bound(value: Any, name: str | None = "lower_bound") -> float | s
             return "auto"
         raise _fail(f'must be a number or "auto", got {show(value)}', name, type_error=True)
     return check_number(value, name, allow_none=True)
+
+
+# ------------------------------------------------------------------ keywords of the public functions
+#: Options of :func:`gobnilp_py.read_data` that ``score`` and every driver accept beside the scoring
+#: options, so that ``learn(frame, arities=...)`` reads the data as asked before scoring it.
+READ_OPTIONS = ("header", "delimiter", "arities", "names")
+
+#: The public functions whose ``**`` keywords pass through to scoring: name -> (module, extra keywords
+#: taken there besides the scorer's own and :data:`READ_OPTIONS`).  ``learn`` also scores by independence
+#: selection for an approximate method; ``kbest`` names ``initial_epsilon`` only to explain its removal.
+#: Modules are named, not imported: their signatures are read only when a keyword has to be checked.
+_KEYWORD_FUNCTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "learn": ("gobnilp_py.solve.learn", ("candidate_limit", "max_evaluations", "time_per_variable")),
+    "enumerate_networks": ("gobnilp_py.solve.collect", ()),
+    "kbest": ("gobnilp_py.solve.kbest", ("initial_epsilon",)),
+    "score": ("gobnilp_py.scoring.engine", ()),
+}
+
+
+@functools.cache
+def _named_keywords(function: str) -> tuple[str, ...]:
+    """The keyword parameters ``function`` names in its signature (not its ``**`` catch-all); read once."""
+    import importlib
+    import inspect
+
+    module, _extra = _KEYWORD_FUNCTIONS[function]
+    fn = getattr(importlib.import_module(module), function)
+    return tuple(name for name, prm in inspect.signature(fn).parameters.items()
+                 if prm.kind in (prm.KEYWORD_ONLY, prm.POSITIONAL_OR_KEYWORD))
+
+
+def _scorer_keywords() -> tuple[str, ...]:
+    """What a driver passes on to :func:`gobnilp_py.scoring.score` (its own progress hook is named by the driver)."""
+    return tuple(k for k in _named_keywords("score") if k not in ("data", "progress"))
+
+
+def check_keywords(function: str, options: Mapping[str, Any]) -> None:
+    """Refuse a keyword that ``function`` (``"learn"``, ``"enumerate_networks"``, ``"kbest"``, ``"score"``) does not take.
+
+    Why: the drivers pass ``**scoring_options`` on to the scorer, so a misspelt or misplaced
+    keyword (``learn(d, max_networks=3)``) surfaced as ``TypeError: score() got an unexpected
+    keyword argument``, blaming a function the caller never called.  The error names the function
+    called, the closest keyword it takes (as a config file's unknown key does), or the other
+    public function that takes the keyword.
+
+    Raises
+    ------
+    ParameterTypeError
+        A ``TypeError`` (what Python raises for an unexpected keyword) and a ``GobnilpError``.
+    """
+    if not options:  # the usual call: nothing to check, and no scorer signature to read
+        return
+    accepted = {*_scorer_keywords(), *READ_OPTIONS, *_KEYWORD_FUNCTIONS[function][1]}
+    unknown = [k for k in options if k not in accepted]
+    if not unknown:
+        return
+    key = unknown[0]
+    hint = suggest(key, sorted({*accepted, *_named_keywords(function)} - {"data", "data_or_table", "initial_epsilon"}))
+    if not hint:
+        takers = [f"{other}()" for other in _KEYWORD_FUNCTIONS if other != function and key in _named_keywords(other)]
+        hint = f" ({' and '.join(takers)} {'take' if len(takers) > 1 else 'takes'} it)" if takers else ""
+    raise ParameterTypeError(f"{function}() got an unexpected keyword argument {key!r}{hint}")

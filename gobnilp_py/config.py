@@ -484,7 +484,7 @@ def _check_method_fit(values: dict[str, dict[str, Any]], merged: Mapping[tuple[s
     ``method = "auto"`` resolves to a method that takes the options given (``[scip]`` picks the
     ILP), so only the asobs-only keys can conflict with it.
     """
-    from .solve.methods import AUTO, METHODS, _neutral
+    from .solve.methods import AUTO, METHODS, is_neutral_option
 
     task = _TASK_OF_JOB.get(job)
     if task is None:
@@ -497,7 +497,7 @@ def _check_method_fit(values: dict[str, dict[str, Any]], merged: Mapping[tuple[s
     for (section, key), (value, origin) in merged.items():
         option = _METHOD_OPTIONS.get((section, key)) or _METHOD_OPTIONS.get((section, "*"))
         # One SCIP parameter set to false still asks for SCIP: only the other keys have a neutral value.
-        if option is None or option in given or (section != "scip" and _neutral(option, value)):
+        if option is None or option in given or (section != "scip" and is_neutral_option(option, value)):
             continue
         if section == "scip":  # the section as the user named it: [scip], params (run()), or the one parameter
             label = "[scip]" if origin.label.startswith("[scip]") else origin.label.split("[", 1)[0]

@@ -298,11 +298,9 @@ def to_bif(network: Any, data: Any, *, estimator: str = "bayes", prior: str = "B
 # ---------------------------------------------------------------------------- pgmpy
 def _pgmpy() -> Any:
     try:
-        import pgmpy  # noqa: F401
+        import pgmpy
     except ImportError:
         raise GobnilpError("to_pgmpy needs pgmpy: pip install 'gobnilp-py[pgmpy]' (or pip install pgmpy)") from None
-    import pgmpy
-
     return pgmpy
 
 

@@ -18,7 +18,7 @@ import gobnilp_py as gp
 from gobnilp_py.cli import main
 from gobnilp_py.errors import ConfigError, DataError, ParameterError, ParameterTypeError
 from gobnilp_py.examples import example_path
-from gobnilp_py.solve.inputs import check_keywords, read_for_scoring
+from gobnilp_py._validation import check_keywords
 
 ROOT = Path(__file__).resolve().parents[1]
 ASIA = str(example_path("asia"))
@@ -94,15 +94,21 @@ def test_drivers_blame_themselves_for_an_unknown_keyword(call, name, small_csv):
 
 
 # ------------------------------------------------------------------ 11 (b): score reads like the drivers
-def test_read_for_scoring_reads_with_the_drivers_keywords(tmp_path):
+def test_score_reads_with_the_drivers_keywords(tmp_path):
     p = tmp_path / "nohead.csv"
     p.write_text("0,1\n1,0\n1,1\n0,0\n")
-    ds = read_for_scoring(p, {"header": False})
-    assert ds.N == 4 and ds.names == ("0", "1")
-    assert read_for_scoring(ds, {}) is ds
+    table = gp.score(p, header=False, delimiter=",")
+    assert table.names == ("0", "1") and table.meta["N"] == 4
+    ds = gp.read_data(p, header=False)
+    assert gp.score(ds).to_jkl() == table.to_jkl()
+    with pytest.raises(ParameterError, match=r"cannot apply to a Dataset"):
+        gp.score(ds, header=False)
     with pytest.raises(ParameterTypeError, match=r"^score\(\) got an unexpected keyword argument 'hedaer' "
                                                  r"\(did you mean header\?\)"):
-        read_for_scoring(p, {"hedaer": False})
+        gp.score(p, hedaer=False)
+    with pytest.raises(ParameterTypeError, match=r"^score\(\) got an unexpected keyword argument 'max_networks' "
+                                                 r"\(enumerate_networks\(\) and kbest\(\) take it\)"):
+        gp.score(p, header=False, max_networks=3)
 
 
 def test_score_accepts_header_like_learn(tmp_path):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from ._options import add_common_options, add_data_options, add_method_options, add_scoring_options, \
     add_time_limit, check_method_flags, check_order_flag, load_table_or_data, method_kwargs, number, scoring_kwargs

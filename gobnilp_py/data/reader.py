@@ -51,7 +51,7 @@ import numpy as np
 from ..errors import DataError, GobnilpWarning, ParameterError
 from .dataset import Dataset
 
-__all__ = ["read_data", "ConstantColumnWarning", "ContinuousColumnWarning", "MISSING_TOKENS"]
+__all__ = ["read_data", "as_dataset", "ConstantColumnWarning", "ContinuousColumnWarning", "MISSING_TOKENS"]
 
 log = logging.getLogger("gobnilp_py")
 
@@ -526,3 +526,17 @@ def _as_state_indices(uniq: np.ndarray, arity: int) -> np.ndarray | None:
     if vals.min() < 0 or vals.max() >= arity:
         return None
     return vals
+
+
+def as_dataset(data: object, read_options: Mapping[str, object]) -> Dataset:
+    """``data`` as a :class:`Dataset`: read with ``read_options`` (:func:`read_data`'s keywords) unless it already is one.
+
+    Why: ``score`` and the drivers take data as a file, frame, array or :class:`Dataset`, with the
+    reading keywords beside their own; this is the one place that turns those into a dataset, and
+    refuses reading keywords for data that is already read rather than ignoring them.
+    """
+    if isinstance(data, Dataset):
+        if read_options:
+            raise ParameterError(f"data options {sorted(read_options)} cannot apply to a Dataset, which is already read")
+        return data
+    return read_data(data, **read_options)  # type: ignore[arg-type]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyscipopt
@@ -24,6 +25,9 @@ from pyscipopt import SCIP_RESULT
 from ..search.family_index import FamilyIndex
 from ..search.orders import best_for_order, sink_order
 from .stats import SolveStats
+
+if TYPE_CHECKING:  # the model module includes this heuristic: a type-only import keeps the two acyclic
+    from .model import FamilyModel
 
 __all__ = ["SinkHeuristic", "StartHeuristic", "add_sink_heuristic", "add_start_heuristic"]
 
@@ -151,7 +155,7 @@ class StartHeuristic(pyscipopt.Heur):
         return {"result": SCIP_RESULT.FOUNDSOL if ok else SCIP_RESULT.DIDNOTFIND}
 
 
-def add_start_heuristic(fm: "FamilyModel", chosen: Sequence[int]) -> StartHeuristic:  # noqa: F821
+def add_start_heuristic(fm: FamilyModel, chosen: Sequence[int]) -> StartHeuristic:
     """Include a :class:`StartHeuristic` for the network ``chosen`` (``chosen[v]`` indexes ``table.families[v]``)."""
     flat = np.array([fm.index.family(v, k) for v, k in enumerate(chosen)], dtype=np.int64)
     derived = [(a, fams) for (_, _), (a, fams) in fm.extra.get("arrow_families", {}).items()]

@@ -46,8 +46,6 @@ def add_structural_rows(cons: StructuralConstraints, fm: Any) -> list[Any]:
     so the model is right even on an unfiltered table.  Returns the list
     of constraints added.
     """
-    from pyscipopt import quicksum
-
     model, table, x = fm.model, fm.table, fm.x
     cons.validate(table.names)
     idx = {v: i for i, v in enumerate(table.names)}

@@ -160,7 +160,6 @@ if AVAILABLE:  # pragma: no cover - exercised only where numba is installed
             k = _advance(X, ar, set_el, e0, e1, prev, plen, zs, ms, dense_limit, present)
             plen = k
             z = zs[k]
-            m = ms[k]
             n = 0
             for i in range(R):
                 if seen[z[i]] == 0:

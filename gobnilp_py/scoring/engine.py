@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from ..data.dataset import Dataset
-from .._validation import (check_lower_bound, check_memory_limit, check_palim, check_positive_int,
-                           check_positive_number)
+from .._validation import (READ_OPTIONS, check_keywords, check_lower_bound, check_memory_limit, check_palim,
+                           check_positive_int, check_positive_number)
+from ..data.reader import as_dataset
 from ..errors import DataError, ParameterError, ScoreError
 from . import pruning as P
 from .candidates import immediate_subsets, next_level
@@ -227,9 +227,10 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
     palim_auto = palim == "auto"
     mem = DEFAULT_MEMORY_LIMIT if memory_limit is None else memory_limit
     lb_given = None if lower_bound is None or lower_bound == "auto" else float(lower_bound)
-    from ..solve.inputs import read_for_scoring
-
-    ds = read_for_scoring(data, read_options)
+    # ``header``, ``delimiter``, ... read the data as the drivers read it; any other keyword is refused
+    # naming score() (or the public function that does take it).
+    check_keywords("score", {k: v for k, v in read_options.items() if k not in READ_OPTIONS})
+    ds = as_dataset(data, read_options)
     if ds.N < 1:
         raise DataError(f"{ds.source}: no data rows to score")
     sc = make_score(score, ds, ess=ess_f)
@@ -404,23 +405,21 @@ def _heuristic_lower_bound(names: tuple[str, ...],
                            kept: list[list[tuple[tuple[int, ...], float]]]) -> tuple[float, str]:
     """Score of a DAG found quickly from the table: the best of two sink heuristics and ASOBS.
 
-    :func:`gobnilp_py.scoring.heuristic.greedy_dag` always; when the search
-    package is present, also its ``sink_order`` polished by ``best_for_order``
-    and the ASOBS incumbent (:func:`gobnilp_py.search.incumbent.quick_incumbent`,
-    a deterministic budget of orders), imported lazily: scoring does not
-    depend on search.  Every candidate is the score of a network of the
-    table, so LB never exceeds the optimum.
+    :func:`gobnilp_py.scoring.heuristic.greedy_dag`, the search package's
+    ``sink_order`` polished by ``best_for_order``, and its ASOBS incumbent
+    (:func:`gobnilp_py.search.incumbent.quick_incumbent`, a deterministic
+    budget of orders).  The search modules are imported here, on the opt-in
+    ``lower_bound="auto"`` path only: they search a finished table, so the walk
+    itself never needs them.  Every candidate is the score of a network of
+    the table, so LB never exceeds the optimum.
     """
+    from ..search.family_index import FamilyIndex
+    from ..search.incumbent import quick_incumbent
+    from ..search.orders import best_for_order, sink_order
     from .heuristic import greedy_dag
 
     lb, _ = greedy_dag(kept)
     source = "sink heuristic (scoring)"
-    try:
-        from ..search.family_index import FamilyIndex
-        from ..search.incumbent import quick_incumbent
-        from ..search.orders import best_for_order, sink_order
-    except ImportError:
-        return lb, source
     table = ScoreTable(names, [list(f) for f in kept])  # sorts best first
     index = FamilyIndex.from_table(table)
     choice = sink_order(index, np.zeros(index.F))

@@ -8,9 +8,9 @@ its unconstrained best the sink (last in the order), and remove it.  Each
 chosen family only uses variables still remaining, so the result is acyclic
 by construction.  Cost O(n * table size) numpy operations.
 
-(``gobnilp_py.search.orders`` will hold the shared best-for-order primitive;
-this module stays small and self-contained so that scoring does not depend on
-the search package.)
+It works on the walk's own lists of families, before a :class:`ScoreTable`
+exists; the search package's stronger heuristics, which need one, are added
+to it by :func:`gobnilp_py.scoring.engine._heuristic_lower_bound`.
 """
 
 from __future__ import annotations

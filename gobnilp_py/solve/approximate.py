@@ -32,10 +32,12 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import READ_OPTIONS
+from ..data.reader import as_dataset
 from ..errors import ParameterError
 from ..network import Network
 from ..scoring.table import ScoreTable
-from .inputs import READ_OPTIONS, TableInfo, acquire_table, as_dataset, is_table_input
+from .inputs import TableInfo, acquire_table, is_table_input
 
 __all__ = ["SELECTION_SHARE", "SELECTION_OPTIONS", "acquire_for", "selection_table", "label_network", "table_caveat"]
 
@@ -89,7 +91,7 @@ def selection_table(data: Any, *, time_limit: float | None, constraints: Any = N
     Parameters
     ----------
     data : Dataset, path, DataFrame or array
-        Read with the :data:`~gobnilp_py.solve.inputs.READ_OPTIONS` among ``scoring_options``.
+        Read with the :data:`~gobnilp_py._validation.READ_OPTIONS` among ``scoring_options``.
     time_limit : float or None
         The caller's whole time limit; the selection gets :data:`SELECTION_SHARE` of it.
     constraints : StructuralConstraints, optional

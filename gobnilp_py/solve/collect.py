@@ -23,15 +23,15 @@ import logging
 import math
 import time
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
+from .._validation import check_keywords
 from ..errors import ParameterError, SolverError
 from ._checks import (check_by, check_epsilon, check_lower_bound_held, check_max_networks, check_method,
                       check_time_limit)
 from .classes import expand_classes
 from .credible import CredibleSet
-from .inputs import acquire_table, as_constraints, check_keywords, filter_table
+from .inputs import acquire_table, as_constraints, filter_table
 from .learn import _check_answer, _remaining
 from .methods import engine_module, method_options, resolve_method
 from .results import network_from_solution, tolerance_of
@@ -292,8 +292,6 @@ def _class_result(table: Any, col: Any, *, opt: float, eps: float, best: Any, be
       sums) and, when the search was cut too, at least the search's own
       certified threshold (every class scoring above it was found).
     """
-    from .classes import expand_classes
-
     tol = tolerance_of(opt)
     search_reason = col.reason
     now = time.perf_counter()

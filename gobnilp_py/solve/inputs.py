@@ -18,7 +18,6 @@ caveat that it is exact only *with respect to that table*.
 
 from __future__ import annotations
 
-import functools
 import logging
 import math
 import os
@@ -28,19 +27,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._validation import READ_OPTIONS
 from .._wording import UNKNOWN_PRUNING
 from ..constraints.structural import InfeasibleConstraints, StructuralConstraints
+from ..data.reader import as_dataset
 from ..errors import ParameterError, ConstraintError, ScoreError
 from ..scoring.table import ScoreTable
 
 __all__ = ["TableInfo", "as_constraints", "is_table_input", "load_table", "acquire_table", "filter_table",
-           "EPS_SLACK", "check_scoring_options", "check_keywords", "read_for_scoring"]
+           "EPS_SLACK", "check_scoring_options"]
 
 _log = logging.getLogger(__name__)
-
-#: Options of :func:`gobnilp_py.read_data` a driver accepts beside the scoring options, so that
-#: ``learn(frame, arities=...)`` reads the data as asked before scoring it.
-READ_OPTIONS = ("header", "delimiter", "arities", "names")
 
 #: A table recorded as safe for ε' supports a request for ε when ε <= ε' + EPS_SLACK
 #: (ε is written to ``.jkl`` files with 17 significant digits; the slack only absorbs
@@ -103,83 +100,6 @@ def _given_table_info(table: ScoreTable, epsilon: float | None) -> TableInfo:
         raise ScoreError(f"the score table was pruned for epsilon={safe:.6g} (Bayes factor {bf:.6g}) and may "
                          f"lack parent sets of networks within epsilon={epsilon:.6g}; rescore the data for that gap")
     return info
-
-
-#: The public functions whose ``**scoring_options`` pass through to scoring: name -> (module, extra keywords
-#: taken there besides the scorer's own and :data:`READ_OPTIONS`).  ``learn`` also scores by independence
-#: selection for an approximate method; ``kbest`` names ``initial_epsilon`` only to explain its removal.
-_DRIVERS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "learn": ("gobnilp_py.solve.learn", ("candidate_limit", "max_evaluations", "time_per_variable")),
-    "enumerate_networks": ("gobnilp_py.solve.collect", ()),
-    "kbest": ("gobnilp_py.solve.kbest", ("initial_epsilon",)),
-    "score": ("gobnilp_py.scoring.engine", ()),
-}
-
-
-@functools.cache
-def _named_keywords(function: str) -> tuple[str, ...]:
-    """The keyword parameters ``function`` names in its signature (not its ``**`` catch-all); read once."""
-    import importlib
-    import inspect
-
-    module, _extra = _DRIVERS[function]
-    fn = getattr(importlib.import_module(module), function)
-    return tuple(name for name, prm in inspect.signature(fn).parameters.items()
-                 if prm.kind in (prm.KEYWORD_ONLY, prm.POSITIONAL_OR_KEYWORD))
-
-
-def _scorer_keywords() -> tuple[str, ...]:
-    """What a driver passes on to :func:`gobnilp_py.scoring.score` (its own progress hook is named by the driver)."""
-    return tuple(k for k in _named_keywords("score") if k not in ("data", "progress"))
-
-
-def check_keywords(function: str, options: Mapping[str, Any]) -> None:
-    """Refuse a keyword that ``function`` (``"learn"``, ``"enumerate_networks"``, ``"kbest"``) does not take.
-
-    Why: the drivers pass ``**scoring_options`` on to the scorer, so a misspelt or misplaced
-    keyword (``learn(d, max_networks=3)``) surfaced as ``TypeError: score() got an unexpected
-    keyword argument``, blaming a function the caller never called.  The error names the function
-    called, the closest keyword it takes (as a config file's unknown key does), or the other
-    public function that takes the keyword.
-
-    Raises
-    ------
-    ParameterTypeError
-        A ``TypeError`` (what Python raises for an unexpected keyword) and a ``GobnilpError``.
-    """
-    if not options:  # the usual call: nothing to check, and no scorer signature to read
-        return
-    accepted = {*_scorer_keywords(), *READ_OPTIONS, *_DRIVERS[function][1]}
-    unknown = [k for k in options if k not in accepted]
-    if not unknown:
-        return
-    from .._validation import suggest
-    from ..errors import ParameterTypeError
-
-    key = unknown[0]
-    hint = suggest(key, sorted({*accepted, *_named_keywords(function)} - {"data", "data_or_table", "initial_epsilon"}))
-    if not hint:
-        takers = [f"{other}()" for other in _DRIVERS if other != function and key in _named_keywords(other)]
-        hint = f" ({' and '.join(takers)} {'take' if len(takers) > 1 else 'takes'} it)" if takers else ""
-    raise ParameterTypeError(f"{function}() got an unexpected keyword argument {key!r}{hint}")
-
-
-def read_for_scoring(data: Any, read_options: Mapping[str, Any]) -> Any:
-    """The :class:`~gobnilp_py.data.Dataset` :func:`gobnilp_py.scoring.score` scores, read with ``read_options``.
-
-    Why: the drivers take :func:`gobnilp_py.read_data`'s keywords (``header``, ``delimiter``,
-    ``arities``, ``names``) for data given as a file, frame or array; ``score`` takes the same
-    ones, through this function, so one call reads the same file the same way everywhere.  Any
-    other keyword is refused as :func:`check_keywords` refuses it, naming ``score()``.
-    """
-    from ..data import Dataset, read_data
-
-    foreign = {k: v for k, v in read_options.items() if k not in READ_OPTIONS}
-    if foreign:
-        check_keywords("score", foreign)
-    if read_options:
-        return as_dataset(data, read_options)
-    return data if isinstance(data, Dataset) else read_data(data)
 
 
 def check_scoring_options(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -267,17 +187,6 @@ def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: Str
     info = TableInfo(given=False, epsilon=table.safe_epsilon, approximate=table.approximate,
                      time_scoring=time.perf_counter() - t0)
     return table, info
-
-
-def as_dataset(data: Any, read_opts: Mapping[str, Any]) -> Any:
-    """``data`` as a :class:`~gobnilp_py.data.Dataset`, read with ``read_opts`` unless it already is one."""
-    from ..data import Dataset, read_data
-
-    if isinstance(data, Dataset):
-        if read_opts:
-            raise ParameterError(f"data options {sorted(read_opts)} cannot apply to a Dataset, which is already read")
-        return data
-    return read_data(data, **read_opts)
 
 
 def filter_table(table: ScoreTable, constraints: StructuralConstraints | None) -> ScoreTable | None:

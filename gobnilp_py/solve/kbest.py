@@ -57,12 +57,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._validation import READ_OPTIONS, check_keywords
 from .._wording import ordinal
 from ..errors import ParameterError
 from ._checks import (check_by, check_k, check_lower_bound_held, check_max_networks, check_method,
                       check_time_limit)
 from .credible import CredibleSet
-from .inputs import READ_OPTIONS, acquire_table, as_constraints, check_keywords, filter_table, is_table_input
+from .inputs import acquire_table, as_constraints, filter_table, is_table_input
 from .learn import _check_answer, _remaining
 from .methods import METHODS, engine_module, method_options, resolve_method
 from .results import REL_TOL, credible_set, tolerance_of

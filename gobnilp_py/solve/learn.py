@@ -18,10 +18,10 @@ from typing import Any
 
 from ..errors import ParameterError, SolverError
 from ..network import Network
-from .._validation import check_int
+from .._validation import check_int, check_keywords
 from ._checks import check_gap, check_lower_bound_held, check_method, check_time_limit
 from .approximate import acquire_for, label_network
-from .inputs import as_constraints, check_keywords, filter_table
+from .inputs import as_constraints, filter_table
 from .methods import engine_module, method_options, resolve_method
 from .results import network_from_solution, tolerance_of
 

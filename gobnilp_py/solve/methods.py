@@ -37,7 +37,7 @@ from ..constraints.structural import FILTER_KINDS
 from ..errors import ParameterError
 
 __all__ = ["Method", "METHODS", "TASKS", "AUTO", "method_names", "get_method", "engine_module", "check_method",
-           "choose_method", "resolve_method", "method_options"]
+           "choose_method", "resolve_method", "method_options", "is_neutral_option"]
 
 #: The tasks a method can perform.
 TASKS = ("optimum", "epsilon_set", "kbest")
@@ -183,7 +183,7 @@ def resolve_method(name: str, task: str, n: int, kinds: frozenset[str], n_famili
     say) decide for that method, and ``class_collection=True`` (the k best
     equivalence classes) restricts the choice to methods that collect classes.
     """
-    given = [k for k, v in (options or {}).items() if not _neutral(k, v)]
+    given = [k for k, v in (options or {}).items() if not is_neutral_option(k, v)]
     if name == AUTO:
         chosen, reason = choose_method(task, n, kinds, n_families)
         if class_collection and not METHODS[chosen].class_collection:
@@ -212,7 +212,7 @@ OPTION_WORDS = {"params": "SCIP parameters", "verbose": "solver log (verbose)", 
                 "seed": "random seed", "n_orders": "number of random orders", "backend": "backend"}
 
 
-def _neutral(key: str, value: Any) -> bool:
+def is_neutral_option(key: str, value: Any) -> bool:
     """True for an option value that asks nothing of any method (not given, off, or a zero gap)."""
     return value is None or value is False or (key == "gap" and value == 0) or (
         isinstance(value, Mapping) and not value)
@@ -222,7 +222,7 @@ def method_options(method: Method, options: dict[str, Any]) -> dict[str, Any]:
     """Keep the options ``method`` understands; refuse, in one line, one it cannot use."""
     out = {}
     for key, value in options.items():
-        if _neutral(key, value):
+        if is_neutral_option(key, value):
             continue  # not given (or the neutral value every method honours)
         if key not in method.options:
             users = ", ".join(m.name for m in METHODS.values() if key in m.options)

@@ -38,12 +38,12 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from .._validation import (check_n_jobs, check_nonnegative_int, check_order_names, check_positive_number,
-                           check_score_name, show)
+from .._validation import (READ_OPTIONS, check_n_jobs, check_nonnegative_int, check_order_names,
+                           check_positive_number, check_score_name, show)
 from ..errors import ParameterError, ScoreError, SolverError
 from ..network import Network
 from .credible import CredibleSet
-from .inputs import READ_OPTIONS, TableInfo, acquire_table, is_table_input
+from .inputs import TableInfo, acquire_table, is_table_input
 from .results import credible_set, network_from_solution, tolerance_of
 
 __all__ = ["ORDER_METHOD", "ORDER_REASON", "ORDER_SCORING_OPTIONS", "learn_with_order", "enumerate_with_order",
