@@ -26,7 +26,7 @@ import numpy as np
 import pyscipopt
 from pyscipopt import SCIP_RESULT
 
-from ._callbacks import INT_TOL, logged_callback
+from ._callbacks import INT_TOL, TransformedVars, logged_callback
 
 from ..search.family_index import FamilyIndex
 from .stats import SolveStats
@@ -42,7 +42,7 @@ HANDLER_NAME = "gobnilp_acyclicity"
 
 
 
-class AcyclicityHandler(pyscipopt.Conshdlr):
+class AcyclicityHandler(TransformedVars, pyscipopt.Conshdlr):
     """Keeps the chosen parent sets acyclic with cluster cuts.
 
     Parameters
@@ -99,18 +99,11 @@ class AcyclicityHandler(pyscipopt.Conshdlr):
         #: (cluster, k) cuts found by an earlier search of the same table, put in at the first separation
         #: (see :func:`seed_cuts`)
         self.seed: list[tuple[frozenset[int], int]] = []
-        self._tvars: list | None = None
         self._locked = np.flatnonzero(index.n_parents > 0)
         # parent bitmasks for the fast acyclicity test of integral points (up to 62 nodes)
         self._fmasks = family_masks(index) if index.n <= 62 else None
 
     # ------------------------------------------------------------- helpers
-    def tvars(self) -> list:
-        """Transformed family variables (fetched once per solve; refreshed after restarts)."""
-        if self._tvars is None:
-            self._tvars = [self.model.getTransformedVar(v) for v in self.xvars]
-        return self._tvars
-
     def lp_values(self) -> np.ndarray:
         """Current LP values of all family variables, one sweep."""
         return np.fromiter((v.getLPSol() for v in self.tvars()), dtype=np.float64, count=len(self.xvars))
@@ -258,11 +251,11 @@ class AcyclicityHandler(pyscipopt.Conshdlr):
     # ----------------------------------------------------------- callbacks
     @logged_callback
     def consinitsol(self, constraints):
-        self._tvars = None
+        self.forget_tvars()
 
     @logged_callback
     def consexitsol(self, constraints, restart):
-        self._tvars = None
+        self.forget_tvars()
 
     @logged_callback
     def conscheck(self, constraints, solution, checkintegrality, checklprows, printreason, completely):

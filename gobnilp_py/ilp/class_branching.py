@@ -50,7 +50,7 @@ import numpy as np
 import pyscipopt
 from pyscipopt import SCIP_RESULT
 
-from ._callbacks import logged_callback
+from ._callbacks import TransformedVars, logged_callback
 from ..search.family_index import FamilyIndex
 
 __all__ = ["ClassBranching", "include_class_branching"]
@@ -69,7 +69,7 @@ DECIDE_AFTER = 32
 MIN_MEAN_CLASS_SIZE = 7.0
 
 
-class ClassBranching(pyscipopt.Branchrule):
+class ClassBranching(TransformedVars, pyscipopt.Branchrule):
     """Branch on the most fractional adjacency, else on the most fractional v-structure (module docstring)."""
 
     def __init__(self, index: FamilyIndex, xvars: Sequence[pyscipopt.Variable],
@@ -80,7 +80,6 @@ class ClassBranching(pyscipopt.Branchrule):
         self._class_sizes = class_sizes
         #: None until decided (the rule branches meanwhile); then whether it goes on branching
         self.active: bool | None = None if class_sizes is not None else True
-        self._tvars: list | None = None
         n = index.n
         # adjacency: incidence (family f, parent p, child c) -> unordered pair id
         lo = np.minimum(index.inc_par, index.inc_child)
@@ -111,14 +110,9 @@ class ClassBranching(pyscipopt.Branchrule):
         #: mean members of the classes the decision read (None: not decided)
         self.mean_class_members: float | None = None
 
-    def tvars(self) -> list:
-        if self._tvars is None:
-            self._tvars = [self.model.getTransformedVar(v) for v in self.xvars]
-        return self._tvars
-
     @logged_callback
     def branchinitsol(self):
-        self._tvars = None
+        self.forget_tvars()
 
     @staticmethod
     def _families(cache: dict[int, np.ndarray], ids: np.ndarray, fams: np.ndarray, key: int) -> np.ndarray:

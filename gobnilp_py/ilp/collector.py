@@ -58,7 +58,7 @@ import numpy as np
 import pyscipopt
 from pyscipopt import SCIP_RESULT
 
-from ._callbacks import INT_TOL, logged_callback
+from ._callbacks import INT_TOL, TransformedVars, logged_callback
 
 from . import cluster as cl
 from ..search.family_index import FamilyIndex
@@ -67,7 +67,7 @@ __all__ = ["NetworkCollector", "BoundPruner", "include_collector"]
 
 _log = logging.getLogger(__name__)
 
-class NetworkCollector(pyscipopt.Conshdlr):
+class NetworkCollector(TransformedVars, pyscipopt.Conshdlr):
     """Record every acyclic integral point and exclude it with a nogood.
 
     Parameters
@@ -134,7 +134,6 @@ class NetworkCollector(pyscipopt.Conshdlr):
         self.stop_reason: str | None = None
         self.threshold = -math.inf
         self._top: list[float] = []  # min-heap of the k best scores
-        self._tvars: list | None = None
         self.time_record = 0.0
         #: Class collection under a time limit: the search must end by ``search_deadline``
         #: (``time.perf_counter()``) *less* ``listing_per_class`` seconds for every class found, so
@@ -144,11 +143,6 @@ class NetworkCollector(pyscipopt.Conshdlr):
         #: The search's dual bound when the budget stopped it (points discarded after the stop lie in
         #: nodes that were open then, so their scores are below it; see :meth:`budget_check`).
         self.bound_at_stop: float | None = None
-
-    def tvars(self) -> list:
-        if self._tvars is None:
-            self._tvars = [self.model.getTransformedVar(v) for v in self.xvars]
-        return self._tvars
 
     # ------------------------------------------------------------ recording
     def _chosen(self, sol, in_lp: bool = False) -> np.ndarray | None:
@@ -362,7 +356,7 @@ class NetworkCollector(pyscipopt.Conshdlr):
     # ------------------------------------------------------------ callbacks
     @logged_callback
     def consinitsol(self, constraints):
-        self._tvars = None
+        self.forget_tvars()
 
     @logged_callback
     def consenfolp(self, constraints, nusefulconss, solinfeasible):

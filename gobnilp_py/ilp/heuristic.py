@@ -24,6 +24,7 @@ from pyscipopt import SCIP_RESULT
 
 from ..search.family_index import FamilyIndex
 from ..search.orders import best_for_order, sink_order
+from ._callbacks import TransformedVars
 from .stats import SolveStats
 
 if TYPE_CHECKING:  # the model module includes this heuristic: a type-only import keeps the two acyclic
@@ -34,7 +35,7 @@ __all__ = ["SinkHeuristic", "StartHeuristic", "add_sink_heuristic", "add_start_h
 _log = logging.getLogger(__name__)
 
 
-class SinkHeuristic(pyscipopt.Heur):
+class SinkHeuristic(TransformedVars, pyscipopt.Heur):
     """SCIP primal heuristic wrapper of :func:`sink_order` on the current LP solution."""
 
     def __init__(self, index: FamilyIndex, xvars: Sequence[pyscipopt.Variable], stats: SolveStats,
@@ -44,10 +45,9 @@ class SinkHeuristic(pyscipopt.Heur):
         self.stats = stats
         # Variables defined as sums of family variables (e.g. arrows): set them too, or trySol fails.
         self.derived = [(v, np.asarray(fams, dtype=np.int64)) for v, fams in derived]
-        self._tvars: list | None = None
 
     def heurinitsol(self):
-        self._tvars = None
+        self.forget_tvars()
 
     def heurexec(self, heurtiming, nodeinfeasible):
         try:
@@ -60,9 +60,7 @@ class SinkHeuristic(pyscipopt.Heur):
 
     def _run(self) -> SCIP_RESULT:
         m = self.model
-        if self._tvars is None:
-            self._tvars = [m.getTransformedVar(v) for v in self.xvars]
-        tv = self._tvars
+        tv = self.tvars()
         F = len(tv)
         solving = m.getStage() == pyscipopt.SCIP_STAGE.SOLVING
         has_lp = solving and m.getLPSolstat() == pyscipopt.SCIP_LPSOLSTAT.OPTIMAL
