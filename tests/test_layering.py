@@ -1,0 +1,172 @@
+"""The package's import graph follows the pipeline: lower layers never import higher ones.
+
+Why this test: the layout should read as the pipeline (data -> scoring -> graphs and constraints
+-> engines -> drivers -> application) and a new engine should be able to land without pulling the
+drivers into the scorer.  Back-edges crept in before (scoring read its data through the drivers'
+input module; lower modules imported the package's ``__init__`` for the version string), each
+harmless alone and together a tangle.  This reads every module's imports from its source (those
+inside functions too: a lazy import is still a dependency) and checks two things:
+
+* no import points to a higher layer, except the few listed in :data:`ALLOWED` with their reason;
+* the imports executed at module load form no cycle between modules.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PKG = Path(__file__).resolve().parents[1] / "gobnilp_py"
+
+#: Layers, lowest first.  A module belongs to the longest prefix that names it.
+LAYERS: list[tuple[str, ...]] = [
+    ("errors", "_io", "_version", "_interrupt", "_numba", "_wording", "_json", "_graphs", "progress"),
+    ("_validation", "_scip_params"),
+    ("data",),
+    ("scoring",),
+    ("network", "equivalence", "constraints", "interop"),
+    ("search", "ilp"),
+    ("solve",),
+    ("output", "config", "compare", "examples"),
+    ("cli", "__main__", ""),  # "" is the package's own __init__: the public API, on top of everything
+]
+
+#: Upward imports that are there on purpose (importer, imported): each is lazy and each says why.
+ALLOWED: dict[tuple[str, str], str] = {
+    ("_validation", "scoring.local_scores"): "the vocabulary reads the score registry (names are declared once)",
+    ("_validation", "scoring.parallel"): "the vocabulary reads the scoring backends (declared once)",
+    ("_validation", "solve.methods"): "the vocabulary reads the method registry (declared once)",
+    ("scoring.engine", "search.family_index"): "lower_bound='auto' runs the search heuristics on the table",
+    ("scoring.engine", "search.orders"): "lower_bound='auto' runs the search heuristics on the table",
+    ("scoring.engine", "search.incumbent"): "lower_bound='auto' runs the ASOBS incumbent on the table",
+    ("solve.credible", "output.load"): "CredibleSet.from_dict / from_json: convenience doors to the loader",
+}
+
+
+def _module_name(path: Path, root: Path = PKG) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _layer(module: str) -> int:
+    best, best_len = None, -1
+    for i, names in enumerate(LAYERS):
+        for name in names:
+            if (module == name or module.startswith(name + ".") or name == "") and len(name) > best_len:
+                best, best_len = i, len(name)
+    assert best is not None, f"module {module!r} has no layer: add it to LAYERS"
+    return best
+
+
+def _top_level(body: list[ast.stmt]):
+    """Statements executed when the module loads (not ``if TYPE_CHECKING:`` blocks, not function bodies)."""
+    for node in body:
+        if isinstance(node, ast.If):
+            if "TYPE_CHECKING" in ast.unparse(node.test):
+                continue
+            yield from _top_level(node.body)
+            yield from _top_level(node.orelse)
+        elif isinstance(node, ast.Try):
+            yield from _top_level(node.body)
+            for handler in node.handlers:
+                yield from _top_level(handler.body)
+        else:
+            yield node
+
+
+def _imports(root: Path = PKG) -> list[tuple[str, str, bool]]:
+    """Every (importer, imported module, executed at load) of the package at ``root``, ``gobnilp_py.`` removed."""
+    modules = {_module_name(p, root) for p in root.rglob("*.py")}
+    out = []
+    for path in sorted(root.rglob("*.py")):
+        me = _module_name(path, root)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        at_load = {id(n) for n in _top_level(tree.body)}
+        package = me.split(".") if path.name == "__init__.py" else me.split(".")[:-1]
+        if me == "":
+            package = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                if node.level == 0:
+                    if not (node.module or "").startswith("gobnilp_py"):
+                        continue
+                    base = node.module.split(".")[1:]
+                else:
+                    base = package[:len(package) - (node.level - 1)] + (node.module.split(".") if node.module else [])
+                targets = []
+                for alias in node.names:  # "from . import pruning" imports the submodule
+                    sub = ".".join(base + [alias.name])
+                    targets.append(sub if sub in modules else ".".join(base))
+            elif isinstance(node, ast.Import):
+                targets = [a.name.split(".", 1)[1] if "." in a.name else "" for a in node.names
+                           if a.name.split(".")[0] == "gobnilp_py"]
+            else:
+                continue
+            for target in targets:
+                if target != me:
+                    out.append((me, target, id(node) in at_load))
+    return out
+
+
+@pytest.fixture(scope="module")
+def graph() -> list[tuple[str, str, bool]]:
+    return _imports()
+
+
+def test_no_import_points_up_the_pipeline(graph):
+    upward = sorted({(a, b) for a, b, _ in graph if _layer(b) > _layer(a)} - set(ALLOWED))
+    assert not upward, "imports against the pipeline (add a reason to ALLOWED only if it must be): " + ", ".join(
+        f"{a or 'gobnilp_py'} -> {b or 'gobnilp_py'}" for a, b in upward)
+
+
+def test_allowed_exceptions_are_still_needed(graph):
+    present = {(a, b) for a, b, _ in graph}
+    stale = sorted(set(ALLOWED) - present)
+    assert not stale, f"ALLOWED lists imports that no longer exist: {stale}"
+
+
+def test_no_cycle_among_imports_executed_at_load(graph):
+    edges: dict[str, set[str]] = {}
+    for a, b, at_load in graph:
+        # a submodule importing its own package's __init__ at load is how "from . import x" reads; skip it
+        if at_load and not (a.startswith(b + ".") or b == ""):
+            edges.setdefault(a, set()).add(b)
+    state: dict[str, int] = {}
+    path: list[str] = []
+
+    def visit(m: str) -> None:
+        state[m] = 1
+        path.append(m)
+        for nxt in sorted(edges.get(m, ())):
+            if state.get(nxt) == 1:
+                cycle = path[path.index(nxt):] + [nxt]
+                pytest.fail("import cycle at load: " + " -> ".join(cycle))
+            if nxt not in state:
+                visit(nxt)
+        path.pop()
+        state[m] = 2
+
+    for m in sorted(edges):
+        if m not in state:
+            visit(m)
+
+
+def test_the_checker_sees_a_planted_back_edge(tmp_path):
+    """The graph reader finds relative, absolute and lazy imports (else the tests above could not fail)."""
+    fake = tmp_path / "gobnilp_py"
+    (fake / "scoring").mkdir(parents=True)
+    (fake / "solve").mkdir()
+    for init in ("__init__.py", "scoring/__init__.py", "solve/__init__.py"):
+        (fake / init).write_text("")
+    (fake / "solve" / "inputs.py").write_text("X = 1\n")
+    (fake / "scoring" / "engine.py").write_text("def f():\n    from ..solve.inputs import X\n    return X\n")
+    (fake / "scoring" / "other.py").write_text("import gobnilp_py.solve.inputs\nfrom . import engine\n")
+    found = set(_imports(fake))
+    assert ("scoring.engine", "solve.inputs", False) in found
+    assert ("scoring.other", "solve.inputs", True) in found
+    assert ("scoring.other", "scoring.engine", True) in found
+    assert _layer("scoring.engine") < _layer("solve.inputs")
