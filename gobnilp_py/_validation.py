@@ -607,7 +607,7 @@ def _scorer_keywords() -> tuple[str, ...]:
 
 
 def check_keywords(function: str, options: Mapping[str, Any]) -> None:
-    """Refuse a keyword that ``function`` (``"learn"``, ``"enumerate_networks"``, ``"kbest"``, ``"score"``) does not take.
+    """Refuse a keyword that ``function`` (``"learn"``, ``"enumerate_networks"``, ``"kbest"``, ``"score"``) lacks.
 
     Why: the drivers pass ``**scoring_options`` on to the scorer, so a misspelt or misplaced
     keyword (``learn(d, max_networks=3)``) surfaced as ``TypeError: score() got an unexpected

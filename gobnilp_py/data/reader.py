@@ -529,7 +529,7 @@ def _as_state_indices(uniq: np.ndarray, arity: int) -> np.ndarray | None:
 
 
 def as_dataset(data: object, read_options: Mapping[str, object]) -> Dataset:
-    """``data`` as a :class:`Dataset`: read with ``read_options`` (:func:`read_data`'s keywords) unless it already is one.
+    """``data`` as a :class:`Dataset`, read with ``read_options`` (:func:`read_data`'s keywords) unless it is one.
 
     Why: ``score`` and the drivers take data as a file, frame, array or :class:`Dataset`, with the
     reading keywords beside their own; this is the one place that turns those into a dataset, and
@@ -537,6 +537,7 @@ def as_dataset(data: object, read_options: Mapping[str, object]) -> Dataset:
     """
     if isinstance(data, Dataset):
         if read_options:
-            raise ParameterError(f"data options {sorted(read_options)} cannot apply to a Dataset, which is already read")
+            raise ParameterError(f"data options {sorted(read_options)} cannot apply to a Dataset, "
+                                 "which is already read")
         return data
     return read_data(data, **read_options)  # type: ignore[arg-type]
