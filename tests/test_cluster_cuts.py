@@ -200,3 +200,25 @@ def test_subset_enumeration_matches_brute_force(n, support, seed):
     if violated:
         assert top[0][1] == pytest.approx(max(violated.values()))
     assert cl.enumerate_clusters(idx, x, min_violation=tol, max_nodes=0) in (None, [])
+
+
+# ------------------------------------------------------------------ sparse rows
+@SETTINGS
+@given(st.integers(2, 7), st.integers(1, 3), st.integers(1, 4), st.integers(0, 100_000))
+def test_sparse_row_equals_the_cluster_row_on_the_convexity_rows(n, k, support, seed):
+    """``sparse_row`` rewrites members through ``sum x[v] = 1``: same slack at every point that satisfies them."""
+    rng = np.random.default_rng(seed)
+    index = FamilyIndex.from_table(random_table(rng, n, k=6, max_par=4))
+    x = random_point(rng, index, support)
+    shorter = 0
+    for size in range(max(2, k + 1), n + 1):
+        for c in itertools.combinations(range(n), size):
+            counted = cl.counted_families(index, c, k)
+            fams, coefs, rhs = cl.sparse_row(index, c, counted, float(size - k))
+            assert fams.size <= counted.size
+            assert set(np.unique(index.child[fams]).tolist()) <= set(c)
+            dense = x[counted].sum() - (size - k)
+            assert float(coefs @ x[fams]) - rhs == pytest.approx(dense, abs=1e-12)
+            shorter += fams.size < counted.size
+    if n >= 4 and k == 1:  # the rewrite happens (a cluster of all nodes counts almost every family)
+        assert shorter > 0

@@ -70,6 +70,7 @@ OPTION_SETS = [
     {"cycle_cuts": False},
     {"pair_cuts": False, "subip_cuts": False},  # only integral cycles: still exact, by enforcement
     {"pair_cuts": True, "arrow_vars": True, "enumerate_max_nodes": 0},
+    {"sparse_cuts": True, "enumerate_max_nodes": 0},
     {"pair_cuts": False, "cycle_cuts": False, "subip_cuts": False, "propagate": False, "heuristic": False},
 ]
 

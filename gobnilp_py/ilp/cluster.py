@@ -159,6 +159,40 @@ def counted_families(index: FamilyIndex, cluster: Iterable[int], k: int = 1) -> 
     return np.flatnonzero(np.bincount(index.inc_fam[hit], minlength=index.F) >= k)
 
 
+def sparse_row(index: FamilyIndex, cluster: Iterable[int], counted: np.ndarray,
+               rhs: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """The row ``sum(x[counted]) <= rhs`` with fewer nonzeros, equal on the convexity rows.
+
+    Each member ``v`` of ``cluster`` has exactly one family (``sum of x[v] = 1`` is a row of
+    the model), so its counted families can be replaced by ``1 - (its other families)``:
+    ``-x`` on the families of ``v`` that are *not* counted, and ``rhs - 1``.  This is done for
+    the members with fewer uncounted than counted families.  The two rows agree at every point
+    that satisfies the convexity rows (every LP point, every solution), so the LP relaxation
+    and the set of networks are unchanged; the row is shorter, which makes LPs cheaper.
+
+    Returns ``(families, coefficients, rhs)``.
+    """
+    is_counted = np.zeros(index.F, dtype=bool)
+    is_counted[counted] = True
+    fams, coefs = [], []
+    for v in sorted(set(int(c) for c in cluster)):
+        a, b = int(index.start[v]), int(index.start[v + 1])
+        mine = is_counted[a:b]
+        n_in = int(mine.sum())
+        if (b - a) - n_in < n_in:
+            out = a + np.flatnonzero(~mine)
+            fams.append(out)
+            coefs.append(np.full(out.size, -1.0))
+            rhs -= 1.0
+        else:
+            inn = a + np.flatnonzero(mine)
+            fams.append(inn)
+            coefs.append(np.ones(inn.size))
+    if not fams:
+        return np.zeros(0, dtype=np.int64), np.zeros(0), rhs
+    return np.concatenate(fams), np.concatenate(coefs), rhs
+
+
 def cluster_violation(index: FamilyIndex, xval: np.ndarray, cluster: Iterable[int], k: int = 1) -> float:
     """``counted_k(C) - |C| + k``: positive iff ``xval`` violates the k-cluster inequality of ``C``."""
     c = list(cluster)
