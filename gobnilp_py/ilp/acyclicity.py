@@ -86,7 +86,7 @@ class AcyclicityHandler(TransformedVars, pyscipopt.Conshdlr):
                  propagate: bool = True, subip_time_limit: float = 10.0,
                  subip_params: dict | None = None, enumerate_max_nodes: int = 14,
                  kcluster_max: int = 3, kcluster_depth: int = 0, kcluster_rounds: int = 10,
-                 sparse_cuts: bool = False) -> None:
+                 sparse_cuts: bool = True) -> None:
         self.index = index
         self.sparse_cuts = bool(sparse_cuts)
         self.xvars = list(xvars)
@@ -331,7 +331,7 @@ class AcyclicityHandler(TransformedVars, pyscipopt.Conshdlr):
 
 
 def add_acyclicity(model: pyscipopt.Model, index: FamilyIndex, xvars: Sequence[pyscipopt.Variable],
-                   stats: SolveStats, *, sepafreq: int = 1, propfreq: int = 1, **options) -> AcyclicityHandler:
+                   stats: SolveStats, *, sepafreq: int = 10, propfreq: int = 1, **options) -> AcyclicityHandler:
     """Include the handler in ``model`` and attach its single constraint.
 
     Priorities: separation before SCIP's generic cuts (the cluster cuts are
