@@ -71,6 +71,7 @@ OPTION_SETS = [
     {"pair_cuts": False, "subip_cuts": False},  # only integral cycles: still exact, by enforcement
     {"pair_cuts": True, "arrow_vars": True, "enumerate_max_nodes": 0},
     {"sparse_cuts": True, "enumerate_max_nodes": 0},
+    {"sparse_cuts": False, "sepafreq": 1},  # the dense rows and the old separation frequency
     {"pair_cuts": False, "cycle_cuts": False, "subip_cuts": False, "propagate": False, "heuristic": False},
 ]
 

@@ -124,18 +124,15 @@ class AcyclicityHandler(TransformedVars, pyscipopt.Conshdlr):
         m, tv = self.model, self.tvars()
         fams = cl.counted_families(self.index, cluster, k)
         rhs = float(len(cluster) - k)
-        coefs = None
         if self.sparse_cuts:
             fams, coefs, rhs = cl.sparse_row(self.index, cluster, fams, rhs)
+        else:
+            coefs = np.ones(fams.size)
         name = f"cluster{'' if k == 1 else k}_{'_'.join(map(str, sorted(cluster)))}"
         row = m.createEmptyRowUnspec(name=name, lhs=None, rhs=rhs, local=False, modifiable=False, removable=True)
         m.cacheRowExtensions(row)
-        if coefs is None:
-            for f in fams.tolist():
-                m.addVarToRow(row, tv[f], 1.0)
-        else:
-            for f, c in zip(fams.tolist(), coefs.tolist()):
-                m.addVarToRow(row, tv[f], c)
+        for f, c in zip(fams.tolist(), coefs.tolist()):
+            m.addVarToRow(row, tv[f], c)
         m.flushRowExtensions(row)
         infeasible = m.addCut(row, forcecut=force)
         if (cluster, k) in self.added:

@@ -369,12 +369,6 @@ def _top_edges(res: RunResult) -> list[tuple[str, str, float]]:
     return pairs
 
 
-def _bif_ess(cfg: RunConfig) -> float:
-    """The equivalent sample size of ``best.bif``'s CPTs: the run's ``[scoring] ess`` (1 when not set)."""
-    ess = cfg.get("scoring", "ess")
-    return 1.0 if ess is None else float(ess)
-
-
 def _write(res: RunResult, pics: P.PictureSet, progress: Progress) -> list[Path]:
     cfg = res.config
     wanted = cfg.outputs
@@ -399,7 +393,7 @@ def _write(res: RunResult, pics: P.PictureSet, progress: Progress) -> list[Path]
                     folder.write_text(fname if dot_name == "best.dot" else fname.rsplit(".", 1)[0] + "_cpdag.dot",
                                       text)
             elif name == "bif" and best:  # these three start with the guarantee too (// in BIF, # in CSV)
-                folder.write_text(fname, W.bif_text(r, res.dataset, ess=_bif_ess(cfg)))
+                folder.write_text(fname, W.bif_text(r, res.dataset, ess=cfg.get("scoring", "ess")))
             elif name == "adjacency" and best:
                 folder.write_text(fname, W.adjacency_csv(r))
             elif name == "arc_strength" and len(r):
