@@ -28,7 +28,7 @@ import numpy as np
 
 from ..data.dataset import Dataset
 
-__all__ = ["ParentConfigs", "FamilyCounts", "BlockCounts", "xlogx_table"]
+__all__ = ["ParentConfigs", "FamilyCounts", "BlockCounts", "SetBlockCounts", "xlogx_table"]
 
 
 def xlogx_table(n_max: int) -> np.ndarray:
@@ -254,6 +254,56 @@ class BlockCounts:
                 np.add.reduceat((self.flat > 0).astype(np.int64), starts))
 
 
+@dataclass(frozen=True)
+class SetBlockCounts:
+    """A block's counts per *variable set*: each parent set ``W`` and each family ``W ∪ {c}`` once.
+
+    Why: the cells ``N_jk`` of a pair ``(W, c)`` are the configuration counts
+    of the variable set ``W ∪ {c}``, which every pair with the same union
+    shares (a level of ``k`` parents reaches each ``(k + 1)``-set from up to
+    ``k + 1`` pairs), and ``N_j`` are those of ``W``.  Scores whose terms
+    depend on the cells only through those counts (the Dirichlet scores'
+    cell terms, with the pair's ``a_jk``) need no per-pair table: counting
+    and summing once per set does the same arithmetic on up to ``k + 1``
+    times fewer rows.  Per-configuration details of a pair (the child
+    states seen in each ``j``) are not available from it.
+
+    Attributes
+    ----------
+    q, pair_set, children, r
+        As in :class:`BlockCounts` (``q`` per parent set, the rest per pair).
+    family : numpy.ndarray of int64, shape (P,)
+        Index of each pair's family set ``W ∪ {c}`` (distinct over the block).
+    set_counts, set_off : numpy.ndarray of int64
+        ``N_j`` of set ``b`` by configuration id: ``set_counts[set_off[b]:set_off[b + 1]]``.
+    family_counts, family_off : numpy.ndarray of int64
+        The same for the family sets.
+    """
+
+    q: list[int]
+    pair_set: np.ndarray
+    children: np.ndarray
+    r: np.ndarray
+    family: np.ndarray
+    set_counts: np.ndarray
+    set_off: np.ndarray
+    family_counts: np.ndarray
+    family_off: np.ndarray
+
+    @property
+    def n_pairs(self) -> int:
+        return int(self.children.size)
+
+
+def find_sorted(sorted_keys: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Positions of ``queries`` in ``sorted_keys`` and whether each is there."""
+    if sorted_keys.size == 0:
+        return np.zeros(queries.shape, dtype=np.int64), np.zeros(queries.shape, dtype=bool)
+    pos = np.searchsorted(sorted_keys, queries)
+    np.minimum(pos, sorted_keys.size - 1, out=pos)
+    return pos, sorted_keys[pos] == queries
+
+
 class ParentConfigs:
     """Configuration ids of parent sets, with reuse of the previous level's codes.
 
@@ -304,6 +354,8 @@ class ParentConfigs:
         }
         self._tiles: dict[int, np.ndarray] = {}
         self._ar_list = [int(a) for a in self.arities]
+        # set_ids: (sorted masks, ids, ranges) of the sets built lately, per set size
+        self._set_ids: dict[int, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
 
     def _extend(self, z: np.ndarray, m: int, p: int) -> tuple[np.ndarray, int]:
         """Ids of a set extended by variable ``p`` (no caching)."""
@@ -386,10 +438,10 @@ class ParentConfigs:
         calls (one multiply-add and one ``bincount``/``cumsum`` compression per
         step) cost more than their arithmetic.  Here every set of a size is
         built from scratch, one parent position at a time over the whole
-        block, compressing every row whose code range exceeds ``dense_limit``
-        with one ``bincount`` for all of them.  The steps and the compression
-        condition are those of :meth:`ids` and compression keeps the order of
-        the codes, so ``Z[i]`` equals ``ids(sets[i])[0]`` exactly.
+        block (:meth:`_step`), compressing every row whose code range exceeds
+        ``dense_limit`` with one ``bincount`` for all of them.  The steps and
+        the compression condition are those of :meth:`ids` and compression
+        keeps the order of the codes, so ``Z[i]`` equals ``ids(sets[i])[0]`` exactly.
         """
         B = len(sets)
         Z = np.zeros((B, self.rows), dtype=np.int64)
@@ -401,25 +453,119 @@ class ParentConfigs:
             if k == 0:
                 continue
             E = np.array([sets[i] for i in idx], dtype=np.int64).reshape(len(idx), k)
-            z = np.zeros((len(idx), self.rows), dtype=np.int64)
-            m = np.ones(len(idx), dtype=np.int64)
-            for t in range(k):
-                col = E[:, t]
-                r = self.arities[col]
-                act = r > 1
-                if act.all():
-                    z *= r[:, None]
-                    z += self.X[col]
-                    m *= r
-                elif act.any():
-                    z[act] = z[act] * r[act, None] + self.X[col[act]]
-                    m[act] *= r[act]
-                need = np.flatnonzero(act & (m > self.dense_limit))
-                if need.size:
-                    z[need], m[need] = self._compress_rows(z[need], m[need])
-            Z[idx] = z
-            M[idx] = m
+            Z[idx], M[idx] = self._ids_of(E)
         return Z, M
+
+    def _ids_of(self, E: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Ids of the sets given as the rows of ``E`` (``(B, k)``, each row sorted), built from scratch."""
+        z = np.zeros((E.shape[0], self.rows), dtype=np.int64)
+        m = np.ones(E.shape[0], dtype=np.int64)
+        for t in range(E.shape[1]):
+            self._step(z, m, E[:, t])
+        return z, m
+
+    def _step(self, z: np.ndarray, m: np.ndarray, col: np.ndarray) -> None:
+        """One position of the id build, in place: row ``i`` of ``z`` extended by variable ``col[i]``.
+
+        ``z <- z * r + x`` and ``m <- m * r`` (a variable of arity 1 changes
+        nothing), then the rows whose range exceeds ``dense_limit`` are
+        compressed.  Every id in the package is built by these steps, so ids
+        built from a stored prefix equal ids built from scratch.
+        """
+        r = self.arities[col]
+        act = r > 1
+        if act.all():
+            z *= r[:, None]
+            z += self.X[col]
+            m *= r
+        elif act.any():
+            z[act] = z[act] * r[act, None] + self.X[col[act]]
+            m[act] *= r[act]
+        need = np.flatnonzero(act & (m > self.dense_limit))
+        if need.size:
+            z[need], m[need] = self._compress_rows(z[need], m[need])
+
+    #: Bytes of ids :meth:`set_ids` keeps for the next level (the sets of the two latest sizes).
+    SET_IDS_CACHE_BYTES = 64 * 1024**2
+
+    def set_ids(self, E: np.ndarray, masks: np.ndarray,
+                prefixes: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Ids of the variable sets given as rows of ``E`` (``(U, s)``, sorted) with bitmasks ``masks``.
+
+        Why: in a lattice walk the sets of one level are the extensions of the
+        previous level's, so each set is built from an already built one: a
+        set met before (as a family set of the previous level) is read back,
+        and a set whose prefix (itself minus its largest element) is known --
+        kept from the previous level, or given in ``prefixes`` as ``(masks,
+        Z, m)`` -- costs one :meth:`_step`; only the rest are built from
+        scratch.  Every route applies the same steps to the same prefixes, so
+        the ids equal :meth:`_block_ids`'s exactly.  The sets built here are
+        kept (up to :data:`SET_IDS_CACHE_BYTES`, the two latest sizes) for the
+        next call.  Needs ``n <= 62`` (masks are int64).
+        """
+        U, s = E.shape
+        Z = np.empty((U, self.rows), dtype=np.int64)
+        m = np.empty(U, dtype=np.int64)
+        if s == 0:
+            Z[:] = 0
+            m[:] = 1
+            return Z, m
+        todo = np.ones(U, dtype=bool)
+        for km, kz, kmm in self._set_ids.get(s, []):
+            idx = np.flatnonzero(todo)
+            pos, hit = find_sorted(km, masks[idx])
+            if hit.any():
+                i = idx[hit]
+                Z[i] = kz[pos[hit]]
+                m[i] = kmm[pos[hit]]
+                todo[i] = False
+        built = np.flatnonzero(todo)
+        if built.size:
+            last = E[built, -1]
+            pre = masks[built] ^ (np.int64(1) << last)
+            zp = np.zeros((built.size, self.rows), dtype=np.int64)
+            mp = np.zeros(built.size, dtype=np.int64)
+            found = np.zeros(built.size, dtype=bool)
+            sources = list(self._set_ids.get(s - 1, []))
+            if prefixes is not None:
+                order = np.argsort(prefixes[0], kind="stable")
+                sources.append((prefixes[0][order], prefixes[1][order], prefixes[2][order]))
+            if s == 1:
+                found[:] = True
+                mp[:] = 1
+            for km, kz, kmm in sources:
+                idx = np.flatnonzero(~found)
+                if not idx.size:
+                    break
+                pos, hit = find_sorted(km, pre[idx])
+                if hit.any():
+                    i = idx[hit]
+                    zp[i] = kz[pos[hit]]
+                    mp[i] = kmm[pos[hit]]
+                    found[i] = True
+            step_rows = np.flatnonzero(found)
+            if step_rows.size == built.size:
+                self._step(zp, mp, last)
+                Z[built], m[built] = zp, mp
+            else:
+                if step_rows.size:
+                    zs, ms = zp[step_rows], mp[step_rows]
+                    self._step(zs, ms, last[step_rows])
+                    Z[built[step_rows]], m[built[step_rows]] = zs, ms
+                rest = np.flatnonzero(~found)
+                Z[built[rest]], m[built[rest]] = self._ids_of(E[built[rest]])
+            self._keep_set_ids(s, masks[built], Z[built], m[built])
+        return Z, m
+
+    def _keep_set_ids(self, s: int, masks: np.ndarray, Z: np.ndarray, m: np.ndarray) -> None:
+        """Keep the ids of sets of size ``s`` for the next :meth:`set_ids` (sizes ``s - 1`` and ``s`` only)."""
+        for t in [t for t in self._set_ids if t not in (s - 1, s)]:
+            del self._set_ids[t]
+        held = sum(z.nbytes for chunks in self._set_ids.values() for _, z, _ in chunks)
+        if held + Z.nbytes > self.SET_IDS_CACHE_BYTES:
+            return
+        order = np.argsort(masks, kind="stable")
+        self._set_ids.setdefault(s, []).append((masks[order], Z[order], m[order]))
 
     #: :meth:`_compress_rows` handles at most this many code slots per ``bincount``.
     BLOCK_CODE_SLOTS = 1 << 20
@@ -474,6 +620,45 @@ class ParentConfigs:
         flat = self._count(joint.ravel(), int(cell_off[-1]), w)
         return BlockCounts(sets=[g[0] for g in groups], q=qs, pair_set=pair_set, children=children, r=r,
                            m=m, flat=flat, cell_off=cell_off, cfg_off=cfg_off, Z=Z)
+
+    def set_block_counts(self, E: np.ndarray, per_set: np.ndarray, children: np.ndarray) -> SetBlockCounts:
+        """:class:`SetBlockCounts` of parent sets of one size: set ``b`` is ``E[b]`` (sorted) and wants
+        ``per_set[b]`` consecutive entries of ``children``.
+
+        Ids come from :meth:`set_ids` (the block's parent sets are the
+        prefixes of most family sets), and each set's configurations are
+        counted with one ``bincount`` for the whole block.  Needs ``n <= 62``.
+        """
+        B, k = E.shape
+        pair_set = np.repeat(np.arange(B, dtype=np.int64), per_set)
+        bit = np.left_shift(np.int64(1), np.arange(self.arities.size, dtype=np.int64))
+        wmask = bit[E].sum(axis=1) if k else np.zeros(B, dtype=np.int64)   # distinct bits: the sum is the OR
+        fmask, family = np.unique(wmask[pair_set] | bit[children], return_inverse=True)
+        family = family.reshape(-1).astype(np.int64, copy=False)
+        FE = np.nonzero((fmask[:, None] & bit[None, :]) != 0)[1].reshape(fmask.size, k + 1)
+        ZW, mW = self.set_ids(E, wmask)
+        ZF, mF = self.set_ids(FE, fmask, prefixes=(wmask, ZW, mW))
+        set_off = np.zeros(B + 1, dtype=np.int64)
+        np.cumsum(mW, out=set_off[1:])
+        family_off = np.zeros(fmask.size + 1, dtype=np.int64)
+        np.cumsum(mF, out=family_off[1:])
+        ZW += set_off[:-1, None]
+        ZF += family_off[:-1, None]
+        set_counts = self._count(ZW.ravel(), int(set_off[-1]), self._tiled(B))
+        family_counts = self._count(ZF.ravel(), int(family_off[-1]), self._tiled(int(fmask.size)))
+        return SetBlockCounts(q=self._declared_qs(E), pair_set=pair_set,
+                              children=children, r=self.arities[children], family=family, set_counts=set_counts,
+                              set_off=set_off, family_counts=family_counts, family_off=family_off)
+
+    def _declared_qs(self, E: np.ndarray) -> list[int]:
+        """:meth:`declared_q` of every row of ``E`` (exact Python ints; vectorised while they fit in int64)."""
+        if E.shape[1] == 0:
+            return [1] * E.shape[0]
+        ar = self.arities
+        if float(np.log2(np.maximum(ar, 1)).max(initial=0.0)) * E.shape[1] < 62:
+            return np.prod(ar[E], axis=1).tolist()
+        lst = self._ar_list
+        return [math.prod([lst[p] for p in row]) for row in E.tolist()]
 
     def family_counts(self, parents: tuple[int, ...], children: np.ndarray) -> FamilyCounts:
         """Contingency tables of ``parents`` against every child in ``children``.

@@ -34,9 +34,9 @@ from ..data.reader import as_dataset
 from ..errors import DataError, ParameterError, ScoreError
 from . import pruning as P
 from .candidates import immediate_subsets, next_level
-from .counts import ParentConfigs
+from .counts import ParentConfigs, find_sorted as _lookup
 from .local_scores import DirichletScore, LocalScore, PenalisedLL, make_score
-from .parallel import FlatGroups, LevelScorer, Payload, PendingScores
+from .parallel import FlatGroups, LevelScorer, Payload, PendingScores, counts_by_sets
 from .table import ScoreTable
 
 __all__ = ["score", "resolve_epsilon", "DEFAULT_MAX_CANDIDATES", "DEFAULT_MEMORY_LIMIT", "active_rules"]
@@ -290,6 +290,11 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
                       atom_penalty=ML_CEILING_ATOM_PENALTY)
     if payload.want_ub and not payload.ub_children.any():
         payload.want_ub = False
+    if counts_by_sets(sc, n, pc.rows, np.ones(n, dtype=bool)):
+        # Decided from the data alone (whether every atom is pure: LL(v | all others) = 0 for every v),
+        # with or without pruning, so a family's score does not depend on the settings.
+        llc_all = llc if want_llc else _atom_likelihoods(pc, ar)[0]
+        payload.by_sets = counts_by_sets(sc, n, pc.rows, ~(llc_all < -P.tolerance(0.0)))
     scorer = LevelScorer(payload, n_jobs=n_jobs, backend=backend, scheduler=scheduler)
     try:
         # Level 0: the empty parent set, all children in one batch.
@@ -603,16 +608,6 @@ class _Level:
             return parts[0]
         return _Level(*(np.concatenate([getattr(p, name) for p in parts])
                         for name in ("masks", "elems", "ll", "best", "q", "nnu", "cells", "ub")))
-
-
-def _lookup(sorted_masks: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Positions of ``queries`` in ``sorted_masks`` and whether each is present."""
-    if sorted_masks.size == 0:
-        z = np.zeros(queries.shape, dtype=np.int64)
-        return z, np.zeros(queries.shape, dtype=bool)
-    idx = np.searchsorted(sorted_masks, queries)
-    np.minimum(idx, sorted_masks.size - 1, out=idx)
-    return idx, sorted_masks[idx] == queries
 
 
 def _grows(run: _Run, v: int, k: int) -> bool:
