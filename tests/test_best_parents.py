@@ -129,3 +129,20 @@ def test_auto_backend_and_memory_refusal() -> None:
         BestParents(table, backend="dense", memory_budget=8)
     with pytest.raises(ScoreError, match="backend"):
         BestParents(table, backend="fast")
+
+
+def test_inside_beyond_63_variables() -> None:
+    """Python-int bitsets without uint64 masks (n > 63): the element-by-element build, same answers."""
+    n = 70
+    rng = np.random.default_rng(11)
+    rows = [((), -9.0)]
+    for _ in range(150):
+        ps = tuple(sorted(int(p) for p in rng.choice(np.arange(1, n), size=int(rng.integers(1, 4)), replace=False)))
+        rows.append((ps, float(rng.normal(-5, 2))))
+    table = ScoreTable([f"X{i}" for i in range(n)], [list(dict(rows).items())] + [[((), -1.0)]] * (n - 1))
+    bp = BestParents(table, backend="sparse")
+    for _ in range(40):
+        mask = int(sum(1 << int(p) for p in rng.choice(np.arange(n), size=int(rng.integers(0, 50)), replace=False)))
+        bits = bp.inside(0, mask)
+        fit = [j for j, (ps, _) in enumerate(table.families[0]) if all(mask >> p & 1 for p in ps)]
+        assert [j for j in range(bits.bit_length()) if bits >> j & 1] == fit

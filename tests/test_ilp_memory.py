@@ -68,3 +68,14 @@ def test_learn_and_the_command_line_refuse_before_building(monkeypatch, tmp_path
     assert main(["learn", str(path), "--method", "ilp"]) == 1
     err = capsys.readouterr().err.strip()
     assert err.startswith("gobnilp-py: error: the ILP over 2,070 candidate families") and "\n" not in err
+
+
+def test_tied_variables_are_named_in_every_result():
+    """The table names its tied variables; every result computed from it carries the note."""
+    t = _table(tied=True)
+    assert t.tied_variables() == [("X0", 2048)]
+    assert _table(tied=False).tied_variables() == []
+    assert t.tied_variables(at_least=4096) == []
+    res = gp.learn(t)
+    assert any("variable 'X0' has 2,048 candidate parent sets that all score the same" in c and "drop such columns" in c
+               for c in res.caveats)

@@ -228,3 +228,54 @@ def test_stop_event_interrupts_the_collection_and_keeps_a_certificate():
         assert r.status == "interrupted" and not r.complete
     g = order_graph_optimum(table, stop=stop)
     assert g.status == "interrupted" and "interrupted" in g.reason
+
+
+@pytest.mark.parametrize("bits", [0, 1, 0b1011, (1 << 4096) - 1, (1 << 4097) | 5, (1 << 70000) | (1 << 9000) | 3],
+                         ids=["0", "1", "small", "4096-ones", "just-big", "huge-sparse"])
+def test_set_bits_lowest_first_for_small_and_huge_bitsets(bits: int) -> None:
+    got = []
+    for off, piece in oc._pieces(bits):
+        assert 0 < piece < 1 << oc._BIG_BITSET
+        got += [off + i for i in range(piece.bit_length()) if piece >> i & 1]
+    assert got == [j for j in range(bits.bit_length()) if bits >> j & 1]
+
+
+def _tied_table(n: int) -> ScoreTable:
+    """Node 0 has every parent set, all tied (a constant column's); the others only the empty set."""
+    fams = [[(tuple(p for p in range(1, n) if m >> (p - 1) & 1), -1.0) for m in range(1 << (n - 1))]]
+    fams += [[((), -2.0)] for _ in range(1, n)]
+    return ScoreTable([f"X{i}" for i in range(n)], fams)
+
+
+@pytest.mark.parametrize("why", ["interrupted", "memory_limit", "time_limit"])
+def test_a_limit_stops_the_search_inside_one_huge_expansion(why: str, monkeypatch) -> None:
+    """One expansion can push millions of children (every tied parent set of a constant column): the
+    limits are checked inside it too, and the expanded state goes back on the heap, so the certificate
+    still covers every network not listed."""
+    import threading
+
+    table = _tied_table(9)                        # node 0: 256 tied families
+    full = order_graph_epsilon_set(table, 0.5)
+    assert full.status == "complete" and len(full.entries) == 256
+    assert full.stats["states_expanded"] > 256   # so a check between expansions would come at the 256th
+    monkeypatch.setattr(oc, "_CHECK_CHILDREN", 7)
+    monkeypatch.setattr(oc, "_BIG_BITSET", 16)          # node 0's 256 families take the piecewise walk
+    real = oc._BestFirst._limit_reached
+
+    def limited(self, open_states):               # the limit is reached at the first check
+        if why == "interrupted":
+            self.stop = threading.Event()
+            self.stop.set()
+        elif why == "memory_limit":
+            self.max_states = 0
+        else:
+            self.deadline = 0.0
+        return real(self, open_states)
+
+    monkeypatch.setattr(oc._BestFirst, "_limit_reached", limited)
+    r = order_graph_epsilon_set(table, 0.5)
+    assert r.status == why and not r.complete
+    assert r.stats["states_expanded"] < 256      # stopped inside an expansion, not between them
+    # the promise, every network scoring at least the threshold is listed: all 256 tie at OPT and
+    # some are missing, so the threshold must lie above OPT
+    assert len(r.entries) < 256 and r.threshold > full.entries[0][0]

@@ -203,11 +203,10 @@ def check_memory(table: ScoreTable, room: int | None = None) -> None:
     if room is None or need <= room:
         return
     hint = "; use a parent limit (palim) or fewer variables"
-    tied = [(len(f), v) for v, f in enumerate(table.families)
-            if len(f) >= 1024 and max(s for _, s in f) - min(s for _, s in f) <= 1e-9 * (1.0 + abs(f[0][1]))]
+    tied = table.tied_variables()
     if tied:
-        count, v = max(tied)
-        hint = (f"; variable {table.names[v]!r} alone has {count:,} candidate parent sets that all score the same, "
+        name, count = tied[0]
+        hint = (f"; variable {name!r} alone has {count:,} candidate parent sets that all score the same, "
                 "as a constant column's do: drop such columns")
     raise SolverError(f"the ILP over {n_fams:,} candidate families would need about {gib(need)} of memory, "
                       f"more than the {gib(room)} available{hint}")

@@ -196,6 +196,27 @@ class ScoreTable:
         """Number of candidate parent sets per variable."""
         return {name: len(f) for name, f in zip(self.names, self.families)}
 
+    #: :meth:`tied_variables` reports variables with at least this many tied candidate parent sets.
+    TIED_REPORT_MIN = 1024
+
+    def tied_variables(self, at_least: int | None = None) -> list[tuple[str, int]]:
+        """``(name, count)`` of the variables whose ``count >= at_least`` candidate parent sets all score the
+        same (to 1e-9 relative), most first.
+
+        Why: a constant column scores 0 with every parent set, and no rule can
+        prune a tie, so its lattice is kept whole (mushroom: 2^22 sets), every
+        network comes in that many variants, and the engines' memory and time
+        go to them.  Messages name such columns so that users can drop them.
+        """
+        at_least = self.TIED_REPORT_MIN if at_least is None else at_least
+        out = []
+        for v, fams in enumerate(self.families):
+            if len(fams) >= at_least:
+                sc = [s for _, s in fams]
+                if max(sc) - min(sc) <= 1e-9 * (1.0 + abs(sc[0])):
+                    out.append((self.names[v], len(fams)))
+        return sorted(out, key=lambda t: -t[1])
+
     def __len__(self) -> int:
         return sum(len(f) for f in self.families)
 

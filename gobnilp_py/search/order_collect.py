@@ -62,7 +62,7 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,6 +102,31 @@ _INSIDE_CACHE = 1 << 20
 #: Bytes one open state costs (heap entry, its floats and ints, the parent-pointer record): measured ~250.
 STATE_BYTES = 320
 
+#: Bitsets of more families than this are walked in pieces of this many bits (:func:`_pieces`):
+#: peeling the lowest bit off a Python int costs time proportional to its length, so a node with
+#: millions of fitting families (mushroom's constant column: 4.2 million tied parent sets) made one
+#: expansion quadratic.
+_BIG_BITSET = 1 << 12
+
+#: Inside one expansion, the time limit, the stop event and the state budget are checked every
+#: this many children pushed (an expansion can push millions).
+_CHECK_CHILDREN = 1 << 16
+
+
+def _pieces(bits: int) -> Iterator[tuple[int, int]]:
+    """``(offset, piece)``: the set bits of ``bits`` in pieces of at most :data:`_BIG_BITSET` bits, lowest
+    first (bit ``i`` of ``piece`` is bit ``offset + i`` of ``bits``), so that peeling bits off each
+    piece costs time linear in the length of ``bits`` overall.  A small bitset is one piece."""
+    if bits.bit_length() <= _BIG_BITSET:
+        if bits:
+            yield 0, bits
+        return
+    raw = bits.to_bytes((bits.bit_length() + 7) // 8, "little")
+    step = _BIG_BITSET // 8
+    for off in range(0, len(raw), step):
+        piece = int.from_bytes(raw[off:off + step], "little")
+        if piece:
+            yield 8 * off, piece
 
 @dataclass
 class CollectResult:
@@ -361,6 +386,47 @@ class _BestFirst:
         return {"states_expanded": self.expanded, "states_pushed": self.pushed, "peak_open_states": self.peak_open,
                 "dead_states": self.dead, "networks_found": len(self.found)}
 
+    def _push_many(self, bits: int, sw: list[float], mw: list[int], need: float, base: float, baseR: int,
+                   Sw: int, P: float, w: int, rec: Any, seq: int) -> tuple[int, int, str | None]:
+        """The inner loop of :meth:`_run` for a bitset of more than :data:`_BIG_BITSET` families.
+
+        The same pushes, with the bitset walked in pieces (:func:`_pieces`: linear, where peeling bits
+        off one huge int is quadratic) and the limits checked every :data:`_CHECK_CHILDREN` children
+        (one such expansion can push millions).  Kept apart so the common loop pays for neither.
+        Returns ``(seq, children pushed, limit reached or None)``.
+        """
+        heap, push = self.heap, heapq.heappush
+        children = 0
+        for off, piece in _pieces(bits):
+            while piece:
+                low = piece & -piece
+                j = off + low.bit_length() - 1
+                piece ^= low
+                s = sw[j]
+                if s < need:
+                    return seq, children, None  # families are best first: the rest score less
+                R2 = baseR & ~mw[j]
+                if R2 == Sw and Sw:
+                    continue
+                seq += 1
+                push(heap, (-(base + s), seq, Sw, R2, P + s, (w, j, rec)))
+                children += 1
+                if children % _CHECK_CHILDREN == 0:
+                    why = self._limit_reached(len(heap))
+                    if why is not None:
+                        return seq, children, why
+        return seq, children, None
+
+    def _limit_reached(self, open_states: int) -> str | None:
+        """``"time_limit"``, ``"interrupted"`` or ``"memory_limit"`` when the search must stop now, else None."""
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            return "time_limit"
+        if self.stop is not None and self.stop.is_set():
+            return "interrupted"
+        if open_states > self.max_states:
+            return "memory_limit"
+        return None
+
     def run(self, *, fixed_threshold: float, k: int | None, cap: int | None, tie_tol: float = 0.0) -> str:
         status = self._run(fixed_threshold, k, cap, tie_tol)
         if self.progress is not None:
@@ -390,18 +456,11 @@ class _BestFirst:
             pop(heap)
             self.expanded += 1
             if self.expanded % check_every == 0:
-                if self.deadline is not None and time.perf_counter() > self.deadline:
+                why = self._limit_reached(len(heap))
+                if why is not None:
                     heap.append((negpri, -1, S, R, P, rec))  # put it back: it is still open
                     heapq.heapify(heap)
-                    return "time_limit"
-                if self.stop is not None and self.stop.is_set():
-                    heap.append((negpri, -1, S, R, P, rec))
-                    heapq.heapify(heap)
-                    return "interrupted"
-                if len(heap) > self.max_states:
-                    heap.append((negpri, -1, S, R, P, rec))
-                    heapq.heapify(heap)
-                    return "memory_limit"
+                    return why
                 if self.progress is not None and self.expanded % (check_every * 64) == 0:
                     self.progress("collecting", len(found), self.report_total, bound=-negpri,
                                   elapsed=time.perf_counter() - self.t0)
@@ -446,6 +505,16 @@ class _BestFirst:
                     if len(inside) < _INSIDE_CACHE:
                         inside[key] = bits
                 sw, mw = scores[w], pmask[w]
+                if bits.bit_length() > _BIG_BITSET:
+                    seq, pushed, why = self._push_many(bits, sw, mw, need, base, baseR, Sw, P, w, rec, seq)
+                    children += pushed
+                    if why is not None:
+                        # the state is still open (only some children are): put it back, so the largest
+                        # open bound -- the certificate -- still bounds every network not listed
+                        heap.append((negpri, -1, S, R, P, rec))
+                        heapq.heapify(heap)
+                        return why
+                    continue
                 while bits:
                     lowj = bits & -bits
                     j = lowj.bit_length() - 1

@@ -167,7 +167,9 @@ def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: Str
         table = load_table(data_or_table)
         if constraints is not None:
             constraints.validate(table.names)
-        return table, _given_table_info(table, epsilon)
+        info = _given_table_info(table, epsilon)
+        _note_ties(table, info)
+        return table, info
     from .. import scoring
 
     t0 = time.perf_counter()
@@ -186,7 +188,16 @@ def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: Str
     table = scoring.score(data, **opts)
     info = TableInfo(given=False, epsilon=table.safe_epsilon, approximate=table.approximate,
                      time_scoring=time.perf_counter() - t0)
+    _note_ties(table, info)
     return table, info
+
+
+def _note_ties(table: ScoreTable, info: TableInfo) -> None:
+    """A caveat naming each variable whose many candidate parent sets all tie (a constant column's)."""
+    for name, count in table.tied_variables():
+        info.caveats.append(f"variable {name!r} has {count:,} candidate parent sets that all score the same, as "
+                            "a constant column's do: each network comes in that many variants, which the search "
+                            "must list and pay for; drop such columns")
 
 
 def filter_table(table: ScoreTable, constraints: StructuralConstraints | None) -> ScoreTable | None:
