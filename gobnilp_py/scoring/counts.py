@@ -295,6 +295,14 @@ class SetBlockCounts:
         return int(self.children.size)
 
 
+def ranges(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
+    """``concatenate([arange(s, s + l) for s, l in zip(starts, lens)])`` without the loop."""
+    ends = np.cumsum(lens)
+    out = np.arange(int(ends[-1]) if ends.size else 0, dtype=np.int64)
+    out += np.repeat(starts - (ends - lens), lens)
+    return out
+
+
 def find_sorted(sorted_keys: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Positions of ``queries`` in ``sorted_keys`` and whether each is there."""
     if sorted_keys.size == 0:

@@ -292,7 +292,7 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
         payload.want_ub = False
     if counts_by_sets(sc, n, pc.rows, np.ones(n, dtype=bool)):
         # Decided from the data alone (whether every atom is pure: LL(v | all others) = 0 for every v),
-        # with or without pruning, so a family's score does not depend on the settings.
+        # with or without pruning, so a family's score does not depend on the settings (numpy paths).
         llc_all = llc if want_llc else _atom_likelihoods(pc, ar)[0]
         payload.by_sets = counts_by_sets(sc, n, pc.rows, ~(llc_all < -P.tolerance(0.0)))
     scorer = LevelScorer(payload, n_jobs=n_jobs, backend=backend, scheduler=scheduler)

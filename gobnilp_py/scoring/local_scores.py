@@ -44,7 +44,7 @@ import numpy as np
 
 from ..data.dataset import Dataset
 from ..errors import ScoreError
-from .counts import BlockCounts, FamilyCounts, ParentConfigs, SetBlockCounts, xlogx_table
+from .counts import BlockCounts, FamilyCounts, ParentConfigs, SetBlockCounts, ranges, xlogx_table
 
 __all__ = [
     "BatchScores",
@@ -748,10 +748,7 @@ def _terms_per_set(lg: _LgammaCache, owner: np.ndarray, row: np.ndarray, nz: np.
     uk, inv = np.unique(owner * width + row, return_inverse=True)
     ko = uk // width
     lens = start[ko + 1] - start[ko]
-    ends = np.cumsum(lens)
-    total = int(ends[-1]) if ends.size else 0
-    idx = np.arange(total, dtype=np.int64)
-    idx += np.repeat(start[ko] - (ends - lens), lens)
+    idx = ranges(start[ko], lens)
     of = np.repeat(np.arange(uk.size, dtype=np.int64), lens)
     sums = np.bincount(of, weights=lg.ratio((uk - ko * width)[of], counts[nz[idx]]), minlength=uk.size)
     return sums[inv.reshape(-1)]

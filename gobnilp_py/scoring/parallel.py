@@ -48,7 +48,7 @@ import numpy as np
 from .._interrupt import held
 from ..data.dataset import Dataset
 from ..errors import ScoreError
-from .counts import ParentConfigs
+from .counts import ParentConfigs, ranges
 from .local_scores import K2, BDeu, BDs, DirichletScore, LocalScore, PenalisedLL, _lgamma_cache
 
 __all__ = ["Payload", "GroupResults", "FlatGroups", "PendingScores", "score_groups", "LevelScorer", "resolve_n_jobs", "BACKENDS",
@@ -88,8 +88,8 @@ BATCH = 64
 BLOCK_SETS = 4096
 BLOCK_ROW_PAIRS = 1 << 18
 
-#: Dirichlet scores with a built-in prior are counted per variable set (:func:`_score_groups_sets`)
-#: where no pair needs the per-configuration tables; ``False`` always counts per pair (tests compare).
+#: Dirichlet scores with a built-in prior may be counted per variable set (:func:`_score_groups_sets`)
+#: where :func:`counts_by_sets` finds it pays; ``False`` always counts per pair (tests compare).
 SET_COUNTING = True
 
 #: Rows (after merging) below which per-pair counting stays (:func:`counts_by_sets`): measured on data
@@ -400,7 +400,10 @@ def counts_by_sets(sc: LocalScore, n: int, rows: int, determined: np.ndarray) ->
     (every atom pure, so no pair ever needs the ``ml_ceiling`` tables and
     every child of a parent set shares its family sets) and at least
     :data:`SET_COUNTING_MIN_ROWS` (merged) rows.  All properties of the data,
-    never of the pruning settings, so a family's value does not depend on them.
+    never of the pruning settings, so on the numpy paths a family's value does
+    not depend on them.  (Levels that the compiled kernel scores, past
+    :data:`KERNEL_MIN_UNITS` of a run's work, are summed per pair: the same
+    values to ~1e-15 relative.)
     """
     return bool(SET_COUNTING and n <= 62 and rows >= SET_COUNTING_MIN_ROWS and _blocks_apply(sc)
                 and _builtin_prior(sc) and type(sc).block_scores is DirichletScore.block_scores
@@ -420,14 +423,6 @@ def _flat(groups: Any) -> FlatGroups:
     children = (np.concatenate([np.asarray(ch, dtype=np.int64) for _, ch in groups]) if ch_ptr[-1]
                 else np.zeros(0, dtype=np.int64))
     return FlatGroups(set_ptr, set_el, ch_ptr, children)
-
-
-def _ranges(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
-    """``concatenate([arange(s, s + l) for s, l in zip(starts, lens)])`` without the loop."""
-    ends = np.cumsum(lens)
-    out = np.arange(int(ends[-1]) if ends.size else 0, dtype=np.int64)
-    out += np.repeat(starts - (ends - lens), lens)
-    return out
 
 
 def _score_groups_sets(ctx: _Context, fg: FlatGroups) -> GroupResults:
@@ -454,7 +449,7 @@ def _score_groups_sets(ctx: _Context, fg: FlatGroups) -> GroupResults:
         E = fg.set_el[(fg.set_ptr[gs][:, None] + np.arange(k, dtype=np.int64)).reshape(-1)]
         E = E.astype(np.int64).reshape(gs.size, k)
         cnt = per_set[gs]
-        where = _ranges(fg.ch_ptr[gs], cnt)
+        where = ranges(fg.ch_ptr[gs], cnt)
         kids = fg.children[where].astype(np.int64)
         cum = np.cumsum(cnt * rows)
         b, pos = 0, 0
@@ -482,7 +477,13 @@ def _score_groups_blocks(ctx: _Context, groups: Any) -> GroupResults:
 
 
 def _score_groups_blocks_pairs(ctx: _Context, groups: list[tuple[tuple[int, ...], np.ndarray]]) -> GroupResults:
-    """:func:`_score_groups_blocks` with one table per (parent set, child) pair (:class:`BlockCounts`)."""
+    """:func:`_score_groups_blocks` with one table per (parent set, child) pair (:class:`BlockCounts`).
+
+    Every pair's values depend only on its own counts (see
+    :meth:`~gobnilp_py.scoring.local_scores.DirichletScore.block_scores`), so
+    the block boundaries -- which differ between in-process and worker runs --
+    never change a result.
+    """
     p = ctx.p
     total = sum(int(ch.size) for _, ch in groups)
     scores = np.empty(total)
