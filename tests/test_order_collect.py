@@ -279,3 +279,15 @@ def test_a_limit_stops_the_search_inside_one_huge_expansion(why: str, monkeypatc
     # the promise, every network scoring at least the threshold is listed: all 256 tie at OPT and
     # some are missing, so the threshold must lie above OPT
     assert len(r.entries) < 256 and r.threshold > full.entries[0][0]
+
+
+def test_the_open_states_fit_in_the_memory_the_machine_has_left(monkeypatch) -> None:
+    """Whatever memory_budget allows, the open states stop at a share of the free memory, certified."""
+    table = _tied_table(9)
+    full = order_graph_epsilon_set(table, 0.5)
+    monkeypatch.setattr(oc, "memory_room", lambda: 100 * oc.STATE_BYTES)   # room for 80 open states
+    r = order_graph_epsilon_set(table, 0.5, memory_budget=2**40)
+    assert r.status == "memory_limit" and len(r.entries) < len(full.entries)
+    assert r.threshold > full.entries[0][0]         # all tie at OPT, some missing: nothing beyond certified
+    monkeypatch.setattr(oc, "memory_room", lambda: None)                   # unknown room: the budget decides
+    assert order_graph_epsilon_set(table, 0.5).status == "complete"

@@ -68,6 +68,7 @@ from typing import Any
 
 import numpy as np
 
+from .._memory import memory_room
 from ..errors import ScoreError
 from ._limits import check_time_limit as _check_time_limit
 from ._limits import mib as _mib
@@ -101,6 +102,10 @@ _INSIDE_CACHE = 1 << 20
 
 #: Bytes one open state costs (heap entry, its floats and ints, the parent-pointer record): measured ~250.
 STATE_BYTES = 320
+
+#: Share of the memory still free when the search starts (:func:`gobnilp_py._memory.memory_room`)
+#: that the open states may take, whatever ``memory_budget`` allows.
+ROOM_SHARE = 0.8
 
 #: Bitsets of more families than this are walked in pieces of this many bits (:func:`_pieces`):
 #: peeling the lowest bit off a Python int costs time proportional to its length, so a node with
@@ -324,6 +329,11 @@ def _collect(table: ScoreTable, *, eps: float | None, k: int | None, max_network
     slack = REL_SLACK * max(1.0, abs(gfull), maxabs)
     tol_est = REL_TOL * max(1.0, abs(gfull))
     state_budget = max(0, memory_budget - est["fixed"] + est["best_parents"] - bp.memory_bytes)
+    room = memory_room()
+    if room is not None:
+        # the budget is what the caller allows; the machine may have less free (the table itself can
+        # take gigabytes): stop cleanly with a certificate rather than meet the out-of-memory killer
+        state_budget = min(state_budget, int(ROOM_SHARE * room))
     searcher = _BestFirst(table, bp, g, slack, deadline, state_budget, progress, max_networks or k, stop)
     t0 = time.perf_counter()
     if eps is not None:
