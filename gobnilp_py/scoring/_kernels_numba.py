@@ -68,7 +68,6 @@ enough work (:data:`gobnilp_py.scoring.parallel.KERNEL_MIN_UNITS`).
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
@@ -311,14 +310,6 @@ if AVAILABLE:  # pragma: no cover - exercised only where numba is installed
                 nj[obs[oi]] = 0
 
 
-def csr(seqs: list) -> tuple[np.ndarray, np.ndarray]:
-    """``(ptr, elements)`` of a list of int sequences (tuples or arrays), as int64."""
-    ptr = np.zeros(len(seqs) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, seqs), dtype=np.int64, count=len(seqs)), out=ptr[1:])
-    el = np.fromiter(itertools.chain.from_iterable(seqs), dtype=np.int64, count=int(ptr[-1]))
-    return ptr, el
-
-
 def _max_code(pc) -> int:
     """Bound on every code an id step can produce: the range before compression, ``max(limit, rows) * max r``."""
     return int(max(pc.dense_limit, pc.rows, 1) * max(1, int(pc.arities.max(initial=1))))
@@ -328,7 +319,7 @@ def observed_configs(pc, set_ptr: np.ndarray, set_el: np.ndarray) -> np.ndarray:
     """Number of parent configurations observed in the data, per set (BDs needs it before scoring).
 
     ``pc`` is the :class:`~gobnilp_py.scoring.counts.ParentConfigs` whose rows are counted; sets
-    are given as :func:`csr` arrays, best in lexicographic order (prefix ids are reused).
+    are given as :func:`~gobnilp_py.scoring.counts.csr` arrays, best in lexicographic order (prefix ids are reused).
     """
     with held():  # the first call compiles: hold Ctrl-C / SIGTERM (see _interrupt.held)
         return _observed_configs(pc.X, pc.arities, set_ptr, set_el, int(pc.dense_limit), _max_code(pc))
@@ -342,7 +333,7 @@ def score_sets(pc, set_ptr: np.ndarray, set_el: np.ndarray, ch_ptr: np.ndarray, 
                atom_w: np.ndarray, mix_ptr: np.ndarray, mix_rows: np.ndarray, use_mixed: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Count and score every ``(parent set, children)`` group; arrays per pair, in order.
 
-    Groups are given as :func:`csr` arrays of the parent sets and of their children.
+    Groups are given as :func:`~gobnilp_py.scoring.counts.csr` arrays of the parent sets and of their children.
 
     Returns ``(scores, ll, cells, ub)``: ``ll`` is NaN for Dirichlet scores,
     ``cells`` 0 unless ``want_cells``, ``ub`` +inf where not computed (the

@@ -20,6 +20,7 @@ arithmetic, never with a per-row Python loop:
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from functools import cached_property
@@ -295,6 +296,14 @@ class SetBlockCounts:
         return int(self.children.size)
 
 
+def csr(seqs: list) -> tuple[np.ndarray, np.ndarray]:
+    """``(ptr, elements)`` of a list of int sequences (tuples or arrays), as int64."""
+    ptr = np.zeros(len(seqs) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, seqs), dtype=np.int64, count=len(seqs)), out=ptr[1:])
+    el = np.fromiter(itertools.chain.from_iterable(seqs), dtype=np.int64, count=int(ptr[-1]))
+    return ptr, el
+
+
 def ranges(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
     """``concatenate([arange(s, s + l) for s, l in zip(starts, lens)])`` without the loop."""
     ends = np.cumsum(lens)
@@ -523,9 +532,8 @@ class ParentConfigs:
             idx = np.flatnonzero(todo)
             pos, hit = find_sorted(km, masks[idx])
             if hit.any():
-                i = idx[hit]
-                Z[i] = kz[pos[hit]]
-                m[i] = kmm[pos[hit]]
+                i, r = idx[hit], pos[hit]
+                Z[i], m[i] = kz[r], kmm[r]
                 todo[i] = False
         built = np.flatnonzero(todo)
         if built.size:
@@ -534,22 +542,25 @@ class ParentConfigs:
             zp = np.zeros((built.size, self.rows), dtype=np.int64)
             mp = np.zeros(built.size, dtype=np.int64)
             found = np.zeros(built.size, dtype=bool)
-            sources = list(self._set_ids.get(s - 1, []))
+            # (sorted masks, ids, ranges, row of each sorted mask): kept sets are stored sorted;
+            # the given prefixes are searched through their sort order, without copying their ids
+            sources = [(km, kz, kmm, None) for km, kz, kmm in self._set_ids.get(s - 1, [])]
             if prefixes is not None:
                 order = np.argsort(prefixes[0], kind="stable")
-                sources.append((prefixes[0][order], prefixes[1][order], prefixes[2][order]))
+                sources.append((prefixes[0][order], prefixes[1], prefixes[2], order))
             if s == 1:
                 found[:] = True
                 mp[:] = 1
-            for km, kz, kmm in sources:
+            for km, kz, kmm, rows_of in sources:
                 idx = np.flatnonzero(~found)
                 if not idx.size:
                     break
                 pos, hit = find_sorted(km, pre[idx])
                 if hit.any():
-                    i = idx[hit]
-                    zp[i] = kz[pos[hit]]
-                    mp[i] = kmm[pos[hit]]
+                    i, r = idx[hit], pos[hit]
+                    if rows_of is not None:
+                        r = rows_of[r]
+                    zp[i], mp[i] = kz[r], kmm[r]
                     found[i] = True
             step_rows = np.flatnonzero(found)
             if step_rows.size == built.size:

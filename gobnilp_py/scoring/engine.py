@@ -36,7 +36,7 @@ from . import pruning as P
 from .candidates import immediate_subsets, next_level
 from .counts import ParentConfigs, find_sorted as _lookup
 from .local_scores import DirichletScore, LocalScore, PenalisedLL, make_score
-from .parallel import FlatGroups, LevelScorer, Payload, PendingScores, counts_by_sets
+from .parallel import FlatGroups, LevelScorer, Payload, PendingScores, counts_by_sets, set_counting_possible
 from .table import ScoreTable
 
 __all__ = ["score", "resolve_epsilon", "DEFAULT_MAX_CANDIDATES", "DEFAULT_MEMORY_LIMIT", "active_rules"]
@@ -290,7 +290,7 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
                       atom_penalty=ML_CEILING_ATOM_PENALTY)
     if payload.want_ub and not payload.ub_children.any():
         payload.want_ub = False
-    if counts_by_sets(sc, n, pc.rows, np.ones(n, dtype=bool)):
+    if set_counting_possible(sc, n, pc.rows):
         # Decided from the data alone (whether every atom is pure: LL(v | all others) = 0 for every v),
         # with or without pruning, so a family's score does not depend on the settings (numpy paths).
         llc_all = llc if want_llc else _atom_likelihoods(pc, ar)[0]

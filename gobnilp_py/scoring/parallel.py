@@ -32,7 +32,6 @@ a function of the set alone, so caches do not change results).
 from __future__ import annotations
 
 import importlib.util
-import itertools
 import logging
 import math
 import os
@@ -48,7 +47,7 @@ import numpy as np
 from .._interrupt import held
 from ..data.dataset import Dataset
 from ..errors import ScoreError
-from .counts import ParentConfigs, ranges
+from .counts import ParentConfigs, csr, ranges
 from .local_scores import K2, BDeu, BDs, DirichletScore, LocalScore, PenalisedLL, _lgamma_cache
 
 __all__ = ["Payload", "GroupResults", "FlatGroups", "PendingScores", "score_groups", "LevelScorer", "resolve_n_jobs", "BACKENDS",
@@ -201,13 +200,11 @@ class FlatGroups:
 
     @staticmethod
     def of(groups: list[tuple[tuple[int, ...], np.ndarray]]) -> "FlatGroups":
-        """A list of groups as arrays (int64)."""
-        from ._kernels_numba import csr
-
+        """A list of groups as arrays (int64; plain numpy, so numba is not loaded)."""
         set_ptr, set_el = csr([g[0] for g in groups])
         ch_ptr = np.zeros(len(groups) + 1, dtype=np.int64)
-        np.cumsum(np.fromiter((g[1].size for g in groups), dtype=np.int64, count=len(groups)), out=ch_ptr[1:])
-        children = (np.concatenate([g[1] for g in groups]).astype(np.int64, copy=False) if ch_ptr[-1]
+        np.cumsum(np.fromiter((np.size(g[1]) for g in groups), dtype=np.int64, count=len(groups)), out=ch_ptr[1:])
+        children = (np.concatenate([np.asarray(g[1], dtype=np.int64) for g in groups]) if ch_ptr[-1]
                     else np.zeros(0, dtype=np.int64))
         return FlatGroups(set_ptr, set_el, ch_ptr, children)
 
@@ -405,24 +402,14 @@ def counts_by_sets(sc: LocalScore, n: int, rows: int, determined: np.ndarray) ->
     :data:`KERNEL_MIN_UNITS` of a run's work, are summed per pair: the same
     values to ~1e-15 relative.)
     """
+    return set_counting_possible(sc, n, rows) and bool(np.all(determined))
+
+
+def set_counting_possible(sc: LocalScore, n: int, rows: int) -> bool:
+    """:func:`counts_by_sets` before looking at the data's atoms (what the engine checks first, as
+    finding the determined variables costs a pass over the data)."""
     return bool(SET_COUNTING and n <= 62 and rows >= SET_COUNTING_MIN_ROWS and _blocks_apply(sc)
-                and _builtin_prior(sc) and type(sc).block_scores is DirichletScore.block_scores
-                and np.all(determined))
-
-
-def _flat(groups: Any) -> FlatGroups:
-    """``groups`` as :class:`FlatGroups` (int64; a list is converted here, without loading numba)."""
-    if isinstance(groups, FlatGroups):
-        return groups
-    set_ptr = np.zeros(len(groups) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter((len(x) for x, _ in groups), dtype=np.int64, count=len(groups)), out=set_ptr[1:])
-    set_el = np.fromiter(itertools.chain.from_iterable(x for x, _ in groups), dtype=np.int64,
-                         count=int(set_ptr[-1]))
-    ch_ptr = np.zeros(len(groups) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter((np.size(ch) for _, ch in groups), dtype=np.int64, count=len(groups)), out=ch_ptr[1:])
-    children = (np.concatenate([np.asarray(ch, dtype=np.int64) for _, ch in groups]) if ch_ptr[-1]
-                else np.zeros(0, dtype=np.int64))
-    return FlatGroups(set_ptr, set_el, ch_ptr, children)
+                and _builtin_prior(sc) and type(sc).block_scores is DirichletScore.block_scores)
 
 
 def _score_groups_sets(ctx: _Context, fg: FlatGroups) -> GroupResults:
@@ -472,7 +459,7 @@ def _score_groups_blocks(ctx: _Context, groups: Any) -> GroupResults:
     """:func:`score_groups` for Dirichlet scores: blocks of parent sets counted and scored together,
     per variable set when the engine chose it (:attr:`Payload.by_sets`), else one table per pair."""
     if ctx.p.by_sets:
-        return _score_groups_sets(ctx, _flat(groups))
+        return _score_groups_sets(ctx, groups if isinstance(groups, FlatGroups) else FlatGroups.of(groups))
     return _score_groups_blocks_pairs(ctx, groups.to_list() if isinstance(groups, FlatGroups) else groups)
 
 
