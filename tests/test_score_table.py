@@ -244,3 +244,16 @@ def test_jkl_reading_errors_name_file_and_line(tmp_path):
 def test_to_jkl_refuses_names_it_cannot_hold():
     with pytest.raises(ScoreError, match=r'variable name "#A" starts with "#"'):
         ScoreTable(["#A"], [[((), -1.0)]]).to_jkl()
+
+
+def test_from_scoring_equals_the_checked_constructor():
+    """The engine's unchecked constructor sorts as the constructor does and still refuses a bad score."""
+    fams = [[((), -10.0), ((1,), -8.0), ((1, 2), -8.0), ((2,), -8.0)], [((), -5.0), ((0,), -5.0)], [((), -1.0)]]
+    kw = dict(epsilon=0.5, score_name="BIC", pruning={"A": {"dominated": 1}}, meta={"N": 3})
+    fast = ScoreTable.from_scoring(["A", "B", "C"], [list(f) for f in fams], **kw)
+    slow = ScoreTable(["A", "B", "C"], [list(f) for f in fams], **kw)
+    assert fast == slow and fast.families[0][0] == ((1,), -8.0) and fast.index("C") == 2
+    with pytest.raises(ScoreError, match="not a finite number"):
+        ScoreTable.from_scoring(["A"], [[((), float("nan"))]])
+    with pytest.raises(ScoreError, match="no candidate parent set"):
+        ScoreTable.from_scoring(["A"], [[]])

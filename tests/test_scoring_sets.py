@@ -21,7 +21,7 @@ from gobnilp_py.data import read_data
 from gobnilp_py.data.dataset import Dataset
 from gobnilp_py.scoring import parallel, score
 from gobnilp_py.scoring.counts import ParentConfigs
-from gobnilp_py.scoring.local_scores import BDeu, make_score
+from gobnilp_py.scoring.local_scores import BIC, BDeu, make_score
 
 from test_scoring_blocks import _data, _direct
 
@@ -183,6 +183,14 @@ class _OwnBlocks(BDeu):
         return s + 0.0, a, d
 
 
+class _OwnPenalty(BIC):
+    """A BIC whose block arithmetic is its own: must never be replaced by the per-set path."""
+
+    def block_scores(self, bc):
+        s, ll = super().block_scores(bc)
+        return s + 0.0, ll
+
+
 def test_when_a_run_counts_per_set(monkeypatch):
     ds = _data(3, n=6, rows=200)
     yes = np.ones(6, dtype=bool)
@@ -193,10 +201,20 @@ def test_when_a_run_counts_per_set(monkeypatch):
     some = yes.copy()
     some[2] = False
     assert not parallel.counts_by_sets(make_score("BDeu", ds), 6, 10**6, some)     # a child needs its tables
-    for sc in [make_score("BIC", ds), _OwnBlocks(ds)]:
-        assert not parallel.counts_by_sets(sc, 6, 10**6, yes)
+    assert not parallel.counts_by_sets(_OwnBlocks(ds), 6, 10**6, yes)
+    # penalised LL: always (the data's atoms are not read), unless the score has its own arithmetic
+    for kind in ("BIC", "AIC"):
+        assert parallel.counts_by_sets(make_score(kind, ds), 6, 1, None)
+        assert parallel.counts_by_sets(make_score(kind, ds), 62, 1, None)
+        assert not parallel.counts_by_sets(make_score(kind, ds), 63, 10**6, None)
+    assert not parallel.counts_by_sets(_OwnPenalty(ds), 6, 10**6, None)
+    assert not parallel.set_counting_reads_atoms(make_score("BIC", ds))
+    assert parallel.set_counting_reads_atoms(make_score("BDeu", ds))
+    with pytest.raises(ValueError, match="determined"):
+        parallel.counts_by_sets(make_score("BDeu", ds), 6, 10**6, None)
     monkeypatch.setattr(parallel, "SET_COUNTING", False)
     assert not parallel.counts_by_sets(make_score("BDeu", ds), 6, 10**6, yes)
+    assert not parallel.counts_by_sets(make_score("BIC", ds), 6, 10**6, None)
 
 
 def test_several_sizes_in_one_call_equal_separate_calls():
@@ -214,3 +232,72 @@ def test_several_sizes_in_one_call_equal_separate_calls():
             assert got.scores[i] == alone.scores[0] and got.cells[i] == alone.cells[0]
             assert got.scores[i] == pytest.approx(_direct(ds.codes, list(ds.arities), "BDeu", v, x), rel=1e-9)
             i += 1
+
+
+# --- penalised log-likelihoods: LL(c | W) = F(W ∪ {c}) - F(W) -----------------------------------------
+
+@pytest.mark.parametrize("kind", ["BIC", "AIC"])
+@pytest.mark.parametrize("seed", range(5))
+def test_penalised_set_scores_equal_pair_scores_and_the_formula(kind, seed):
+    rng = np.random.default_rng(70 + seed)
+    rows = [1, 40, 300, 1500, 700][seed]
+    ds = _data(seed, n=6, rows=rows)
+    sc = make_score(kind, ds)
+    pc_sets, pc_pairs = ParentConfigs(ds, merge_rows=seed == 4), ParentConfigs(ds, merge_rows=seed == 4)
+    for k in range(0, 6):
+        groups = _groups(rng, 6, k)
+        E = np.array([x for x, _ in groups], dtype=np.int64).reshape(len(groups), k)
+        per_set = np.array([ch.size for _, ch in groups], dtype=np.int64)
+        sb = pc_sets.set_block_counts(E, per_set, np.concatenate([ch for _, ch in groups]))
+        got, ll = sc.set_block_scores(sb)
+        bc = pc_pairs.block_counts(groups)
+        want, want_ll = sc.block_scores(bc)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-10)
+        np.testing.assert_allclose(ll, want_ll, rtol=1e-12, atol=1e-10)
+        assert np.array_equal(sb.family_cells(), bc.cells_per_pair())
+        i = 0
+        for x, ch in groups:
+            for v in ch.tolist():
+                if (i + seed) % 5 == 0:
+                    assert got[i] == pytest.approx(_direct(ds.codes, list(ds.arities), kind, v, x),
+                                                   rel=1e-9, abs=1e-9)
+                i += 1
+
+
+def _random_and_shipped() -> list[Dataset]:
+    out = [_data(s, n=7, rows=r) for s, r in [(21, 30), (22, 200), (23, 900)]]
+    out += [read_data(DATA / f"{name}.csv", header=False) for name in ("wine", "zoo")
+            if (DATA / f"{name}.csv").is_file()]
+    return out
+
+
+@pytest.mark.parametrize("i", range(5))
+def test_penalised_tables_equal_with_set_counting_on_and_off(i, monkeypatch):
+    sets = _random_and_shipped()
+    if i >= len(sets):
+        pytest.skip("tests/data/wine.csv or zoo.csv is missing")
+    ds = sets[i]
+    used = []
+    real = parallel._score_groups_sets
+    monkeypatch.setattr(parallel, "_score_groups_sets", lambda ctx, g: used.append(1) or real(ctx, g))
+    on = score(ds, score="BIC", bayes_factor=20, n_jobs=1)
+    assert used
+    n_on = len(used)
+    monkeypatch.setattr(parallel, "SET_COUNTING", False)
+    off = score(ds, score="BIC", bayes_factor=20, n_jobs=1)
+    assert len(used) == n_on
+    _tables_equal(on, off, exact=False)
+
+
+@pytest.mark.parametrize("block", [1, 5000])
+def test_penalised_tables_do_not_depend_on_the_block_size_workers_or_pruning(block, monkeypatch):
+    ds = _data(31, n=7, rows=150)
+    ref = score(ds, score="BIC", bayes_factor=3, n_jobs=1)
+    monkeypatch.setattr(parallel, "SET_BLOCK_ROW_PAIRS", block)
+    _tables_equal(score(ds, score="BIC", bayes_factor=3, n_jobs=1), ref, exact=True)
+    _tables_equal(score(ds, score="BIC", bayes_factor=3, n_jobs=2), ref, exact=True)
+    full = dict((f.child, {}) for f in ref)
+    for f in score(ds, score="BIC", prune=False, n_jobs=1):
+        full[f.child][f.parents] = f.score
+    for f in ref:
+        assert full[f.child][f.parents] == f.score

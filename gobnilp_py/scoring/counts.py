@@ -295,6 +295,12 @@ class SetBlockCounts:
     def n_pairs(self) -> int:
         return int(self.children.size)
 
+    def family_cells(self) -> np.ndarray:
+        """Non-empty cells of every pair: the observed configurations of its family set."""
+        seg = np.repeat(np.arange(self.family_off.size - 1, dtype=np.int64), np.diff(self.family_off))
+        seen = np.bincount(seg[self.family_counts > 0], minlength=self.family_off.size - 1)
+        return seen[self.family]
+
 
 def csr(seqs: list) -> tuple[np.ndarray, np.ndarray]:
     """``(ptr, elements)`` of a list of int sequences (tuples or arrays), as int64."""
@@ -521,59 +527,65 @@ class ParentConfigs:
         next call.  Needs ``n <= 62`` (masks are int64).
         """
         U, s = E.shape
-        Z = np.empty((U, self.rows), dtype=np.int64)
-        m = np.empty(U, dtype=np.int64)
         if s == 0:
-            Z[:] = 0
-            m[:] = 1
-            return Z, m
+            return np.zeros((U, self.rows), dtype=np.int64), np.ones(U, dtype=np.int64)
+        Z: np.ndarray | None = None      # allocated only when the sets come from more than one route
+        m = np.empty(U, dtype=np.int64)
         todo = np.ones(U, dtype=bool)
         for km, kz, kmm in self._set_ids.get(s, []):
             idx = np.flatnonzero(todo)
             pos, hit = find_sorted(km, masks[idx])
             if hit.any():
                 i, r = idx[hit], pos[hit]
+                if Z is None:
+                    if i.size == U:          # every set met before: one gather
+                        return kz[r], kmm[r]
+                    Z = np.empty((U, self.rows), dtype=np.int64)
                 Z[i], m[i] = kz[r], kmm[r]
                 todo[i] = False
         built = np.flatnonzero(todo)
-        if built.size:
-            last = E[built, -1]
-            pre = masks[built] ^ (np.int64(1) << last)
-            zp = np.zeros((built.size, self.rows), dtype=np.int64)
-            mp = np.zeros(built.size, dtype=np.int64)
-            found = np.zeros(built.size, dtype=bool)
-            # (sorted masks, ids, ranges, row of each sorted mask): kept sets are stored sorted;
-            # the given prefixes are searched through their sort order, without copying their ids
-            sources = [(km, kz, kmm, None) for km, kz, kmm in self._set_ids.get(s - 1, [])]
-            if prefixes is not None:
-                order = np.argsort(prefixes[0], kind="stable")
-                sources.append((prefixes[0][order], prefixes[1], prefixes[2], order))
-            if s == 1:
-                found[:] = True
-                mp[:] = 1
-            for km, kz, kmm, rows_of in sources:
-                idx = np.flatnonzero(~found)
+        if Z is not None and not built.size:
+            return Z, m
+        last = E[built, -1]
+        pre = masks[built] ^ (np.int64(1) << last)
+        # where each prefix is: (source, row in it); source -1 = not found
+        src = np.full(built.size, -1, dtype=np.int64)
+        row = np.zeros(built.size, dtype=np.int64)
+        # (sorted masks, ids, ranges, row of each sorted mask): kept sets are stored sorted;
+        # the given prefixes are searched through their sort order, without copying their ids
+        sources = [(km, kz, kmm, None) for km, kz, kmm in self._set_ids.get(s - 1, [])]
+        if prefixes is not None:
+            order = np.argsort(prefixes[0], kind="stable")
+            sources.append((prefixes[0][order], prefixes[1], prefixes[2], order))
+        if s > 1:
+            for t, (km, _, _, rows_of) in enumerate(sources):
+                idx = np.flatnonzero(src < 0)
                 if not idx.size:
                     break
                 pos, hit = find_sorted(km, pre[idx])
-                if hit.any():
-                    i, r = idx[hit], pos[hit]
-                    if rows_of is not None:
-                        r = rows_of[r]
-                    zp[i], mp[i] = kz[r], kmm[r]
-                    found[i] = True
-            step_rows = np.flatnonzero(found)
-            if step_rows.size == built.size:
-                self._step(zp, mp, last)
-                Z[built], m[built] = zp, mp
-            else:
-                if step_rows.size:
-                    zs, ms = zp[step_rows], mp[step_rows]
-                    self._step(zs, ms, last[step_rows])
-                    Z[built[step_rows]], m[built[step_rows]] = zs, ms
-                rest = np.flatnonzero(~found)
-                Z[built[rest]], m[built[rest]] = self._ids_of(E[built[rest]])
-            self._keep_set_ids(s, masks[built], Z[built], m[built])
+                i, r = idx[hit], pos[hit]
+                src[i] = t
+                row[i] = r if rows_of is None else rows_of[r]
+        if s == 1:                               # the prefix is the empty set: ids 0, range 1
+            zb = np.zeros((built.size, self.rows), dtype=np.int64)
+            mb = np.ones(built.size, dtype=np.int64)
+        elif src.size and src[0] >= 0 and bool((src == src[0]).all()):   # one source: one gather
+            zb, mb = sources[int(src[0])][1][row], sources[int(src[0])][2][row]
+        else:
+            zb = np.empty((built.size, self.rows), dtype=np.int64)
+            mb = np.empty(built.size, dtype=np.int64)
+            for t, (_, kz, kmm, _) in enumerate(sources):
+                i = np.flatnonzero(src == t)
+                if i.size:
+                    zb[i], mb[i] = kz[row[i]], kmm[row[i]]
+            rest = np.flatnonzero(src < 0)
+            if rest.size:                        # no known prefix: from scratch, minus the last step
+                zb[rest], mb[rest] = self._ids_of(E[built[rest], :-1])
+        self._step(zb, mb, last)
+        self._keep_set_ids(s, masks[built], zb, mb)
+        if Z is None:
+            return zb, mb
+        Z[built], m[built] = zb, mb
         return Z, m
 
     def _keep_set_ids(self, s: int, masks: np.ndarray, Z: np.ndarray, m: np.ndarray) -> None:
@@ -583,8 +595,11 @@ class ParentConfigs:
         held = sum(z.nbytes for chunks in self._set_ids.values() for _, z, _ in chunks)
         if held + Z.nbytes > self.SET_IDS_CACHE_BYTES:
             return
-        order = np.argsort(masks, kind="stable")
-        self._set_ids.setdefault(s, []).append((masks[order], Z[order], m[order]))
+        if masks.size > 1 and not bool((masks[1:] > masks[:-1]).all()):
+            order = np.argsort(masks, kind="stable")
+            masks, Z, m = masks[order], Z[order], m[order]
+        # Held as given when already sorted: callers must not write into the arrays set_ids returns.
+        self._set_ids.setdefault(s, []).append((masks, Z, m))
 
     #: :meth:`_compress_rows` handles at most this many code slots per ``bincount``.
     BLOCK_CODE_SLOTS = 1 << 20
@@ -661,10 +676,10 @@ class ParentConfigs:
         np.cumsum(mW, out=set_off[1:])
         family_off = np.zeros(fmask.size + 1, dtype=np.int64)
         np.cumsum(mF, out=family_off[1:])
-        ZW += set_off[:-1, None]
-        ZF += family_off[:-1, None]
-        set_counts = self._count(ZW.ravel(), int(set_off[-1]), self._tiled(B))
-        family_counts = self._count(ZF.ravel(), int(family_off[-1]), self._tiled(int(fmask.size)))
+        # not in place: set_ids may hand out the arrays it keeps for the next level
+        set_counts = self._count((ZW + set_off[:-1, None]).ravel(), int(set_off[-1]), self._tiled(B))
+        family_counts = self._count((ZF + family_off[:-1, None]).ravel(), int(family_off[-1]),
+                                    self._tiled(int(fmask.size)))
         return SetBlockCounts(q=self._declared_qs(E), pair_set=pair_set,
                               children=children, r=self.arities[children], family=family, set_counts=set_counts,
                               set_off=set_off, family_counts=family_counts, family_off=family_off)

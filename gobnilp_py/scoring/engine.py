@@ -36,7 +36,8 @@ from . import pruning as P
 from .candidates import immediate_subsets, next_level
 from .counts import ParentConfigs, find_sorted as _lookup
 from .local_scores import DirichletScore, LocalScore, PenalisedLL, make_score
-from .parallel import FlatGroups, LevelScorer, Payload, PendingScores, counts_by_sets, set_counting_possible
+from .parallel import (FlatGroups, LevelScorer, Payload, PendingScores, counts_by_sets, set_counting_possible,
+                       set_counting_reads_atoms)
 from .table import ScoreTable
 
 __all__ = ["score", "resolve_epsilon", "DEFAULT_MAX_CANDIDATES", "DEFAULT_MEMORY_LIMIT", "active_rules"]
@@ -291,11 +292,15 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
     if payload.want_ub and not payload.ub_children.any():
         payload.want_ub = False
     if set_counting_possible(sc, n, pc.rows):
-        # Decided from the data alone (whether every atom is pure: LL(v | all others) = 0 for every v),
-        # with or without pruning, so a family's score does not depend on the settings (numpy paths).
-        llc_all = llc if want_llc else _atom_likelihoods(pc, ar)[0]
-        payload.by_sets = counts_by_sets(sc, n, pc.rows, ~(llc_all < -P.tolerance(0.0)))
-    scorer = LevelScorer(payload, n_jobs=n_jobs, backend=backend, scheduler=scheduler)
+        # Decided from the score and the data alone (for the Dirichlet scores: whether every atom is
+        # pure, LL(v | all others) = 0 for every v), with or without pruning, so a family's score does
+        # not depend on the settings (numpy paths).
+        determined = None
+        if set_counting_reads_atoms(sc):
+            llc_all = llc if want_llc else _atom_likelihoods(pc, ar)[0]
+            determined = ~(llc_all < -P.tolerance(0.0))
+        payload.by_sets = counts_by_sets(sc, n, pc.rows, determined)
+    scorer = LevelScorer(payload, n_jobs=n_jobs, backend=backend, scheduler=scheduler, counts=pc)
     try:
         # Level 0: the empty parent set, all children in one batch.
         res0 = scorer.run([((), np.arange(n, dtype=np.int64))])
@@ -362,7 +367,7 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
     meta["time"] = elapsed
     pruning_report = {names[v]: counters[v] for v in range(n)} if prune else {}
     log.info("scored %d families in %.2f s; kept %d", n_scored, elapsed, sum(len(f) for f in kept))
-    return ScoreTable(names, kept, epsilon=eps, score_name=sc.name, pruning=pruning_report, meta=meta)
+    return ScoreTable.from_scoring(names, kept, epsilon=eps, score_name=sc.name, pruning=pruning_report, meta=meta)
 
 
 def _gb(b: float) -> str:
@@ -554,6 +559,20 @@ class _Run:
     held_bytes: float = field(default=0.0)
     active: frozenset[int] = field(default_factory=frozenset)   # children walked in this batch
     level: int = 0                                               # parent-set size being walked (messages)
+    # per-child parameters as arrays, for the generation of many children at once (_walk_numpy)
+    vlim_arr: np.ndarray | None = None      # palim="auto" bound (None: no child has one)
+    kmax_arr: np.ndarray | None = None      # parent_count bound (None: no child has one)
+    pruned_arr: np.ndarray | None = None    # bool: the rules may prune this child (not in keep_all)
+
+    def child_arrays(self) -> None:
+        """Fill :attr:`vlim_arr`, :attr:`kmax_arr` and :attr:`pruned_arr` (no bound: a count never reached)."""
+        n = len(self.names)
+        never = np.iinfo(np.int64).max
+        self.vlim_arr = (None if all(x is None for x in self.vlim)
+                         else np.array([never if x is None else x for x in self.vlim], dtype=np.int64))
+        self.kmax_arr = (None if all(x is None for x in self.kmax)
+                         else np.array([never if x is None else x for x in self.kmax], dtype=np.int64))
+        self.pruned_arr = np.array([v not in self.keep_all for v in range(n)], dtype=bool)
 
     def check_budget(self, n_scored: int, per_child: np.ndarray, k: int, extra: float | None = None) -> None:
         """One-line ScoreError when the candidate cap or the memory budget would be exceeded.
@@ -596,6 +615,11 @@ class _Level:
     def nbytes(self) -> int:
         return sum(a.nbytes for a in (self.masks, self.elems, self.ll, self.best, self.q, self.nnu,
                                       self.cells, self.ub))
+
+    def views(self, off: np.ndarray) -> list["_Level"]:
+        """Child ``v``'s rows ``off[v]:off[v + 1]`` as a :class:`_Level` of views (no copy)."""
+        names = ("masks", "elems", "ll", "best", "q", "nnu", "cells", "ub")
+        return [_Level(*(getattr(self, f)[a:b] for f in names)) for a, b in zip(off[:-1].tolist(), off[1:].tolist())]
 
     @staticmethod
     def concat(parts: list["_Level"], k: int) -> "_Level":
@@ -692,25 +716,30 @@ def _plan_pieces(levels: list[_Level], grow: list[bool], n: int, budget: int) ->
     return pieces
 
 
-def _row_chunks(lv: _Level, v: int, k: int, ra: int, rb: int, j0: int, j1: int) -> list[tuple[int, int, int]]:
-    """Ranges ``(a, b, candidates)`` of rows ``ra:rb`` whose candidates (``j`` in ``[j0, j1)``) fit in :data:`GEN_CHUNK_BYTES`."""
-    if rb <= ra:
+def _row_chunks(maxy: np.ndarray, vr: np.ndarray, k: int, j0: int, j1: int) -> list[tuple[int, int, int]]:
+    """Ranges ``(a, b, candidates)`` of rows (largest element ``maxy``, child ``vr``) whose candidates
+    (``j`` in ``[j0, j1)``) fit in :data:`GEN_CHUNK_BYTES`."""
+    if not maxy.size:
         return []
-    maxy = lv.elems[ra:rb, -1].astype(np.int64) if k > 1 else np.full(rb - ra, -1, dtype=np.int64)
     lo = np.maximum(maxy + 1, j0)
-    cnt = np.maximum(j1 - lo, 0) - ((v >= lo) & (v < j1))
+    cnt = np.maximum(j1 - lo, 0) - ((vr >= lo) & (vr < j1))
     cost = np.cumsum(cnt * (48 * k + 200) + (j1 - j0))
     ccnt = np.cumsum(cnt)
     out = []
     a = 0
-    M = rb - ra
+    M = maxy.size
     while a < M:
         base = cost[a - 1] if a > 0 else 0
         b = int(np.searchsorted(cost, base + GEN_CHUNK_BYTES, side="right"))
         b = min(max(b, a + 1), M)
-        out.append((ra + a, ra + b, int(ccnt[b - 1] - (ccnt[a - 1] if a > 0 else 0))))
+        out.append((a, b, int(ccnt[b - 1] - (ccnt[a - 1] if a > 0 else 0))))
         a = b
     return out
+
+
+def _max_elements(lv: _Level, k: int, a: int, b: int) -> np.ndarray:
+    """Largest element of the sets ``a:b`` of a level of size ``k`` (-1 for the empty set)."""
+    return lv.elems[a:b, -1].astype(np.int64) if k > 1 else np.full(b - a, -1, dtype=np.int64)
 
 
 #: Compiled candidate generation (:mod:`._walk_numba`): ``"auto"`` uses it for a level of at least
@@ -781,14 +810,17 @@ def _generate_compiled(run: _Run, lv: _Level, v: int, k: int, a0: int, b0: int, 
                 run.counters[v][r] += c
     if xm.size == 0:
         return None
-    return (v, xm, xe, best, qx, nnu, ubi)
+    return (np.full(xm.size, v, dtype=np.int64), xm, xe, best, qx, nnu, ubi)
 
 
 def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
     """Lattice walk on int64 bitmasks: generation and bound rules are whole-array operations.
 
     Same rules, same order of attribution, same arithmetic as
-    :func:`_walk_python` (a test checks the two give identical tables).
+    :func:`_walk_python` (a test checks the two give identical tables).  A
+    level is held as one :class:`_Level` of every child's sets, child by child
+    (``off``), with per-child views into it; the numpy generation treats all
+    children of a piece in one :func:`_generate` call.
 
     Memory: a level is generated, counted and scored in *pieces*
     (:func:`_plan_pieces`) of at most :data:`PIECE_PAIRS` candidates, so only
@@ -798,7 +830,7 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
     one.
     """
     n = len(run.names)
-    eps, prune, coef, R = run.eps, run.prune, run.coef, run.rules
+    run.child_arrays()
     ar = np.asarray(run.ar, dtype=np.int64)
     arf = ar.astype(np.float64)
     lnr = np.log(np.maximum(arf, 1.0))
@@ -806,14 +838,15 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
     nonunit = (ar > 1).astype(np.int64)
     cols = np.arange(n, dtype=np.int64)
     llc = run.llc
-    s0 = res0.scores
-    levels = []
-    for v in range(n):
-        m = 1 if v in run.active else 0
-        sl = slice(v, v + m)
-        levels.append(_Level(np.zeros(m, dtype=np.int64), np.zeros((m, 0), dtype=np.int8),
-                             res0.ll[sl].copy(), s0[sl].copy(), np.ones(m), np.zeros(m, dtype=np.int8),
-                             res0.cells[sl].astype(np.int32), res0.ub[sl].copy()))
+    act = np.array([v in run.active for v in range(n)], dtype=bool)
+    sel = np.flatnonzero(act)
+    off = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(act, out=off[1:])
+    cat = _Level(np.zeros(sel.size, dtype=np.int64), np.zeros((sel.size, 0), dtype=np.int8), res0.ll[sel].copy(),
+                 res0.scores[sel].copy(), np.ones(sel.size), np.zeros(sel.size, dtype=np.int8),
+                 res0.cells[sel].astype(np.int32), res0.ub[sel].copy())
+    levels = cat.views(off)
+    table = _LevelKeys.dense_table(n)
     n_scored, per_level = n, [n]
     transient = _bytes_per_pair
 
@@ -828,9 +861,11 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
         store = k < limit and any(_grows(run, v, k) for v in range(n) if v in run.active)
         run.level = k
         others = _kernel_inputs(run, levels, grow, n) if _use_walk_kernel(run, levels, grow) else None
+        keys = _LevelKeys(cat, off, n, table) if others is None else None
         # held: the previous level, and for the compiled generation its concatenated copy and hash tables
-        run.held_bytes = float(sum(lv.nbytes() for lv in levels)) + float(
-            sum(a.nbytes for a in others if isinstance(a, np.ndarray)) if others is not None else 0)
+        run.held_bytes = float(cat.nbytes()) + float(
+            sum(a.nbytes for a in others if isinstance(a, np.ndarray)) if others is not None
+            else keys.nbytes() if keys is not None else 0)
         room = run.memory_limit - run.held_bytes
         budget = int(max(1, min(PIECE_PAIRS, room // (2 * transient(k)) if room > 0 else 1)))
         pieces = _plan_pieces(levels, grow, n, budget)
@@ -843,24 +878,38 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
         try:
             for pc_ in pieces:
                 parts = []
+                spans = []          # (child, first row, end row) of the piece, rows of the whole level
                 for v in range(n):
-                    if not grow[v]:
-                        continue
-                    lv = levels[v]
-                    ra = int(np.searchsorted(lv.masks, pc_.ylo))
-                    rb = int(np.searchsorted(lv.masks, pc_.yhi))
-                    for a0, b0, n_max in _row_chunks(lv, v, k, ra, rb, pc_.j0, pc_.j1):
-                        if others is not None:
-                            got = _generate_compiled(run, lv, v, k, a0, b0, pc_.j0, pc_.j1, bit, arf, nonunit,
-                                                     llc, others, n_max)
-                        else:
-                            got = _generate(run, levels, v, k, a0, b0, pc_.j0, pc_.j1, ar, arf, lnr, bit,
-                                            nonunit, cols, llc, eps, prune, coef, R)
+                    if grow[v]:
+                        lv = levels[v]
+                        ra = int(np.searchsorted(lv.masks, pc_.ylo))
+                        rb = int(np.searchsorted(lv.masks, pc_.yhi))
+                        if rb > ra:
+                            spans.append((v, ra, rb))
+                if others is not None:
+                    for v, ra, rb in spans:
+                        lv = levels[v]
+                        maxy = _max_elements(lv, k, ra, rb)
+                        for a0, b0, n_max in _row_chunks(maxy, np.full(maxy.size, v), k, pc_.j0, pc_.j1):
+                            got = _generate_compiled(run, lv, v, k, ra + a0, ra + b0, pc_.j0, pc_.j1, bit, arf,
+                                                     nonunit, llc, others, n_max)
+                            if got is not None:
+                                parts.append(got)
+                elif spans:
+                    rows = np.concatenate([np.arange(off[v] + ra, off[v] + rb, dtype=np.int64)
+                                           for v, ra, rb in spans])
+                    vr = np.repeat(np.array([sp[0] for sp in spans], dtype=np.int64),
+                                   [sp[2] - sp[1] for sp in spans])
+                    maxy = cat.elems[rows, -1].astype(np.int64) if k > 1 else np.full(rows.size, -1, dtype=np.int64)
+                    for a0, b0, _ in _row_chunks(maxy, vr, k, pc_.j0, pc_.j1):
+                        got = _generate(run, cat, keys, rows[a0:b0], vr[a0:b0], k, pc_.j0, pc_.j1, ar, arf,
+                                        lnr, bit, nonunit, cols, llc)
                         if got is not None:
                             parts.append(got)
-                            per_child[v] += got[1].size
                 if not parts:
                     continue
+                for p_ in parts:
+                    per_child += np.bincount(p_[0], minlength=n)
                 m_pairs = sum(p[1].size for p in parts) + (0 if inflight is None else inflight.cc.size)
                 run.check_budget(n_scored, per_child, k, extra=stored + m_pairs * transient(k))
                 grouped = _group_piece(run, parts, k)
@@ -882,11 +931,15 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
         n_pairs = int(per_child.sum())
         if not n_pairs:
             break
-        # child by child, dropping the parts as they are joined: the copy never doubles the level
-        levels = []
-        for v in range(n):
-            levels.append(_Level.concat(built[v], k))
-            built[v] = []
+        # child by child, in one copy: parts are dropped as they are joined
+        if keys is not None:
+            keys.clear()
+        del levels, keys, others
+        sizes = [sum(int(p.masks.size) for p in built[v]) for v in range(n)]
+        np.cumsum(sizes, out=off[1:])
+        cat = _Level.concat([p for v in range(n) for p in built[v]], k)
+        del built
+        levels = cat.views(off)
         n_scored += n_pairs
         per_level.append(n_pairs)
         if run.progress is not None:
@@ -933,7 +986,7 @@ def _group_piece(run: _Run, parts: list[Any], k: int) -> _Grouped:
     """
     n = len(run.names)
     cm = np.concatenate([p[1] for p in parts])
-    cc = np.concatenate([np.full(p[1].size, p[0], dtype=np.int64) for p in parts])
+    cc = np.concatenate([p[0] for p in parts])
     ce = np.concatenate([p[2] for p in parts])
     cb = np.concatenate([p[3] for p in parts])
     cq = np.concatenate([p[4] for p in parts])
@@ -1003,113 +1056,187 @@ def _finish_piece(run: _Run, gp: _Grouped, built: list[list[_Level]] | None) -> 
     return len(gp.groups), added
 
 
-def _generate(run: _Run, levels: list[_Level], v: int, k: int, a0: int, b0: int, j0: int, j1: int,
-              ar: np.ndarray, arf: np.ndarray, lnr: np.ndarray, bit: np.ndarray, nonunit: np.ndarray,
-              cols: np.ndarray, llc: np.ndarray, eps: float, prune: bool, coef: float, R: frozenset[str]) -> Any:
-    """Candidates ``Y ∪ {j}`` (``j0 <= j < j1``) of size ``k`` for child ``v`` from the level's sets ``a0:b0``.
+class _LevelKeys:
+    """Look-ups of ``(child, mask)`` in a level stored child by child (:class:`_Level`, ``off``).
 
-    Returned after the bound rules, as ``(v, masks, elements, best subset score,
-    q, parents of arity >= 2, ml ceiling of the subsets)``.
+    Why: the generation of a level is done for all children at once, and its
+    Apriori and entropy look-ups ask for sets of many children in one call.
+    Three layouts, by the number of variables ``n``:
+
+    - ``n * 2^n <=`` :data:`DENSE_KEY_SLOTS`: a table of every ``(child, mask)``
+      holding the row or -1, so a look-up is one gather (binary searches of
+      random queries were a third of the generation on zoo);
+    - up to 57 variables, ``child << n | mask`` fits an int64 and is sorted
+      over the whole level (children ascending, masks sorted inside each): one
+      binary search;
+    - beyond, one binary search per child asked for.
     """
-    lv = levels[v]
-    maxy = lv.elems[a0:b0, -1].astype(np.int64) if k > 1 else np.full(b0 - a0, -1, dtype=np.int64)
+
+    def __init__(self, cat: _Level, off: np.ndarray, n: int, table: np.ndarray | None = None) -> None:
+        """``table``: the walk's dense table (:meth:`dense_table`, all -1), filled here and emptied
+        by :meth:`clear` -- allocated once per walk, as filling 2^n slots per level would cost more
+        than the look-ups save."""
+        self.masks, self.off, self.n = cat.masks, off, n
+        self.keys: np.ndarray | None = None
+        self.table = table
+        if n <= 57:
+            child = np.repeat(np.arange(n, dtype=np.int64), np.diff(off))
+            self.keys = np.left_shift(child, n) | cat.masks
+            if table is not None:
+                table[self.keys] = np.arange(self.keys.size, dtype=table.dtype)
+
+    @staticmethod
+    def dense_table(n: int) -> np.ndarray | None:
+        """An empty dense table for ``n`` variables, or None when ``n * 2^n`` exceeds :data:`DENSE_KEY_SLOTS`."""
+        return np.full(n << n, -1, dtype=np.int32) if n * (1 << n) <= DENSE_KEY_SLOTS else None
+
+    def clear(self) -> None:
+        """Empty the dense table again (only the slots this level filled)."""
+        if self.table is not None and self.keys is not None:
+            self.table[self.keys] = -1
+
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in (self.keys, self.table) if a is not None)
+
+    def find(self, child: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Rows of the level holding ``(child[i], masks[i])`` (any shape) and whether each is there
+        (the row is meaningless where it is not)."""
+        if self.table is not None:
+            pos = self.table[np.left_shift(child, self.n) | masks].astype(np.int64)
+            return pos, pos >= 0
+        if self.keys is not None:
+            return _lookup(self.keys, np.left_shift(child, self.n) | masks)
+        pos = np.zeros(masks.shape, dtype=np.int64)
+        hit = np.zeros(masks.shape, dtype=bool)
+        for c in np.unique(child).tolist():
+            sel = child == c
+            a, b = int(self.off[c]), int(self.off[c + 1])
+            if b > a:
+                p_, h_ = _lookup(self.masks[a:b], masks[sel])
+                pos[sel], hit[sel] = p_ + a, h_
+        return pos, hit
+
+
+#: Largest ``n * 2^n`` for which :class:`_LevelKeys` uses a dense table (int32 slots: 16 MB at n = 18).
+DENSE_KEY_SLOTS = 1 << 22
+
+
+def _generate(run: _Run, cat: _Level, keys: _LevelKeys, rows: np.ndarray, vr: np.ndarray, k: int,
+              j0: int, j1: int, ar: np.ndarray, arf: np.ndarray, lnr: np.ndarray, bit: np.ndarray,
+              nonunit: np.ndarray, cols: np.ndarray, llc: np.ndarray) -> Any:
+    """Candidates ``Y ∪ {j}`` (``j0 <= j < j1``, ``j > max Y``) of size ``k`` from the level's rows ``rows``.
+
+    ``rows`` index the whole level ``cat`` (every child's sets, child by
+    child) and ``vr`` is each row's child, so one call generates and filters
+    the candidates of many children: a level costs a few dozen numpy calls,
+    not that many per child.  Every rule reads its child's own parameters
+    element-wise, with the same arithmetic as one child at a time.
+    Returned after the bound rules, as ``(children, masks, elements, best
+    subset score, q, parents of arity >= 2, ml ceiling of the subsets)``.
+    """
+    eps, prune, coef, R = run.eps, run.prune, run.coef, run.rules
+    n = len(run.names)
+    maxy = cat.elems[rows, -1].astype(np.int64) if k > 1 else np.full(rows.size, -1, dtype=np.int64)
     cj = cols[j0:j1]
-    ok = (cj[None, :] > maxy[:, None]) & (cj[None, :] != v)
+    ok = (cj[None, :] > maxy[:, None]) & (cj[None, :] != vr[:, None])
     yi, jj = np.nonzero(ok)
     if yi.size == 0:
         return None
-    yi += a0
+    v = vr[yi]
+    yi = rows[yi]
     jj += j0
-    xm = lv.masks[yi] | bit[jj]
+    xm = cat.masks[yi] | bit[jj]
     if k > 1:
-        ye = lv.elems[yi].astype(np.int64)
+        ye = cat.elems[yi].astype(np.int64)
         sub = xm[:, None] ^ bit[ye]                     # X minus each element of Y
-        sidx, found = _lookup(lv.masks, sub)
+        sidx, found = keys.find(v[:, None], sub)
         keep = found.all(axis=1)
-        yi, jj, xm, ye, sub, sidx = yi[keep], jj[keep], xm[keep], ye[keep], sub[keep], sidx[keep]
+        v, yi, jj, xm, ye, sub, sidx = v[keep], yi[keep], jj[keep], xm[keep], ye[keep], sub[keep], sidx[keep]
         if yi.size == 0:
             return None
-        # every immediate subset: (mask, position in lv, dropped element)
-        sub_m = np.concatenate([lv.masks[yi][:, None], sub], axis=1)
+        # every immediate subset: (mask, row in the level, dropped element)
+        sub_m = np.concatenate([cat.masks[yi][:, None], sub], axis=1)
         sub_i = np.concatenate([yi[:, None], sidx], axis=1)
         drop = np.concatenate([jj[:, None], ye], axis=1)
     else:
         ye = np.zeros((yi.size, 0), dtype=np.int64)
-        sub_m = lv.masks[yi][:, None]
+        sub_m = cat.masks[yi][:, None]
         sub_i = yi[:, None]
         drop = jj[:, None]
-    best = lv.best[sub_i].max(axis=1)
-    ubi = lv.ub[sub_i].min(axis=1)
-    qx = lv.q[yi] * arf[jj]
-    nnu = lv.nnu[yi] + nonunit[jj]
+    best = cat.best[sub_i].max(axis=1)
+    # without ml_ceiling every bound is +inf (the scorer computes none)
+    ubi = cat.ub[sub_i].min(axis=1) if "ml_ceiling" in R else np.full(yi.size, np.inf)
+    qx = cat.q[yi] * arf[jj]
+    nnu = cat.nnu[yi] + nonunit[jj]
     alive = np.ones(yi.size, dtype=bool)
-    if run.vlim[v] is not None:
-        alive &= nnu <= run.vlim[v]
-    if prune and v not in run.keep_all:
-        fired: dict[str, int] = {}
-        rv = int(ar[v])
-        if rv > 1 and coef > 0:
+    if run.vlim_arr is not None:
+        alive &= nnu <= run.vlim_arr[v]
+    if prune:
+        fired: dict[str, np.ndarray] = {}
+        pv = run.pruned_arr[v]                          # children the rules may prune
+        rv = ar[v]
+        if coef > 0:
+            pen_ok = pv & (rv > 1)
             pen = coef * (rv - 1) * qx
-            kmax = run.kmax[v]
-            if "parent_count" in R and kmax is not None:
-                f = alive & (nnu > kmax)
-                fired["parent_count"] = int(f.sum())
+            if "parent_count" in R and run.kmax_arr is not None:
+                f = alive & pen_ok & (nnu > run.kmax_arr[v])
+                fired["parent_count"] = f
                 alive &= ~f
             if "penalty_bound" in R:
-                f = alive & P.fires_array(best + pen, eps, best, pen)
-                fired["penalty_bound"] = int(f.sum())
+                f = alive & pen_ok & P.fires_array(best + pen, eps, best, pen)
+                fired["penalty_bound"] = f
                 alive &= ~f
             if "ll_ceiling" in R:
                 u = llc[v] - pen
-                f = alive & P.fires_array(best - u, eps, best, u)
-                fired["ll_ceiling"] = int(f.sum())
+                f = alive & pen_ok & P.fires_array(best - u, eps, best, u)
+                fired["ll_ceiling"] = f
                 alive &= ~f
-            if "entropy" in R and alive.any():
-                a = np.flatnonzero(alive)
-                ll_sub = lv.ll[sub_i[a]]
-                n_ent = -ll_sub + llc[v]
-                d = drop[a]
-                sm = sub_m[a]
-                for c in np.unique(d):
-                    sel = d == c
-                    lc = levels[int(c)]
-                    if lc.masks.size == 0:
-                        continue
-                    pos, hit = _lookup(lc.masks, sm[sel])
-                    other = np.where(hit, -lc.ll[pos] + llc[int(c)], np.inf)
-                    n_ent[sel] = np.minimum(n_ent[sel], other)
-                rd = arf[d]
-                step = coef * (rv - 1) * (qx[a][:, None] / rd) * (rd - 1)
-                fe = (rd > 1) & P.fires_array(step - n_ent, eps, ll_sub, step)
+            if "entropy" in R:
+                a = np.flatnonzero(alive & pen_ok)
+                if a.size:
+                    va = v[a]
+                    ll_sub = cat.ll[sub_i[a]]
+                    n_ent = -ll_sub + llc[va][:, None]
+                    d = drop[a]
+                    pos, hit = keys.find(d, sub_m[a])
+                    other = np.where(hit, -cat.ll[pos] + llc[d], np.inf)
+                    n_ent = np.minimum(n_ent, other)
+                    rd = arf[d]
+                    step = coef * (rv[a] - 1)[:, None] * (qx[a][:, None] / rd) * (rd - 1)
+                    fe = (rd > 1) & P.fires_array(step - n_ent, eps, ll_sub, step)
+                    f = np.zeros_like(alive)
+                    f[a] = fe.any(axis=1)
+                    fired["entropy"] = f
+                    alive &= ~f
+        if "cell_bound" in R:
+            a = np.flatnonzero(alive & pv & (rv > 1))
+            if a.size:
+                n_cells = cat.cells[sub_i[a]].max(axis=1).astype(np.float64)
+                u = -n_cells * lnr[v[a]]
                 f = np.zeros_like(alive)
-                f[a] = fe.any(axis=1)
-                fired["entropy"] = int(f.sum())
+                f[a] = P.fires_array(best[a] - u, eps, best[a], u)
+                fired["cell_bound"] = f
                 alive &= ~f
-        if rv > 1 and "cell_bound" in R and alive.any():
-            n_cells = lv.cells[sub_i].max(axis=1).astype(np.float64)
-            u = -n_cells * lnr[v]
-            f = alive & P.fires_array(best - u, eps, best, u)
-            fired["cell_bound"] = int(f.sum())
+        if "ml_ceiling" in R:
+            f = alive & pv & P.fires_array(best - ubi, eps, best, ubi)
+            fired["ml_ceiling"] = f
             alive &= ~f
-        if "ml_ceiling" in R and alive.any():
-            f = alive & P.fires_array(best - ubi, eps, best, ubi)
-            fired["ml_ceiling"] = int(f.sum())
-            alive &= ~f
-        if "user_bound" in R and alive.any():
+        if "user_bound" in R and (alive & pv).any():
             f = np.zeros_like(alive)
             xe = np.concatenate([ye, jj[:, None]], axis=1)
-            for i in np.flatnonzero(alive):
-                ub_i = float(run.sc.upper_bound(v, tuple(int(t) for t in xe[i])))
+            for i in np.flatnonzero(alive & pv):
+                ub_i = float(run.sc.upper_bound(int(v[i]), tuple(int(t) for t in xe[i])))
                 f[i] = P.user_bound(ub_i, float(best[i]), eps)
-            fired["user_bound"] = int(f.sum())
+            fired["user_bound"] = f
             alive &= ~f
-        for r, c in fired.items():
-            if c:
-                run.counters[v][r] += c
+        for r, f in fired.items():
+            for c, cnt in enumerate(np.bincount(v[f], minlength=n).tolist()):
+                if cnt:
+                    run.counters[c][r] += cnt
     if not alive.any():
         return None
     xe = np.concatenate([ye[alive], jj[alive][:, None]], axis=1)
-    return (v, xm[alive], xe, best[alive], qx[alive], nnu[alive], ubi[alive])
+    return (v[alive], xm[alive], xe, best[alive], qx[alive], nnu[alive], ubi[alive])
 
 
 def _walk_python(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
