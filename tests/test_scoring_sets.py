@@ -301,3 +301,17 @@ def test_penalised_tables_do_not_depend_on_the_block_size_workers_or_pruning(blo
         full[f.child][f.parents] = f.score
     for f in ref:
         assert full[f.child][f.parents] == f.score
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("kw", [{}, {"dense_limit": 3}, {"merge_rows": True}])
+def test_others_ids_equal_the_cached_chain(seed, kw):
+    """The ids of "every variable but v", built for all v at once, equal ``ids`` of each such set."""
+    from gobnilp_py.scoring.atom_bounds import others_ids
+
+    ds = _data(40 + seed, n=6, rows=int(np.random.default_rng(seed).integers(1, 300)))
+    Z, M = others_ids(ParentConfigs(ds, **kw))
+    ref = ParentConfigs(ds, **kw)
+    for v in range(6):
+        z, m = ref.ids(tuple(j for j in range(6) if j != v))
+        assert np.array_equal(Z[v], z) and int(M[v]) == m

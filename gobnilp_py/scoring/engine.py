@@ -34,7 +34,7 @@ from ..data.reader import as_dataset
 from ..errors import DataError, ParameterError, ScoreError
 from . import pruning as P
 from .candidates import immediate_subsets, next_level
-from .counts import ParentConfigs, find_sorted as _lookup
+from .counts import ParentConfigs, distinct_small, find_sorted as _lookup
 from .local_scores import DirichletScore, LocalScore, PenalisedLL, make_score
 from .parallel import (FlatGroups, LevelScorer, Payload, PendingScores, counts_by_sets, set_counting_possible,
                        set_counting_reads_atoms)
@@ -55,8 +55,10 @@ WIDTH_LIMIT = 10_000_000
 #: Default memory budget of the lattice walk, bytes (``memory_limit=``).
 DEFAULT_MEMORY_LIMIT = 8 * 1024**3
 
-#: Bytes of candidate arrays generated at once for one child (then filtered by the rules).
-GEN_CHUNK_BYTES = 256 * 1024**2
+#: Bytes of candidate arrays generated at once (then filtered by the rules).  The numpy generation
+#: takes every child of a piece in one call, so a chunk is the transient memory of that call: 32 MB
+#: (about 90,000 candidates of size 3) already spreads numpy's per-call cost thin.
+GEN_CHUNK_BYTES = 32 * 1024**2
 
 #: ``ml_ceiling`` charges every mixed atom its own least cost (:mod:`.atom_bounds`, issue 14 item 2);
 #: False gives the first version's one ``max(0, -ln a)`` per configuration (kept to measure the gain).
@@ -282,7 +284,7 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
     atom_w: np.ndarray | None = None
     atom_mixed: np.ndarray | None = None
     if want_llc:
-        llc, atom_w, atom_mixed = _atom_likelihoods(pc, ar)
+        llc, atom_w, atom_mixed = _atom_likelihoods(pc, ar, tables="ml_ceiling" in active)
     payload = Payload(data=ds, score=sc, want_ll=penalised, want_cells="cell_bound" in active or "ml_ceiling" in active,
                       want_ub="ml_ceiling" in active, atom_weights=atom_w if "ml_ceiling" in active else None,
                       # Where every atom is pure (LL(v | all others) = 0) the ceiling equals cell_bound.
@@ -297,7 +299,7 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
         # not depend on the settings (numpy paths).
         determined = None
         if set_counting_reads_atoms(sc):
-            llc_all = llc if want_llc else _atom_likelihoods(pc, ar)[0]
+            llc_all = llc if want_llc else _atom_likelihoods(pc, ar, tables=False)[0]
             determined = ~(llc_all < -P.tolerance(0.0))
         payload.by_sets = counts_by_sets(sc, n, pc.rows, determined)
     scorer = LevelScorer(payload, n_jobs=n_jobs, backend=backend, scheduler=scheduler, counts=pc)
@@ -379,35 +381,39 @@ def _bytes_per_pair(k: int) -> int:
     return 16 * (k + 1) + 200
 
 
-def _atom_likelihoods(pc: ParentConfigs, ar: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``LL(v | all other variables)`` per ``v``, and each row's share of its atom's LL.
+def _atom_likelihoods(pc: ParentConfigs, ar: list[int],
+                      tables: bool = True) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """``LL(v | all other variables)`` per ``v``, and (``tables``) each row's share of its atom's LL.
 
     An *atom* of child ``v`` is a configuration of all the other variables; every
     parent set's configurations are unions of atoms.  ``w[v, row] = mult(row) *
     LL_a / n_a`` for the atom ``a`` of ``row``, so summing ``w[v]`` over the rows of
     a configuration gives the summed atom log-likelihoods inside it (the
     ``ml_ceiling`` rule).  ``mixed[v, row]`` is 1 when the row's atom holds two or
-    more states of ``v``.  Rows are the (possibly merged) rows of ``pc``.
+    more states of ``v``.  Rows are the (possibly merged) rows of ``pc``.  Without ``tables`` (no
+    ``ml_ceiling``: the penalised scores) ``w`` and ``mixed`` are None.
     """
-    from .atom_bounds import atom_cells
+    from .atom_bounds import atom_cells, others_ids
     from .counts import xlogx_table
 
     n = len(ar)
     t = xlogx_table(pc.N)
     mult = pc.weights if pc.weights is not None else np.ones(pc.rows)
     llc = np.zeros(n)
-    w = np.zeros((n, pc.rows))
-    mixed = np.zeros((n, pc.rows))
+    w = np.zeros((n, pc.rows)) if tables else None
+    mixed = np.zeros((n, pc.rows)) if tables else None
+    Z, M = others_ids(pc)
     for v in range(n):
-        z, m, cell = atom_cells(pc, v)
+        z, m, cell = atom_cells(pc, v, (Z[v], int(M[v])))
         r = max(ar[v], 1)
         na = cell.reshape(m, r).sum(axis=1)
         lla = t[cell].reshape(m, r).sum(axis=1) - t[na]
         llc[v] = float(lla.sum())
-        with np.errstate(invalid="ignore", divide="ignore"):
-            share = np.where(na > 0, lla / np.maximum(na, 1), 0.0)
-        w[v] = share[z] * mult
-        mixed[v] = ((cell.reshape(m, r) > 0).sum(axis=1) >= 2)[z]
+        if w is not None and mixed is not None:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                share = np.where(na > 0, lla / np.maximum(na, 1), 0.0)
+            w[v] = share[z] * mult
+            mixed[v] = ((cell.reshape(m, r) > 0).sum(axis=1) >= 2)[z]
     return llc, w, mixed
 
 
@@ -622,16 +628,26 @@ class _Level:
         return [_Level(*(getattr(self, f)[a:b] for f in names)) for a, b in zip(off[:-1].tolist(), off[1:].tolist())]
 
     @staticmethod
-    def concat(parts: list["_Level"], k: int) -> "_Level":
+    def concat(parts: list["_Level"], k: int, consume: bool = False, order: np.ndarray | None = None) -> "_Level":
+        """The parts one after the other (rows then permuted by ``order`` when given).  ``consume``:
+        each field of the parts is released as soon as it is joined (the parts are unusable
+        afterwards), so the join holds one field's copies at most."""
         if not parts:
             e = np.zeros(0, dtype=np.int64)
             f = np.zeros(0)
             return _Level(e, np.zeros((0, k), dtype=np.int8), f, f, f, np.zeros(0, dtype=np.int8),
                           np.zeros(0, dtype=np.int32), f)
-        if len(parts) == 1:
+        if len(parts) == 1 and order is None:
             return parts[0]
-        return _Level(*(np.concatenate([getattr(p, name) for p in parts])
-                        for name in ("masks", "elems", "ll", "best", "q", "nnu", "cells", "ub")))
+        joined = []
+        for name in ("masks", "elems", "ll", "best", "q", "nnu", "cells", "ub"):
+            field_ = np.concatenate([getattr(p, name) for p in parts])
+            joined.append(field_ if order is None else field_[order])
+            del field_
+            if consume:
+                for p in parts:
+                    setattr(p, name, None)
+        return _Level(*joined)
 
 
 def _grows(run: _Run, v: int, k: int) -> bool:
@@ -813,6 +829,63 @@ def _generate_compiled(run: _Run, lv: _Level, v: int, k: int, a0: int, b0: int, 
     return (np.full(xm.size, v, dtype=np.int64), xm, xe, best, qx, nnu, ubi)
 
 
+@dataclass(frozen=True)
+class _Consts:
+    """Per-variable arrays every generation call reads (arities, their logs, bits, ...)."""
+
+    ar: np.ndarray        # int64 arities
+    arf: np.ndarray       # float arities
+    lnr: np.ndarray       # ln max(arity, 1)
+    bit: np.ndarray       # int64 1 << v
+    nonunit: np.ndarray   # int64: arity >= 2
+    cols: np.ndarray      # int64 0 .. n - 1
+    llc: np.ndarray       # LL(v | all others)
+
+    @staticmethod
+    def of(run: _Run) -> "_Consts":
+        n = len(run.names)
+        ar = np.asarray(run.ar, dtype=np.int64)
+        arf = ar.astype(np.float64)
+        return _Consts(ar, arf, np.log(np.maximum(arf, 1.0)), np.left_shift(np.int64(1), np.arange(n, dtype=np.int64)),
+                       (ar > 1).astype(np.int64), np.arange(n, dtype=np.int64), run.llc)
+
+
+def _generate_piece(run: _Run, cat: _Level, off: np.ndarray, levels: list[_Level], keys: "_LevelKeys | None",
+                    others: tuple | None, grow: list[bool], pc_: _Piece, k: int, c: _Consts) -> list[Any]:
+    """Every growing child's candidates of one piece, after the bound rules, in chunks of
+    :data:`GEN_CHUNK_BYTES`: by the compiled kernel child by child (``others``), else by
+    :func:`_generate` for all children of a chunk at once."""
+    n = len(run.names)
+    spans = []          # (child, first row, end row) of the piece, rows of the child's level
+    for v in range(n):
+        if grow[v]:
+            lv = levels[v]
+            ra = int(np.searchsorted(lv.masks, pc_.ylo))
+            rb = int(np.searchsorted(lv.masks, pc_.yhi))
+            if rb > ra:
+                spans.append((v, ra, rb))
+    parts = []
+    if others is not None:
+        for v, ra, rb in spans:
+            lv = levels[v]
+            maxy = _max_elements(lv, k, ra, rb)
+            for a0, b0, n_max in _row_chunks(maxy, np.full(maxy.size, v), k, pc_.j0, pc_.j1):
+                got = _generate_compiled(run, lv, v, k, ra + a0, ra + b0, pc_.j0, pc_.j1, c.bit, c.arf,
+                                         c.nonunit, c.llc, others, n_max)
+                if got is not None:
+                    parts.append(got)
+    elif spans:
+        assert keys is not None
+        rows = np.concatenate([np.arange(off[v] + ra, off[v] + rb, dtype=np.int64) for v, ra, rb in spans])
+        vr = np.repeat(np.array([sp[0] for sp in spans], dtype=np.int64), [sp[2] - sp[1] for sp in spans])
+        maxy = cat.elems[rows, -1].astype(np.int64) if k > 1 else np.full(rows.size, -1, dtype=np.int64)
+        for a0, b0, _ in _row_chunks(maxy, vr, k, pc_.j0, pc_.j1):
+            got = _generate(run, cat, keys, rows[a0:b0], vr[a0:b0], k, pc_.j0, pc_.j1, c)
+            if got is not None:
+                parts.append(got)
+    return parts
+
+
 def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
     """Lattice walk on int64 bitmasks: generation and bound rules are whole-array operations.
 
@@ -831,13 +904,7 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
     """
     n = len(run.names)
     run.child_arrays()
-    ar = np.asarray(run.ar, dtype=np.int64)
-    arf = ar.astype(np.float64)
-    lnr = np.log(np.maximum(arf, 1.0))
-    bit = np.left_shift(np.int64(1), np.arange(n, dtype=np.int64))
-    nonunit = (ar > 1).astype(np.int64)
-    cols = np.arange(n, dtype=np.int64)
-    llc = run.llc
+    consts = _Consts.of(run)
     act = np.array([v in run.active for v in range(n)], dtype=bool)
     sel = np.flatnonzero(act)
     off = np.zeros(n + 1, dtype=np.int64)
@@ -869,7 +936,7 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
         room = run.memory_limit - run.held_bytes
         budget = int(max(1, min(PIECE_PAIRS, room // (2 * transient(k)) if room > 0 else 1)))
         pieces = _plan_pieces(levels, grow, n, budget)
-        built: list[list[_Level]] = [[] for _ in range(n)]
+        built: list[tuple[_Level, np.ndarray]] = []
         per_child = np.zeros(n, dtype=np.int64)
         stored = 0.0
         n_sets = 0
@@ -877,35 +944,7 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
         inflight: _Grouped | None = None
         try:
             for pc_ in pieces:
-                parts = []
-                spans = []          # (child, first row, end row) of the piece, rows of the whole level
-                for v in range(n):
-                    if grow[v]:
-                        lv = levels[v]
-                        ra = int(np.searchsorted(lv.masks, pc_.ylo))
-                        rb = int(np.searchsorted(lv.masks, pc_.yhi))
-                        if rb > ra:
-                            spans.append((v, ra, rb))
-                if others is not None:
-                    for v, ra, rb in spans:
-                        lv = levels[v]
-                        maxy = _max_elements(lv, k, ra, rb)
-                        for a0, b0, n_max in _row_chunks(maxy, np.full(maxy.size, v), k, pc_.j0, pc_.j1):
-                            got = _generate_compiled(run, lv, v, k, ra + a0, ra + b0, pc_.j0, pc_.j1, bit, arf,
-                                                     nonunit, llc, others, n_max)
-                            if got is not None:
-                                parts.append(got)
-                elif spans:
-                    rows = np.concatenate([np.arange(off[v] + ra, off[v] + rb, dtype=np.int64)
-                                           for v, ra, rb in spans])
-                    vr = np.repeat(np.array([sp[0] for sp in spans], dtype=np.int64),
-                                   [sp[2] - sp[1] for sp in spans])
-                    maxy = cat.elems[rows, -1].astype(np.int64) if k > 1 else np.full(rows.size, -1, dtype=np.int64)
-                    for a0, b0, _ in _row_chunks(maxy, vr, k, pc_.j0, pc_.j1):
-                        got = _generate(run, cat, keys, rows[a0:b0], vr[a0:b0], k, pc_.j0, pc_.j1, ar, arf,
-                                        lnr, bit, nonunit, cols, llc)
-                        if got is not None:
-                            parts.append(got)
+                parts = _generate_piece(run, cat, off, levels, keys, others, grow, pc_, k, consts)
                 if not parts:
                     continue
                 for p_ in parts:
@@ -931,14 +970,22 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
         n_pairs = int(per_child.sum())
         if not n_pairs:
             break
-        # child by child, in one copy: parts are dropped as they are joined
+        # child by child, one field at a time: each field's parts are dropped as it is joined, so the
+        # copy never doubles the level (one piece, the usual case on small data: no copy at all)
         if keys is not None:
             keys.clear()
-        del levels, keys, others
-        sizes = [sum(int(p.masks.size) for p in built[v]) for v in range(n)]
-        np.cumsum(sizes, out=off[1:])
-        cat = _Level.concat([p for v in range(n) for p in built[v]], k)
-        del built
+        del levels, keys, others, cat
+        per_piece = [c for _, c in built]
+        np.cumsum(np.sum(per_piece, axis=0) if per_piece else np.zeros(n, dtype=np.int64), out=off[1:])
+        order = None
+        if len(built) > 1:       # pieces follow mask order: a stable sort by child keeps masks sorted
+            child = np.concatenate([np.repeat(np.arange(n, dtype=np.int64), c) for c in per_piece])
+            order = np.argsort(child, kind="stable")
+            del child
+        parts = [p for p, _ in built]
+        del built, per_piece
+        cat = _Level.concat(parts, k, consume=True, order=order)
+        del parts, order
         levels = cat.views(off)
         n_scored += n_pairs
         per_level.append(n_pairs)
@@ -1010,8 +1057,9 @@ def _group_piece(run: _Run, parts: list[Any], k: int) -> _Grouped:
                     cn[first][by_lex].astype(np.int8))
 
 
-def _finish_piece(run: _Run, gp: _Grouped, built: list[list[_Level]] | None) -> tuple[int, int]:
-    """Take a piece's scores, keep the undominated candidates, and store its rows.
+def _finish_piece(run: _Run, gp: _Grouped, built: list[tuple["_Level", np.ndarray]] | None) -> tuple[int, int]:
+    """Take a piece's scores, keep the undominated candidates, and store its rows (``built``: one
+    part per piece, child by child, with its rows per child).
 
     Returns the number of distinct parent sets counted and the bytes of the rows stored.
     """
@@ -1043,16 +1091,11 @@ def _finish_piece(run: _Run, gp: _Grouped, built: list[list[_Level]] | None) -> 
     if built is not None:
         nb = np.maximum(scores, cb)
         pm = gp.masks[gid]
-        o2 = np.lexsort((pm, cc))
-        cuts = np.searchsorted(cc[o2], np.arange(n + 1))
-        for v in range(n):
-            if cuts[v + 1] > cuts[v]:
-                sl = o2[cuts[v]:cuts[v + 1]]
-                g = gid[sl]
-                part = _Level(pm[sl], gp.elems[g], lls[sl], nb[sl], gp.q[g], gp.nnu[g],
-                              ccells[sl].astype(np.int32), cub[sl])
-                built[v].append(part)
-                added += part.nbytes()
+        sl = np.lexsort((pm, cc))              # child by child, masks ascending inside each
+        g = gid[sl]
+        part = _Level(pm[sl], gp.elems[g], lls[sl], nb[sl], gp.q[g], gp.nnu[g], ccells[sl].astype(np.int32), cub[sl])
+        built.append((part, np.bincount(cc, minlength=n)))
+        added = part.nbytes()
     return len(gp.groups), added
 
 
@@ -1108,7 +1151,7 @@ class _LevelKeys:
             return _lookup(self.keys, np.left_shift(child, self.n) | masks)
         pos = np.zeros(masks.shape, dtype=np.int64)
         hit = np.zeros(masks.shape, dtype=bool)
-        for c in np.unique(child).tolist():
+        for c in distinct_small(child):
             sel = child == c
             a, b = int(self.off[c]), int(self.off[c + 1])
             if b > a:
@@ -1121,9 +1164,18 @@ class _LevelKeys:
 DENSE_KEY_SLOTS = 1 << 22
 
 
+def _across(op: np.ufunc, a: np.ndarray) -> np.ndarray:
+    """``op`` folded across the columns of ``a`` (``op.reduce(a, axis=1)``, the same values): a level
+    has at most a few dozen columns and many rows, where one pass per column is several times
+    faster than numpy's row-wise reduction."""
+    out = a[:, 0].copy()
+    for t in range(1, a.shape[1]):
+        op(out, a[:, t], out=out)
+    return out
+
+
 def _generate(run: _Run, cat: _Level, keys: _LevelKeys, rows: np.ndarray, vr: np.ndarray, k: int,
-              j0: int, j1: int, ar: np.ndarray, arf: np.ndarray, lnr: np.ndarray, bit: np.ndarray,
-              nonunit: np.ndarray, cols: np.ndarray, llc: np.ndarray) -> Any:
+              j0: int, j1: int, c: _Consts) -> Any:
     """Candidates ``Y ∪ {j}`` (``j0 <= j < j1``, ``j > max Y``) of size ``k`` from the level's rows ``rows``.
 
     ``rows`` index the whole level ``cat`` (every child's sets, child by
@@ -1135,6 +1187,7 @@ def _generate(run: _Run, cat: _Level, keys: _LevelKeys, rows: np.ndarray, vr: np
     subset score, q, parents of arity >= 2, ml ceiling of the subsets)``.
     """
     eps, prune, coef, R = run.eps, run.prune, run.coef, run.rules
+    ar, arf, lnr, bit, nonunit, cols, llc = c.ar, c.arf, c.lnr, c.bit, c.nonunit, c.cols, c.llc
     n = len(run.names)
     maxy = cat.elems[rows, -1].astype(np.int64) if k > 1 else np.full(rows.size, -1, dtype=np.int64)
     cj = cols[j0:j1]
@@ -1150,10 +1203,12 @@ def _generate(run: _Run, cat: _Level, keys: _LevelKeys, rows: np.ndarray, vr: np
         ye = cat.elems[yi].astype(np.int64)
         sub = xm[:, None] ^ bit[ye]                     # X minus each element of Y
         sidx, found = keys.find(v[:, None], sub)
-        keep = found.all(axis=1)
-        v, yi, jj, xm, ye, sub, sidx = v[keep], yi[keep], jj[keep], xm[keep], ye[keep], sub[keep], sidx[keep]
-        if yi.size == 0:
-            return None
+        keep = _across(np.logical_and, found)
+        if not keep.all():
+            i = np.flatnonzero(keep)
+            v, yi, jj, xm, ye, sub, sidx = v[i], yi[i], jj[i], xm[i], ye[i], sub[i], sidx[i]
+            if yi.size == 0:
+                return None
         # every immediate subset: (mask, row in the level, dropped element)
         sub_m = np.concatenate([cat.masks[yi][:, None], sub], axis=1)
         sub_i = np.concatenate([yi[:, None], sidx], axis=1)
@@ -1163,9 +1218,9 @@ def _generate(run: _Run, cat: _Level, keys: _LevelKeys, rows: np.ndarray, vr: np
         sub_m = cat.masks[yi][:, None]
         sub_i = yi[:, None]
         drop = jj[:, None]
-    best = cat.best[sub_i].max(axis=1)
+    best = _across(np.maximum, cat.best[sub_i])
     # without ml_ceiling every bound is +inf (the scorer computes none)
-    ubi = cat.ub[sub_i].min(axis=1) if "ml_ceiling" in R else np.full(yi.size, np.inf)
+    ubi = _across(np.minimum, cat.ub[sub_i]) if "ml_ceiling" in R else np.full(yi.size, np.inf)
     qx = cat.q[yi] * arf[jj]
     nnu = cat.nnu[yi] + nonunit[jj]
     alive = np.ones(yi.size, dtype=bool)
@@ -1205,13 +1260,13 @@ def _generate(run: _Run, cat: _Level, keys: _LevelKeys, rows: np.ndarray, vr: np
                     step = coef * (rv[a] - 1)[:, None] * (qx[a][:, None] / rd) * (rd - 1)
                     fe = (rd > 1) & P.fires_array(step - n_ent, eps, ll_sub, step)
                     f = np.zeros_like(alive)
-                    f[a] = fe.any(axis=1)
+                    f[a] = _across(np.logical_or, fe)
                     fired["entropy"] = f
                     alive &= ~f
         if "cell_bound" in R:
             a = np.flatnonzero(alive & pv & (rv > 1))
             if a.size:
-                n_cells = cat.cells[sub_i[a]].max(axis=1).astype(np.float64)
+                n_cells = _across(np.maximum, cat.cells[sub_i[a]]).astype(np.float64)
                 u = -n_cells * lnr[v[a]]
                 f = np.zeros_like(alive)
                 f[a] = P.fires_array(best[a] - u, eps, best[a], u)
@@ -1230,9 +1285,9 @@ def _generate(run: _Run, cat: _Level, keys: _LevelKeys, rows: np.ndarray, vr: np
             fired["user_bound"] = f
             alive &= ~f
         for r, f in fired.items():
-            for c, cnt in enumerate(np.bincount(v[f], minlength=n).tolist()):
+            for child, cnt in enumerate(np.bincount(v[f], minlength=n).tolist()):
                 if cnt:
-                    run.counters[c][r] += cnt
+                    run.counters[child][r] += cnt
     if not alive.any():
         return None
     xe = np.concatenate([ye[alive], jj[alive][:, None]], axis=1)

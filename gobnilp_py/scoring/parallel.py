@@ -47,7 +47,7 @@ import numpy as np
 from .._interrupt import held
 from ..data.dataset import Dataset
 from ..errors import ScoreError
-from .counts import ParentConfigs, csr, ranges
+from .counts import ParentConfigs, csr, distinct_small, ranges
 from .local_scores import K2, BDeu, BDs, DirichletScore, LocalScore, PenalisedLL, _lgamma_cache
 
 __all__ = ["Payload", "GroupResults", "FlatGroups", "PendingScores", "score_groups", "LevelScorer", "resolve_n_jobs", "BACKENDS",
@@ -454,7 +454,7 @@ def _score_groups_sets(ctx: _Context, fg: FlatGroups) -> GroupResults:
     sizes = np.diff(fg.set_ptr)
     per_set = np.diff(fg.ch_ptr)
     rows = max(1, ctx.pc.rows)
-    for k in np.unique(sizes).tolist():
+    for k in distinct_small(sizes):
         gs = np.flatnonzero(sizes == k)
         E = fg.set_el[(fg.set_ptr[gs][:, None] + np.arange(k, dtype=np.int64)).reshape(-1)]
         E = E.astype(np.int64).reshape(gs.size, k)
@@ -640,7 +640,7 @@ def _pair_penalties(ctx: _Context, children: np.ndarray, a: np.ndarray,
     pens: list[np.ndarray] = []
     dls: list[np.ndarray] = []
     at = 0
-    for c in np.unique(children).tolist():
+    for c in distinct_small(children):
         if not ub_children[c]:
             continue
         pc = np.flatnonzero(children == c)
