@@ -787,11 +787,12 @@ def _use_walk_kernel(run: _Run, levels: list[_Level], grow: list[bool]) -> bool:
     return _walk_numba.AVAILABLE and (run.rules - {"dominated"}) <= set(_walk_numba.RULES)
 
 
-def _kernel_inputs(run: _Run, levels: list[_Level], grow: list[bool], n: int) -> tuple:
+def _kernel_inputs(run: _Run, cat: _Level, off: np.ndarray) -> tuple:
     """Every child's previous level as one CSR (masks, LL, offsets), its entropy floors and hash tables.
 
     Built once per level and shared by every :func:`_generate_compiled` call
-    of it.  The tables (:func:`._walk_numba.build_tables`, 8 bytes a row)
+    of it.  The masks and LL are the level's own arrays (it is held child by
+    child, ``off``), not copies.  The tables (:func:`._walk_numba.build_tables`, 8 bytes a row)
     replace the binary searches of the Apriori look-ups in a child's own
     level; the entropy rule's look-ups in other children's levels stay binary
     searches over ``masks`` (better locality) and are skipped when the child's
@@ -799,11 +800,9 @@ def _kernel_inputs(run: _Run, levels: list[_Level], grow: list[bool], n: int) ->
     """
     from ._walk_numba import build_tables, entropy_floor
 
-    ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum([lv.masks.size for lv in levels], out=ptr[1:])
-    masks = np.concatenate([lv.masks for lv in levels]) if ptr[-1] else np.zeros(0, dtype=np.int64)
-    ll = np.concatenate([lv.ll for lv in levels]) if ptr[-1] else np.zeros(0)
-    ll = ll.astype(np.float64, copy=False)
+    ptr = off.copy()
+    masks = cat.masks
+    ll = cat.ll.astype(np.float64, copy=False)
     slots, sptr = build_tables(masks, ptr)
     return masks, ll, ptr, entropy_floor(ll, ptr, run.llc), slots, sptr
 
@@ -927,11 +926,12 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
         # Keep this level only if some child can go on from it (its rows are the next level's subsets).
         store = k < limit and any(_grows(run, v, k) for v in range(n) if v in run.active)
         run.level = k
-        others = _kernel_inputs(run, levels, grow, n) if _use_walk_kernel(run, levels, grow) else None
+        others = _kernel_inputs(run, cat, off) if _use_walk_kernel(run, levels, grow) else None
         keys = _LevelKeys(cat, off, n, table) if others is None else None
-        # held: the previous level, and for the compiled generation its concatenated copy and hash tables
+        # held: the previous level, and for the compiled generation its hash tables and floors (its masks
+        # and LL are the level's), for the numpy one its look-up keys
         run.held_bytes = float(cat.nbytes()) + float(
-            sum(a.nbytes for a in others if isinstance(a, np.ndarray)) if others is not None
+            sum(a.nbytes for a in others[2:] if isinstance(a, np.ndarray)) if others is not None
             else keys.nbytes() if keys is not None else 0)
         room = run.memory_limit - run.held_bytes
         budget = int(max(1, min(PIECE_PAIRS, room // (2 * transient(k)) if room > 0 else 1)))
