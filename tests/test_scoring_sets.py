@@ -315,3 +315,16 @@ def test_others_ids_equal_the_cached_chain(seed, kw):
     for v in range(6):
         z, m = ref.ids(tuple(j for j in range(6) if j != v))
         assert np.array_equal(Z[v], z) and int(M[v]) == m
+
+
+def test_the_tile_cache_is_bounded_in_bytes(monkeypatch):
+    """Tiled row multiplicities are cached up to TILE_CACHE_BYTES, whatever the number of sizes asked."""
+    rng = np.random.default_rng(3)
+    codes = rng.integers(0, 2, size=(400, 4))
+    pc = ParentConfigs(Dataset([f"v{j}" for j in range(4)], [2] * 4, codes), merge_rows=True)
+    assert pc.weights is not None
+    monkeypatch.setattr(ParentConfigs, "TILE_CACHE_BYTES", 10 * pc.weights.nbytes)
+    for k in range(1, 40):
+        t = pc._tiled(k)
+        assert np.array_equal(t, np.tile(pc.weights, k))
+        assert sum(x.nbytes for x in pc._tiles.values()) <= 10 * pc.weights.nbytes

@@ -446,15 +446,22 @@ class ParentConfigs:
         # Weighted sums of integers below 2**53 are exact in float64.
         return np.bincount(codes, weights=w, minlength=size).astype(np.int64)
 
+    #: Bytes of tiled row multiplicities :meth:`_tiled` keeps.  Why a byte cap: per-set counting tiles
+    #: them for whole blocks of sets (up to 4,096 x rows), and a cap of 64 entries alone let the cache
+    #: hold hundreds of megabytes on merged data (letter, adult).
+    TILE_CACHE_BYTES = 16 * 1024**2
+
     def _tiled(self, k: int) -> np.ndarray | None:
-        """Row multiplicities repeated for ``k`` children (cached: the same k recurs)."""
+        """Row multiplicities repeated for ``k`` children or sets (cached while small: the same k recurs)."""
         if self.weights is None:
             return None
         hit = self._tiles.get(k)
         if hit is None:
-            if len(self._tiles) > 64:
-                self._tiles.clear()
-            hit = self._tiles[k] = np.tile(self.weights, k)
+            hit = np.tile(self.weights, k)
+            if hit.nbytes <= self.TILE_CACHE_BYTES:
+                if sum(t.nbytes for t in self._tiles.values()) + hit.nbytes > self.TILE_CACHE_BYTES:
+                    self._tiles.clear()
+                self._tiles[k] = hit
         return hit
 
     def declared_q(self, parents: tuple[int, ...]) -> int:
