@@ -541,7 +541,8 @@ class ParentConfigs:
         scratch.  Every route applies the same steps to the same prefixes, so
         the ids equal :meth:`_block_ids`'s exactly.  The sets built here are
         kept (up to :data:`SET_IDS_CACHE_BYTES`, the two latest sizes) for the
-        next call.  Needs ``n <= 62`` (masks are int64).
+        next call -- the very arrays returned, so callers must not write into
+        them.  Needs ``n <= 62`` (masks are int64).
         """
         U, s = E.shape
         if s == 0:

@@ -87,8 +87,9 @@ BATCH = 64
 BLOCK_SETS = 4096
 BLOCK_ROW_PAIRS = 1 << 18
 
-#: Dirichlet scores with a built-in prior may be counted per variable set (:func:`_score_groups_sets`)
-#: where :func:`counts_by_sets` finds it pays; ``False`` always counts per pair (tests compare).
+#: Penalised log-likelihoods and the Dirichlet scores with a built-in prior may be counted per variable
+#: set (:func:`_score_groups_sets`) where :func:`counts_by_sets` finds it pays; ``False`` always counts
+#: per pair (tests compare).
 SET_COUNTING = True
 
 #: Rows (after merging) below which per-pair counting stays (:func:`counts_by_sets`): measured on data
@@ -436,14 +437,15 @@ def set_counting_reads_atoms(sc: LocalScore) -> bool:
 def _score_groups_sets(ctx: _Context, fg: FlatGroups) -> GroupResults:
     """:func:`_score_groups_blocks` with each parent set and family set counted once per block.
 
-    See :class:`~gobnilp_py.scoring.counts.SetBlockCounts` and
-    :meth:`~gobnilp_py.scoring.local_scores.DirichletScore.set_block_scores`.
-    Parent sets are taken size by size (a block's sets have one size), in
-    blocks of about :data:`SET_BLOCK_ROW_PAIRS`.  A pair's values depend only
-    on its own two sets, so the blocks, the sizes met together and the split
-    between workers never change a result.  The children counted here are
-    those whose ``ml_ceiling`` is never computed (every atom of theirs is
-    pure), so their bound stays ``+inf``.
+    See :class:`~gobnilp_py.scoring.counts.SetBlockCounts`,
+    :meth:`~gobnilp_py.scoring.local_scores.DirichletScore.set_block_scores` and
+    :meth:`~gobnilp_py.scoring.local_scores.PenalisedLL.set_block_scores` (which
+    also gives the log-likelihoods).  Parent sets are taken size by size (a
+    block's sets have one size), in blocks of about :data:`SET_BLOCK_ROW_PAIRS`.
+    A pair's values depend only on its own two sets, so the blocks, the sizes
+    met together and the split between workers never change a result.  No
+    pair counted here has an ``ml_ceiling`` (penalised scores have none; for
+    the Dirichlet ones every atom of the child is pure), so bounds stay ``+inf``.
     """
     p = ctx.p
     penalised = isinstance(p.score, PenalisedLL)
