@@ -297,8 +297,7 @@ class SetBlockCounts:
 
     def family_cells(self) -> np.ndarray:
         """Non-empty cells of every pair: the observed configurations of its family set."""
-        seg = np.repeat(np.arange(self.family_off.size - 1, dtype=np.int64), np.diff(self.family_off))
-        seen = np.bincount(seg[self.family_counts > 0], minlength=self.family_off.size - 1)
+        seen = np.bincount(segment_ids(self.family_off)[self.family_counts > 0], minlength=self.family_off.size - 1)
         return seen[self.family]
 
 
@@ -316,6 +315,11 @@ def ranges(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
     out = np.arange(int(ends[-1]) if ends.size else 0, dtype=np.int64)
     out += np.repeat(starts - (ends - lens), lens)
     return out
+
+
+def segment_ids(off: np.ndarray) -> np.ndarray:
+    """Segment of every element for the offsets ``off`` (``i`` repeated ``off[i + 1] - off[i]`` times)."""
+    return np.repeat(np.arange(off.size - 1, dtype=np.int64), np.diff(off))
 
 
 def distinct_small(x: np.ndarray) -> list[int]:

@@ -24,7 +24,7 @@ import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -34,7 +34,7 @@ from ..data.reader import as_dataset
 from ..errors import DataError, ParameterError, ScoreError
 from . import pruning as P
 from .candidates import immediate_subsets, next_level
-from .counts import ParentConfigs, distinct_small, find_sorted as _lookup
+from .counts import ParentConfigs, distinct_small, find_sorted as _lookup, segment_ids
 from .local_scores import DirichletScore, LocalScore, PenalisedLL, make_score
 from .parallel import (FlatGroups, LevelScorer, Payload, PendingScores, counts_by_sets, set_counting_possible,
                        set_counting_reads_atoms)
@@ -618,14 +618,15 @@ class _Level:
     # k + 45 bytes a row (was 8k + 56 with int64 elements, counts and cells): the stored level is
     # what a wide walk holds (spectf: 48.9 million rows of size 5), so small integers are kept small.
 
+    #: The fields, in constructor order.
+    FIELDS: ClassVar[tuple[str, ...]] = ("masks", "elems", "ll", "best", "q", "nnu", "cells", "ub")
+
     def nbytes(self) -> int:
-        return sum(a.nbytes for a in (self.masks, self.elems, self.ll, self.best, self.q, self.nnu,
-                                      self.cells, self.ub))
+        return sum(getattr(self, f).nbytes for f in self.FIELDS)
 
     def views(self, off: np.ndarray) -> list["_Level"]:
         """Child ``v``'s rows ``off[v]:off[v + 1]`` as a :class:`_Level` of views (no copy)."""
-        names = ("masks", "elems", "ll", "best", "q", "nnu", "cells", "ub")
-        return [_Level(*(getattr(self, f)[a:b] for f in names)) for a, b in zip(off[:-1].tolist(), off[1:].tolist())]
+        return [_Level(*(getattr(self, f)[a:b] for f in self.FIELDS)) for a, b in zip(off[:-1].tolist(), off[1:].tolist())]
 
     @staticmethod
     def concat(parts: list["_Level"], k: int, consume: bool = False, order: np.ndarray | None = None) -> "_Level":
@@ -640,7 +641,7 @@ class _Level:
         if len(parts) == 1 and order is None:
             return parts[0]
         joined = []
-        for name in ("masks", "elems", "ll", "best", "q", "nnu", "cells", "ub"):
+        for name in _Level.FIELDS:
             field_ = np.concatenate([getattr(p, name) for p in parts])
             joined.append(field_ if order is None else field_[order])
             del field_
@@ -753,9 +754,11 @@ def _row_chunks(maxy: np.ndarray, vr: np.ndarray, k: int, j0: int, j1: int) -> l
     return out
 
 
-def _max_elements(lv: _Level, k: int, a: int, b: int) -> np.ndarray:
-    """Largest element of the sets ``a:b`` of a level of size ``k`` (-1 for the empty set)."""
-    return lv.elems[a:b, -1].astype(np.int64) if k > 1 else np.full(b - a, -1, dtype=np.int64)
+def _max_elements(lv: _Level, k: int, rows: slice | np.ndarray) -> np.ndarray:
+    """Largest element of the sets ``rows`` of a level read to build size ``k`` (-1 for the empty set)."""
+    if k > 1:
+        return lv.elems[rows, -1].astype(np.int64)
+    return np.full(lv.masks[rows].size, -1, dtype=np.int64)
 
 
 #: Compiled candidate generation (:mod:`._walk_numba`): ``"auto"`` uses it for a level of at least
@@ -867,7 +870,7 @@ def _generate_piece(run: _Run, cat: _Level, off: np.ndarray, levels: list[_Level
     if others is not None:
         for v, ra, rb in spans:
             lv = levels[v]
-            maxy = _max_elements(lv, k, ra, rb)
+            maxy = _max_elements(lv, k, slice(ra, rb))
             for a0, b0, n_max in _row_chunks(maxy, np.full(maxy.size, v), k, pc_.j0, pc_.j1):
                 got = _generate_compiled(run, lv, v, k, ra + a0, ra + b0, pc_.j0, pc_.j1, c.bit, c.arf,
                                          c.nonunit, c.llc, others, n_max)
@@ -877,9 +880,9 @@ def _generate_piece(run: _Run, cat: _Level, off: np.ndarray, levels: list[_Level
         assert keys is not None
         rows = np.concatenate([np.arange(off[v] + ra, off[v] + rb, dtype=np.int64) for v, ra, rb in spans])
         vr = np.repeat(np.array([sp[0] for sp in spans], dtype=np.int64), [sp[2] - sp[1] for sp in spans])
-        maxy = cat.elems[rows, -1].astype(np.int64) if k > 1 else np.full(rows.size, -1, dtype=np.int64)
+        maxy = _max_elements(cat, k, rows)
         for a0, b0, _ in _row_chunks(maxy, vr, k, pc_.j0, pc_.j1):
-            got = _generate(run, cat, keys, rows[a0:b0], vr[a0:b0], k, pc_.j0, pc_.j1, c)
+            got = _generate(run, cat, keys, rows[a0:b0], vr[a0:b0], maxy[a0:b0], k, pc_.j0, pc_.j1, c)
             if got is not None:
                 parts.append(got)
     return parts
@@ -1123,8 +1126,7 @@ class _LevelKeys:
         self.keys: np.ndarray | None = None
         self.table = table
         if n <= 57:
-            child = np.repeat(np.arange(n, dtype=np.int64), np.diff(off))
-            self.keys = np.left_shift(child, n) | cat.masks
+            self.keys = np.left_shift(segment_ids(off), n) | cat.masks
             if table is not None:
                 table[self.keys] = np.arange(self.keys.size, dtype=table.dtype)
 
@@ -1174,12 +1176,13 @@ def _across(op: np.ufunc, a: np.ndarray) -> np.ndarray:
     return out
 
 
-def _generate(run: _Run, cat: _Level, keys: _LevelKeys, rows: np.ndarray, vr: np.ndarray, k: int,
-              j0: int, j1: int, c: _Consts) -> Any:
+def _generate(run: _Run, cat: _Level, keys: _LevelKeys, rows: np.ndarray, vr: np.ndarray, maxy: np.ndarray,
+              k: int, j0: int, j1: int, c: _Consts) -> Any:
     """Candidates ``Y ∪ {j}`` (``j0 <= j < j1``, ``j > max Y``) of size ``k`` from the level's rows ``rows``.
 
     ``rows`` index the whole level ``cat`` (every child's sets, child by
-    child) and ``vr`` is each row's child, so one call generates and filters
+    child), ``vr`` is each row's child and ``maxy`` its largest element (as
+    :func:`_max_elements` gives it), so one call generates and filters
     the candidates of many children: a level costs a few dozen numpy calls,
     not that many per child.  Every rule reads its child's own parameters
     element-wise, with the same arithmetic as one child at a time.
@@ -1189,7 +1192,6 @@ def _generate(run: _Run, cat: _Level, keys: _LevelKeys, rows: np.ndarray, vr: np
     eps, prune, coef, R = run.eps, run.prune, run.coef, run.rules
     ar, arf, lnr, bit, nonunit, cols, llc = c.ar, c.arf, c.lnr, c.bit, c.nonunit, c.cols, c.llc
     n = len(run.names)
-    maxy = cat.elems[rows, -1].astype(np.int64) if k > 1 else np.full(rows.size, -1, dtype=np.int64)
     cj = cols[j0:j1]
     ok = (cj[None, :] > maxy[:, None]) & (cj[None, :] != vr[:, None])
     yi, jj = np.nonzero(ok)

@@ -44,7 +44,7 @@ import numpy as np
 
 from ..data.dataset import Dataset
 from ..errors import ScoreError
-from .counts import BlockCounts, FamilyCounts, ParentConfigs, SetBlockCounts, ranges, xlogx_table
+from .counts import BlockCounts, FamilyCounts, ParentConfigs, SetBlockCounts, ranges, segment_ids, xlogx_table
 
 __all__ = [
     "BatchScores",
@@ -288,8 +288,7 @@ class PenalisedLL(LocalScore):
 
 def _sums_per_set(values: np.ndarray, off: np.ndarray) -> np.ndarray:
     """``values[off[b]:off[b + 1]].sum()`` for every ``b``, each summed sequentially in order."""
-    seg = np.repeat(np.arange(off.size - 1, dtype=np.int64), np.diff(off))
-    return np.bincount(seg, weights=values, minlength=off.size - 1)
+    return np.bincount(segment_ids(off), weights=values, minlength=off.size - 1)
 
 
 class BIC(PenalisedLL):
