@@ -83,3 +83,46 @@ def test_the_kernel_is_used_and_counts_rules(monkeypatch):
     assert fast.families == ref.families and fast.pruning == ref.pruning
     fired = {r: sum(c[r] for c in ref.pruning.values()) for r in _walk_numba.RULES}
     assert fired["penalty_bound"] > 0 and fired["entropy"] > 0 and fired["parent_count"] > 0
+
+
+def test_auto_mode_loads_the_kernel_by_ski_rental(monkeypatch):
+    """``"auto"``: levels under WALK_KERNEL_MIN never go to the kernel; bigger ones stay on numpy
+    (counted as rent) until the process's rent, the current level included, reaches
+    WALK_KERNEL_LOAD; from then on, and for every later level of at least WALK_KERNEL_MIN, the kernel."""
+    monkeypatch.setattr(engine, "WALK_KERNEL_MIN", 100)
+    monkeypatch.setattr(engine, "WALK_KERNEL_LOAD", 1000)
+    monkeypatch.setattr(engine, "_walk_rent", 0)
+    monkeypatch.setattr(engine, "_walk_loaded", False)
+    monkeypatch.setattr(engine, "_numba_imported", lambda: False)
+    assert [engine._walk_kernel_pays(s) for s in (99, 400, 99, 500)] == [False, False, False, False]
+    assert engine._walk_rent == 900          # only the levels the kernel would have taken
+    assert engine._walk_kernel_pays(100)     # 900 + 100 reaches the load
+    monkeypatch.setattr(engine, "_walk_loaded", True)
+    assert not engine._walk_kernel_pays(99) and engine._walk_kernel_pays(100)
+    monkeypatch.setattr(engine, "_walk_loaded", False)
+    monkeypatch.setattr(engine, "_walk_rent", 0)
+    monkeypatch.setattr(engine, "_numba_imported", lambda: True)   # only the kernel's cache is left to load
+    assert not engine._walk_kernel_pays(99) and engine._walk_kernel_pays(100)
+
+
+def test_auto_mode_gives_the_same_table_on_either_side_of_the_load(monkeypatch):
+    """The same problem scored in "auto" mode before and after the load: identical tables."""
+    rng = np.random.default_rng(5)
+    codes = rng.integers(0, 2, size=(80, 10))
+    codes[:, 1] = codes[:, 0] ^ (rng.random(80) < 0.1)
+    ds = Dataset([f"V{j}" for j in range(10)], [2] * 10, codes)
+    calls = []
+    real = engine._generate_compiled
+    monkeypatch.setattr(engine, "_generate_compiled", lambda *a, **k: calls.append(1) or real(*a, **k))
+    monkeypatch.setattr(engine, "WALK_KERNEL", "auto")
+    monkeypatch.setattr(engine, "WALK_KERNEL_MIN", 1)
+    monkeypatch.setattr(engine, "WALK_KERNEL_LOAD", 10**12)
+    monkeypatch.setattr(engine, "_walk_rent", 0)
+    monkeypatch.setattr(engine, "_walk_loaded", False)
+    monkeypatch.setattr(engine, "_numba_imported", lambda: False)
+    before = score(ds, score="BIC", epsilon=1.0, n_jobs=1)
+    assert not calls and engine._walk_rent > 0
+    monkeypatch.setattr(engine, "WALK_KERNEL_LOAD", 1)
+    after = score(ds, score="BIC", epsilon=1.0, n_jobs=1)
+    assert calls and engine._walk_loaded
+    assert after.families == before.families and after.pruning == before.pruning
