@@ -14,7 +14,7 @@ try:  # Unix only
 except ImportError:  # pragma: no cover
     resource = None  # type: ignore[assignment]
 
-__all__ = ["memory_room", "gib"]
+__all__ = ["memory_room", "format_bytes"]
 
 
 def _available_system_bytes() -> int | None:
@@ -50,6 +50,12 @@ def memory_room() -> int | None:
     return min(known) if known else None
 
 
-def gib(n_bytes: float) -> str:
-    """``n_bytes`` in GiB for messages (``"12.3 GB"``)."""
-    return f"{n_bytes / 1024 ** 3:.1f} GB"
+def format_bytes(n_bytes: float) -> str:
+    """``n_bytes`` for a message, in the largest binary unit it reaches (``"512 bytes"``, ``"3.2 MiB"``,
+    ``"12.3 GiB"``, ``"212 GiB"``): one place for every memory message of the package, so that small
+    needs do not print as "0.0 GB" and large ones as "4096 MiB"."""
+    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n_bytes >= scale:
+            v = n_bytes / scale
+            return f"{v:.1f} {unit}" if v < 100 else f"{v:.0f} {unit}"
+    return f"{n_bytes:.0f} bytes"

@@ -13,6 +13,7 @@ import pytest
 
 import gobnilp_py as gp
 from gobnilp_py.cli import main
+from gobnilp_py._memory import format_bytes
 from gobnilp_py.errors import SolverError
 from gobnilp_py.ilp import model as ilp_model
 from gobnilp_py.ilp.model import ILP_BYTES_PER_FAMILY, check_memory
@@ -45,8 +46,8 @@ def test_too_little_room_is_one_line_naming_the_need():
         check_memory(t, room=1024 ** 2)
     msg = str(info.value)
     assert "\n" not in msg
-    assert msg.startswith("the ILP over 2,070 candidate families would need about 0.0 GB of memory, more than "
-                          "the 0.0 GB available; use a parent limit")
+    assert msg.startswith("the ILP over 2,070 candidate families would need about 15.8 MiB of memory, more than "
+                          "the 1.0 MiB available; use a parent limit")
 
 
 def test_a_tied_variable_is_named_as_a_constant_column():
@@ -79,3 +80,13 @@ def test_tied_variables_are_named_in_every_result():
     res = gp.learn(t)
     assert any("variable 'X0' has 2,048 candidate parent sets that all score the same" in c and "drop such columns" in c
                for c in res.caveats)
+
+
+@pytest.mark.parametrize("n_bytes, text", [
+    (0, "0 bytes"), (1023, "1023 bytes"), (1024, "1.0 KiB"), (1536, "1.5 KiB"),
+    (16_571_392, "15.8 MiB"), (150 * 2**20, "150 MiB"), (2**30, "1.0 GiB"), (212 * 2**30, "212 GiB"),
+    (3 * 2**40, "3.0 TiB"),
+])
+def test_memory_messages_use_the_largest_unit_reached(n_bytes, text):
+    """One byte format for every memory message (the ILP's, the scorer's, the order-graph engines')."""
+    assert format_bytes(n_bytes) == text

@@ -20,7 +20,7 @@ from typing import Any
 
 import pyscipopt
 
-from .._memory import gib, memory_room
+from .._memory import format_bytes, memory_room
 from ..constraints.structural import StructuralConstraints
 from ..errors import ConfigError, SolverError
 from ..scoring.table import ScoreTable
@@ -208,8 +208,8 @@ def check_memory(table: ScoreTable, room: int | None = None) -> None:
         name, count = tied[0]
         hint = (f"; variable {name!r} alone has {count:,} candidate parent sets that all score the same, "
                 "as a constant column's do: drop such columns")
-    raise SolverError(f"the ILP over {n_fams:,} candidate families would need about {gib(need)} of memory, "
-                      f"more than the {gib(room)} available{hint}")
+    raise SolverError(f"the ILP over {n_fams:,} candidate families would need about {format_bytes(need)} of memory, "
+                      f"more than the {format_bytes(room)} available{hint}")
 
 
 def _add_arrow_vars(fm: FamilyModel) -> dict[tuple[int, int], tuple[pyscipopt.Variable, list[int]]]:

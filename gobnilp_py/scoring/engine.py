@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._memory import format_bytes
 from .._validation import (READ_OPTIONS, check_keywords, check_lower_bound, check_memory_limit, check_palim,
                            check_positive_int, check_positive_number)
 from ..data.reader import as_dataset
@@ -276,8 +277,8 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
                     kbig = int(np.argmax([s * _bytes_per_pair(k) for k, s in enumerate(sizes)]))
                     raise ScoreError(
                         f"variable {names[v]!r} is constant: all its parent sets tie and must be kept, "
-                        f"{sizes[kbig]:,} of size {kbig} alone need about {_gb(need)} "
-                        f"(memory_limit {_gb(mem)}); {_CONSTANT_FIX}")
+                        f"{sizes[kbig]:,} of size {kbig} alone need about {format_bytes(need)} "
+                        f"(memory_limit {format_bytes(mem)}); {_CONSTANT_FIX}")
 
     want_llc = bool({"ll_ceiling", "entropy", "ml_ceiling"} & set(active)) or (palim_auto and penalised)
     pc = ParentConfigs(ds)
@@ -371,10 +372,6 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
     pruning_report = {names[v]: counters[v] for v in range(n)} if prune else {}
     log.info("scored %d families in %.2f s; kept %d", n_scored, elapsed, sum(len(f) for f in kept))
     return ScoreTable.from_scoring(names, kept, epsilon=eps, score_name=sc.name, pruning=pruning_report, meta=meta)
-
-
-def _gb(b: float) -> str:
-    return f"{b / 1024**3:.2f} GB" if b >= 1024**3 / 100 else f"{b / 1024**2:.2f} MB"
 
 
 def _bytes_per_pair(k: int) -> int:
@@ -517,7 +514,7 @@ def _walk_in_batches(walk: Callable[..., tuple[int, list[int]]], run: "_Run", re
             message = str(exc) if isinstance(exc, _OverBudget) else (
                 f"scoring ran out of memory at parent-set size {run.level} (variable "
                 f"{run.names[batch[0]]!r}{' and others' if len(batch) > 1 else ''}) although the estimate was "
-                f"within memory_limit {_gb(run.memory_limit)}: the system has less memory available than "
+                f"within memory_limit {format_bytes(run.memory_limit)}: the system has less memory available than "
                 "that; set palim or a lower memory_limit")
             if len(batch) == 1:
                 raise ScoreError(message) from None
@@ -598,9 +595,9 @@ class _Run:
         need = (n_pairs * _bytes_per_pair(k) if extra is None else extra) + self.held_bytes
         if need > self.memory_limit:
             raise _OverBudget(
-                f"scoring needs about {_gb(need)} at parent-set size {k} (variable {self.names[worst]!r} "
+                f"scoring needs about {format_bytes(need)} at parent-set size {k} (variable {self.names[worst]!r} "
                 f"alone has {int(per_child[worst]):,} candidate sets of that size), over memory_limit "
-                f"{_gb(self.memory_limit)}; set palim or raise memory_limit")
+                f"{format_bytes(self.memory_limit)}; set palim or raise memory_limit")
 
 
 @dataclass

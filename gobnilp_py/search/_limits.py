@@ -19,7 +19,7 @@ try:  # Unix only
 except ImportError:  # pragma: no cover
     resource = None  # type: ignore[assignment]
 
-__all__ = ["check_time_limit", "check_bytes", "mib", "peak_rss_bytes"]
+__all__ = ["check_time_limit", "check_bytes", "peak_rss_bytes"]
 
 
 def check_time_limit(time_limit: Any) -> float | None:
@@ -41,11 +41,6 @@ def check_bytes(value: Any, name: str, *, allow_zero: bool = False) -> int:
         raise ScoreError(f"{name} must be a {'non-negative' if allow_zero else 'positive'} number of bytes, "
                          f"got {value!r}")
     return int(value)
-
-
-def mib(b: int) -> str:
-    """A byte count for a message: MiB below 1 TiB, GiB above."""
-    return f"{b / 2**20:.0f} MiB" if b < 2**40 else f"{b / 2**30:.0f} GiB"
 
 
 def peak_rss_bytes() -> int | None:

@@ -50,8 +50,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .._memory import format_bytes
 from ..errors import ScoreError
-from ._limits import mib as _mib
 from ..scoring.table import ScoreTable
 
 __all__ = ["BestParents", "DENSE_MAX_VARIABLES", "MASK_MAX_VARIABLES", "DEFAULT_MEMORY_BUDGET"]
@@ -200,8 +200,8 @@ class BestParents:
                              f"this table has {n} (use backend='sparse')")
         est = dense_est if backend == "dense" else sparse_est
         if est > memory_budget:
-            raise ScoreError(f"best-parent lookups ({backend}) for {n} variables need about {_mib(est)}, "
-                             f"over the memory budget of {_mib(memory_budget)}")
+            raise ScoreError(f"best-parent lookups ({backend}) for {n} variables need about {format_bytes(est)}, "
+                             f"over the memory budget of {format_bytes(memory_budget)}")
         self.backend = backend
         self.memory_bytes = est
         self._dense: list[np.ndarray] = []
@@ -213,7 +213,7 @@ class BestParents:
                 node.build_bits()
         best = np.array([nd.scores[0] if nd.count else -np.inf for nd in self._nodes], dtype=np.float64)
         self._best = best
-        _log.debug("BestParents: %s backend, %d variables, %d families, %s", backend, n, len(table), _mib(est))
+        _log.debug("BestParents: %s backend, %d variables, %d families, %s", backend, n, len(table), format_bytes(est))
 
     # ------------------------------------------------------------- estimates
     @staticmethod

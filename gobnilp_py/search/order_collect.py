@@ -68,10 +68,9 @@ from typing import Any
 
 import numpy as np
 
-from .._memory import memory_room
+from .._memory import format_bytes, memory_room
 from ..errors import ScoreError
 from ._limits import check_time_limit as _check_time_limit
-from ._limits import mib as _mib
 from ._limits import peak_rss_bytes
 from ..scoring.table import ScoreTable
 from .best_parents import DENSE_MAX_VARIABLES, BestParents
@@ -309,8 +308,8 @@ def _collect(table: ScoreTable, *, eps: float | None, k: int | None, max_network
                          f"this table has {n}")
     est = estimate_memory(table, memory_budget)
     if est["fixed"] > memory_budget:
-        raise ScoreError(f"the order-graph collection for n={n} needs about {_mib(est['fixed'])} "
-                         f"(subset DP {_mib(est['subset_dp'])}), over the memory budget of {_mib(memory_budget)}")
+        raise ScoreError(f"the order-graph collection for n={n} needs about {format_bytes(est['fixed'])} "
+                         f"(subset DP {format_bytes(est['subset_dp'])}), over the memory budget of {format_bytes(memory_budget)}")
     stats: dict[str, Any] = {"method": "ordergraph", "memory_estimate": est}
     deadline = None if time_limit is None else t_start + time_limit
 

@@ -66,10 +66,10 @@ from typing import Any
 
 import numpy as np
 
+from .._memory import format_bytes
 from ..errors import ScoreError
 from ._limits import check_bytes as _check_bytes
 from ._limits import check_time_limit as _check_time_limit
-from ._limits import mib as _mib
 from ._limits import peak_rss_bytes
 from ..scoring.table import ScoreTable
 from ._colex import Colex
@@ -256,9 +256,9 @@ def order_graph_optimum(table: ScoreTable, *, lower_bound: float | None = None,
             raise ScoreError("lower_bound must be a number, got nan")
     est = estimate_memory(table, memory_budget, backend if backend in ("dense", "sparse") else "auto")
     if est["fixed"] > memory_budget:
-        raise ScoreError(f"the order-graph search for n={n} needs about {_mib(est['fixed'])} "
-                         f"(best-parent lookups {_mib(est['best_parents'])}), over the memory budget of "
-                         f"{_mib(memory_budget)}")
+        raise ScoreError(f"the order-graph search for n={n} needs about {format_bytes(est['fixed'])} "
+                         f"(best-parent lookups {format_bytes(est['best_parents'])}), over the memory budget of "
+                         f"{format_bytes(memory_budget)}")
     stats: dict[str, Any] = {"method": "ordergraph", "memory_estimate": est, "layers": []}
     if n == 0:
         return OrderGraphResult("optimal", 0.0, (), 0.0, -math.inf if lower_bound is None else lower_bound,
@@ -352,7 +352,7 @@ class _Search:
                 free = None
             if free is not None and est["disk_worst"] > free:
                 _log.warning("order graph: without pruning the spill files could need %s, more than the %s free",
-                             _mib(est["disk_worst"]), _mib(free))
+                             format_bytes(est["disk_worst"]), format_bytes(free))
 
     def close(self) -> None:
         for rec in self.records:
