@@ -223,3 +223,31 @@ def test_the_numpy_walk_beyond_57_variables_equals_the_reference_walk():
     assert fast.meta["families_scored_per_level"] == slow.meta["families_scored_per_level"]
     fired = {r: sum(c[r] for c in fast.pruning.values()) for r in ("dominated", "penalty_bound", "entropy")}
     assert all(fired.values()), fired
+
+
+def test_a_walk_hands_back_its_dense_table_empty_and_the_next_walk_reuses_it(monkeypatch):
+    """The dense (child, mask) table is kept between walks only when every slot is -1 again,
+    including when the walk stops early because a level comes out empty; a reused table gives the
+    tables of fresh ones."""
+    monkeypatch.setattr(engine._LevelKeys, "_spare", [])
+    rng = np.random.default_rng(3)
+    codes = rng.integers(0, 2, size=(50, 9))
+    codes[:, 1] = codes[:, 0]
+    ds = Dataset([f"V{j}" for j in range(9)], [2] * 9, codes)
+    first = score(ds, score="BIC", bayes_factor=3, n_jobs=1)
+    assert first.meta["families_scored_per_level"][-1] > 0
+    (table,) = engine._LevelKeys._spare
+    assert table.size == 9 << 9 and bool((table == -1).all())
+    seen = []
+    real = engine._LevelKeys.dense_table
+    monkeypatch.setattr(engine._LevelKeys, "dense_table", staticmethod(lambda n: seen.append(1) or real(n)))
+    again = score(ds, score="BIC", bayes_factor=3, n_jobs=1)
+    assert seen and engine._LevelKeys._spare[0] is table and bool((table == -1).all())
+    assert again.families == first.families and again.pruning == first.pruning
+    # a walk that stops because the bound rules remove every candidate of a level (found by search;
+    # it leaves a dirty table when the level's slots are not cleared before that stop)
+    rng = np.random.default_rng(6)
+    rng.integers(3, 9), rng.integers(3, 40)          # the search's draws of n and N (5, 22)
+    early = Dataset([f"V{j}" for j in range(5)], [2] * 5, rng.integers(0, 2, size=(22, 5)))
+    score(early, score="BIC", bayes_factor=20, n_jobs=1)
+    assert bool((engine._LevelKeys._spare[0] == -1).all())

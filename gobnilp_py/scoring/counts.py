@@ -386,6 +386,14 @@ class ParentConfigs:
         # Row-major (n, rows): the codes of all children are sliced at once.
         self.X = np.ascontiguousarray(codes.T)
         self.dense_limit = int(dense_limit) if dense_limit is not None else max(64, self.rows)
+        # The block builds (set_ids, _ids_of) keep ids as int32 when they provably fit: an id is
+        # below its range m <= max(dense_limit, rows) before a step and below m * r inside one.
+        # Why: the ids of a block's sets are its largest arrays (sets x rows); half the bytes is
+        # half the memory traffic of the gathers and steps, and half the fresh memory touched.
+        wide = max(self.dense_limit, self.rows) * max(1, int(self.arities.max(initial=1)))
+        self.id_dtype = np.dtype(np.int32) if wide < 2**31 else np.dtype(np.int64)
+        self._X_ids = self.X.astype(self.id_dtype, copy=False)
+        self._ar_ids = self.arities.astype(self.id_dtype, copy=False)
         self._cache: dict[tuple[int, ...], tuple[np.ndarray, int]] = {
             (): (np.zeros(self.rows, dtype=np.int64), 1)
         }
@@ -501,8 +509,9 @@ class ParentConfigs:
         return Z, M
 
     def _ids_of(self, E: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Ids of the sets given as the rows of ``E`` (``(B, k)``, each row sorted), built from scratch."""
-        z = np.zeros((E.shape[0], self.rows), dtype=np.int64)
+        """Ids of the sets given as the rows of ``E`` (``(B, k)``, each row sorted), built from scratch
+        (dtype :attr:`id_dtype`)."""
+        z = np.zeros((E.shape[0], self.rows), dtype=self.id_dtype)
         m = np.ones(E.shape[0], dtype=np.int64)
         for t in range(E.shape[1]):
             self._step(z, m, E[:, t])
@@ -516,14 +525,14 @@ class ParentConfigs:
         compressed.  Every id in the package is built by these steps, so ids
         built from a stored prefix equal ids built from scratch.
         """
-        r = self.arities[col]
+        r = self._ar_ids[col]          # z's dtype: the arithmetic stays in it (no overflow, see __init__)
         act = r > 1
         if act.all():
             z *= r[:, None]
-            z += self.X[col]
+            z += self._X_ids[col]
             m *= r
         elif act.any():
-            z[act] = z[act] * r[act, None] + self.X[col[act]]
+            z[act] = z[act] * r[act, None] + self._X_ids[col[act]]
             m[act] *= r[act]
         need = np.flatnonzero(act & (m > self.dense_limit))
         if need.size:
@@ -550,7 +559,7 @@ class ParentConfigs:
         """
         U, s = E.shape
         if s == 0:
-            return np.zeros((U, self.rows), dtype=np.int64), np.ones(U, dtype=np.int64)
+            return np.zeros((U, self.rows), dtype=self.id_dtype), np.ones(U, dtype=np.int64)
         Z: np.ndarray | None = None      # allocated only when the sets come from more than one route
         m = np.empty(U, dtype=np.int64)
         todo = np.ones(U, dtype=bool)
@@ -562,7 +571,7 @@ class ParentConfigs:
                 if Z is None:
                     if i.size == U:          # every set met before: one gather
                         return kz[r], kmm[r]
-                    Z = np.empty((U, self.rows), dtype=np.int64)
+                    Z = np.empty((U, self.rows), dtype=self.id_dtype)
                 Z[i], m[i] = kz[r], kmm[r]
                 todo[i] = False
         built = np.flatnonzero(todo)
@@ -589,12 +598,12 @@ class ParentConfigs:
                 src[i] = t
                 row[i] = r if rows_of is None else rows_of[r]
         if s == 1:                               # the prefix is the empty set: ids 0, range 1
-            zb = np.zeros((built.size, self.rows), dtype=np.int64)
+            zb = np.zeros((built.size, self.rows), dtype=self.id_dtype)
             mb = np.ones(built.size, dtype=np.int64)
         elif src.size and src[0] >= 0 and bool((src == src[0]).all()):   # one source: one gather
             zb, mb = sources[int(src[0])][1][row], sources[int(src[0])][2][row]
         else:
-            zb = np.empty((built.size, self.rows), dtype=np.int64)
+            zb = np.empty((built.size, self.rows), dtype=self.id_dtype)
             mb = np.empty(built.size, dtype=np.int64)
             for t, (_, kz, kmm, _) in enumerate(sources):
                 i = np.flatnonzero(src == t)
@@ -694,17 +703,30 @@ class ParentConfigs:
         FE = np.nonzero((fmask[:, None] & bit[None, :]) != 0)[1].reshape(fmask.size, k + 1)
         ZW, mW = self.set_ids(E, wmask)
         ZF, mF = self.set_ids(FE, fmask, prefixes=(wmask, ZW, mW))
-        set_off = np.zeros(B + 1, dtype=np.int64)
-        np.cumsum(mW, out=set_off[1:])
-        family_off = np.zeros(fmask.size + 1, dtype=np.int64)
-        np.cumsum(mF, out=family_off[1:])
-        # not in place: set_ids may hand out the arrays it keeps for the next level
-        set_counts = self._count((ZW + set_off[:-1, None]).ravel(), int(set_off[-1]), self._tiled(B))
-        family_counts = self._count((ZF + family_off[:-1, None]).ravel(), int(family_off[-1]),
-                                    self._tiled(int(fmask.size)))
+        set_counts, set_off = self._count_sets(ZW, mW)
+        family_counts, family_off = self._count_sets(ZF, mF)
         return SetBlockCounts(q=self._declared_qs(E), pair_set=pair_set,
                               children=children, r=self.arities[children], family=family, set_counts=set_counts,
                               set_off=set_off, family_counts=family_counts, family_off=family_off)
+
+    #: Elements (sets x rows) counted per ``bincount`` by :meth:`_count_sets`.
+    COUNT_CHUNK_ELEMS = 1 << 15
+
+    def _count_sets(self, Z: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Configuration counts of every set (row of ``Z``, ids below ``m``), one after the other, and
+        their offsets."""
+        U = m.size
+        off = np.zeros(U + 1, dtype=np.int64)
+        np.cumsum(m, out=off[1:])
+        out = np.empty(int(off[-1]), dtype=np.int64)
+        step = max(1, self.COUNT_CHUNK_ELEMS // max(1, self.rows))
+        for a in range(0, U, step):
+            b = min(U, a + step)
+            lo = off[a]
+            # not in place: set_ids may hand out the arrays it keeps for the next level
+            codes = Z[a:b] + (off[a:b] - lo)[:, None]
+            out[lo:off[b]] = self._count(codes.ravel(), int(off[b] - lo), self._tiled(b - a))
+        return out, off
 
     def _declared_qs(self, E: np.ndarray) -> list[int]:
         """:meth:`declared_q` of every row of ``E`` (exact Python ints; vectorised while they fit in int64)."""

@@ -1008,12 +1008,12 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
             if inflight is not None and inflight.pending is not None:
                 inflight.pending.cancel()
         n_pairs = int(per_child.sum())
+        if keys is not None:
+            keys.clear()
         if not n_pairs:
             break
         # child by child, one field at a time: each field's parts are dropped as it is joined, so the
         # copy never doubles the level (one piece, the usual case on small data: no copy at all)
-        if keys is not None:
-            keys.clear()
         del levels, keys, others, cat
         per_piece = [c for _, c in built]
         np.cumsum(np.sum(per_piece, axis=0) if per_piece else np.zeros(n, dtype=np.int64), out=off[1:])
@@ -1038,6 +1038,7 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
                 for v in range(n):
                     _count_capped(run, v, int(per_child[v]))
             break
+    _LevelKeys.give_back(table)      # every level's slots were cleared: all -1 again
     return n_scored, per_level
 
 
@@ -1125,13 +1126,16 @@ def _finish_piece(run: _Run, gp: _Grouped, built: list[tuple["_Level", np.ndarra
         keep_idx = np.flatnonzero(~dom)
     else:
         keep_idx = np.arange(cc.size)
-    for i, g, s in zip(keep_idx.tolist(), gid[keep_idx].tolist(), scores[keep_idx].tolist()):
-        run.kept[int(cc[i])].append((tuple(gp.elems[g].tolist()), s))
+    kept = run.kept
+    for c, x, s in zip(cc[keep_idx].tolist(), gp.elems[gid[keep_idx]].tolist(), scores[keep_idx].tolist()):
+        kept[c].append((tuple(x), s))
     added = 0
     if built is not None:
         nb = np.maximum(scores, cb)
         pm = gp.masks[gid]
-        sl = np.lexsort((pm, cc))              # child by child, masks ascending inside each
+        # child by child, masks ascending inside each; the pairs are distinct, so one sort of the
+        # combined key (while child << n fits) gives lexsort's order
+        sl = np.argsort((cc << n) | pm) if n <= 57 else np.lexsort((pm, cc))
         g = gid[sl]
         part = _Level(pm[sl], gp.elems[g], lls[sl], nb[sl], gp.q[g], gp.nnu[g], ccells[sl].astype(np.int32), cub[sl])
         built.append((part, np.bincount(cc, minlength=n)))
@@ -1167,10 +1171,30 @@ class _LevelKeys:
             if table is not None:
                 table[self.keys] = np.arange(self.keys.size, dtype=table.dtype)
 
+    #: The spare dense table (all -1) a finished walk hands back for the next one: allocating and
+    #: filling n 2^n slots per call cost zoo (8.5 MiB) about 2-3 ms of its 20-25 ms, most of it
+    #: page faults on the fresh memory.  At most one table, at most DENSE_KEY_SLOTS int32 (16 MiB),
+    #: is kept; a walk that stops on an exception does not hand its table back.
+    _spare: ClassVar[list[np.ndarray]] = []
+
     @staticmethod
     def dense_table(n: int) -> np.ndarray | None:
         """An empty dense table for ``n`` variables, or None when ``n * 2^n`` exceeds :data:`DENSE_KEY_SLOTS`."""
-        return np.full(n << n, -1, dtype=np.int32) if n * (1 << n) <= DENSE_KEY_SLOTS else None
+        if n * (1 << n) > DENSE_KEY_SLOTS:
+            return None
+        try:
+            spare = _LevelKeys._spare.pop()      # atomic: two threads never get the same table
+        except IndexError:
+            spare = None
+        if spare is not None and spare.size == n << n:
+            return spare
+        return np.full(n << n, -1, dtype=np.int32)
+
+    @staticmethod
+    def give_back(table: np.ndarray | None) -> None:
+        """Keep ``table`` (all -1 again) for the next walk, in place of any spare held."""
+        if table is not None:
+            _LevelKeys._spare[:] = [table]
 
     def clear(self) -> None:
         """Empty the dense table again (only the slots this level filled)."""
@@ -1184,7 +1208,7 @@ class _LevelKeys:
         """Rows of the level holding ``(child[i], masks[i])`` (any shape) and whether each is there
         (the row is meaningless where it is not)."""
         if self.table is not None:
-            pos = self.table[np.left_shift(child, self.n) | masks].astype(np.int64)
+            pos = self.table[np.left_shift(child, self.n) | masks]     # int32: a valid index as it is
             return pos, pos >= 0
         if self.keys is not None:
             return _lookup(self.keys, np.left_shift(child, self.n) | masks)
@@ -1239,19 +1263,27 @@ def _generate(run: _Run, cat: _Level, keys: _LevelKeys, rows: np.ndarray, vr: np
     jj += j0
     xm = cat.masks[yi] | bit[jj]
     if k > 1:
-        ye = cat.elems[yi].astype(np.int64)
-        sub = xm[:, None] ^ bit[ye]                     # X minus each element of Y
-        sidx, found = keys.find(v[:, None], sub)
+        # every immediate subset: (mask, row in the level, dropped element); column 0 is Y itself
+        # (j dropped), column t >= 1 is X minus Y's (t-1)-th element
+        ye = cat.elems[yi]
+        shape = (yi.size, ye.shape[1] + 1)           # Y has k - 1 elements: k immediate subsets
+        sub_m = np.empty(shape, dtype=np.int64)
+        sub_m[:, 0] = cat.masks[yi]
+        np.bitwise_xor(xm[:, None], bit[ye], out=sub_m[:, 1:])
+        sidx, found = keys.find(v[:, None], sub_m[:, 1:])
         keep = _across(np.logical_and, found)
+        sub_i = np.empty(shape, dtype=np.int64)
+        sub_i[:, 0] = yi
+        sub_i[:, 1:] = sidx
+        drop = np.empty(shape, dtype=np.int64)
+        drop[:, 0] = jj
+        drop[:, 1:] = ye
         if not keep.all():
             i = np.flatnonzero(keep)
-            v, yi, jj, xm, ye, sub, sidx = v[i], yi[i], jj[i], xm[i], ye[i], sub[i], sidx[i]
+            v, yi, jj, xm, sub_m, sub_i, drop = v[i], yi[i], jj[i], xm[i], sub_m[i], sub_i[i], drop[i]
             if yi.size == 0:
                 return None
-        # every immediate subset: (mask, row in the level, dropped element)
-        sub_m = np.concatenate([cat.masks[yi][:, None], sub], axis=1)
-        sub_i = np.concatenate([yi[:, None], sidx], axis=1)
-        drop = np.concatenate([jj[:, None], ye], axis=1)
+        ye = drop[:, 1:]
     else:
         ye = np.zeros((yi.size, 0), dtype=np.int64)
         sub_m = cat.masks[yi][:, None]
@@ -1296,7 +1328,10 @@ def _generate(run: _Run, cat: _Level, keys: _LevelKeys, rows: np.ndarray, vr: np
                     other = np.where(hit, -cat.ll[pos] + llc[d], np.inf)
                     n_ent = np.minimum(n_ent, other)
                     rd = arf[d]
-                    step = coef * (rv[a] - 1)[:, None] * (qx[a][:, None] / rd) * (rd - 1)
+                    # coef * (r_v - 1) * (q_X / r_d) * (r_d - 1), evaluated in that order, in place
+                    step = qx[a][:, None] / rd
+                    np.multiply((coef * (rv[a] - 1))[:, None], step, out=step)
+                    step *= rd - 1
                     fe = (rd > 1) & P.fires_array(step - n_ent, eps, ll_sub, step)
                     f = np.zeros_like(alive)
                     f[a] = _across(np.logical_or, fe)

@@ -89,11 +89,18 @@ def fires(margin: float, epsilon: float, *refs: float) -> bool:
 
 
 def fires_array(margin: np.ndarray, epsilon: float, *refs: np.ndarray) -> np.ndarray:
-    """Element-wise :func:`fires` (same arithmetic, for the vectorised lattice walk)."""
-    scale = np.ones_like(np.asarray(margin, dtype=np.float64))
+    """Element-wise :func:`fires` (same arithmetic, for the vectorised lattice walk).
+
+    Built in place in one scale array: ``max`` is exact in any order and IEEE products and sums
+    are commutative, so ``(scale * RTOL) + epsilon`` is ``epsilon + RTOL * scale`` bit for bit.
+    """
+    margin = np.asarray(margin, dtype=np.float64)
+    scale = np.ones(np.broadcast_shapes(margin.shape, *(np.shape(r) for r in refs)))
     for r in refs:
-        scale = np.maximum(scale, np.abs(r))
-    return margin > epsilon + RTOL * scale
+        np.maximum(scale, np.abs(r), out=scale)
+    scale *= RTOL
+    scale += epsilon
+    return margin > scale
 
 
 def dominated(score: float, best_subset: float, epsilon: float) -> bool:
