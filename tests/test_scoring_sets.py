@@ -63,6 +63,39 @@ def test_set_ids_equal_ids_built_from_scratch(seed, kw, cache, monkeypatch):
             assert np.array_equal(ZF, Z1) and np.array_equal(mF, m1)
 
 
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("kw", [{}, {"dense_limit": 3}, {"merge_rows": True}])
+def test_block_ids_in_int32_equal_the_int64_chain_and_int64_blocks(seed, kw):
+    """Block ids are int32 where ``max(dense_limit, rows) * max arity < 2^31``: they equal the
+    cached one-set-at-a-time ids (int64, :meth:`ParentConfigs.ids`), and a ParentConfigs whose
+    bound forces int64 builds the same values."""
+    rng = np.random.default_rng(200 + seed)
+    n = 6
+    ds = _data(200 + seed, n=n, rows=int(rng.integers(1, 300)))
+    pc = ParentConfigs(ds, **kw)
+    assert pc.id_dtype == np.int32
+    wide = ParentConfigs(ds, **kw)
+    wide.id_dtype = np.dtype(np.int64)          # as a bound past 2^31 would set it
+    wide._X_ids, wide._ar_ids = wide.X, wide.arities
+    for k in range(1, n + 1):
+        sets = list(itertools.combinations(range(n), k))
+        E = np.array(sets, dtype=np.int64)
+        Z, m = pc.set_ids(E, _masks(E))
+        Z64, m64 = wide.set_ids(E, _masks(E))
+        assert Z.dtype == np.int32 and Z64.dtype == np.int64
+        assert np.array_equal(Z, Z64) and np.array_equal(m, m64)
+        for i, x in enumerate(sets):
+            z1, m1 = pc.ids(x)
+            assert z1.dtype == np.int64 and np.array_equal(Z[i], z1) and int(m[i]) == m1
+
+
+def test_block_ids_fall_back_to_int64_past_the_int32_bound():
+    """``dense_limit * arity`` at or past 2^31: the block ids are built in int64."""
+    ds = _data(1, n=4, rows=20)
+    assert ParentConfigs(ds, dense_limit=2**31).id_dtype == np.int64
+    assert ParentConfigs(ds).id_dtype == np.int32
+
+
 def _groups(rng: np.random.Generator, n: int, k: int) -> list[tuple[tuple[int, ...], np.ndarray]]:
     out = []
     for x in itertools.combinations(range(n), k):
