@@ -36,7 +36,7 @@ from ..data.reader import as_dataset
 from ..errors import DataError, ParameterError, ScoreError
 from . import pruning as P
 from .candidates import immediate_subsets, next_level
-from .counts import ParentConfigs, distinct_small, find_sorted as _lookup, segment_ids
+from .counts import ParentConfigs, distinct_small, find_sorted as _lookup, segment_ids, unique_inverse
 from .local_scores import DirichletScore, LocalScore, PenalisedLL, make_score
 from .parallel import (FlatGroups, LevelScorer, Payload, PendingScores, counts_by_sets, set_counting_possible,
                        set_counting_reads_atoms)
@@ -1080,13 +1080,13 @@ def _group_piece(run: _Run, parts: list[Any], k: int) -> _Grouped:
     cq = np.concatenate([p[4] for p in parts])
     cn = np.concatenate([p[5] for p in parts])
     cui = np.concatenate([p[6] for p in parts])
-    umask, first, inv = np.unique(cm, return_index=True, return_inverse=True)
+    umask, first, inv = unique_inverse(cm)          # ce, cq, cn depend on the mask alone
     ue = ce[first]
     G = int(umask.size)
     by_lex = np.lexsort(ue.T[::-1])                  # group (in mask order) of each lexicographic rank
     lex = np.empty(G, dtype=np.int64)
     lex[by_lex] = np.arange(G, dtype=np.int64)
-    key = lex[inv.reshape(-1)] * n + cc              # distinct per pair: any sort gives the same order
+    key = lex[inv] * n + cc              # distinct per pair: any sort gives the same order
     order = np.argsort(key)
     key = key[order]
     gid = key // n
@@ -1272,17 +1272,18 @@ def _generate(run: _Run, cat: _Level, keys: _LevelKeys, rows: np.ndarray, vr: np
         np.bitwise_xor(xm[:, None], bit[ye], out=sub_m[:, 1:])
         sidx, found = keys.find(v[:, None], sub_m[:, 1:])
         keep = _across(np.logical_and, found)
+        if not keep.all():                          # Apriori: every immediate subset in the level
+            i = np.flatnonzero(keep)
+            if i.size == 0:
+                return None
+            v, yi, jj, xm, ye, sub_m, sidx = v[i], yi[i], jj[i], xm[i], ye[i], sub_m[i], sidx[i]
+            shape = sub_m.shape
         sub_i = np.empty(shape, dtype=np.int64)
         sub_i[:, 0] = yi
         sub_i[:, 1:] = sidx
         drop = np.empty(shape, dtype=np.int64)
         drop[:, 0] = jj
         drop[:, 1:] = ye
-        if not keep.all():
-            i = np.flatnonzero(keep)
-            v, yi, jj, xm, sub_m, sub_i, drop = v[i], yi[i], jj[i], xm[i], sub_m[i], sub_i[i], drop[i]
-            if yi.size == 0:
-                return None
         ye = drop[:, 1:]
     else:
         ye = np.zeros((yi.size, 0), dtype=np.int64)
