@@ -361,3 +361,16 @@ def test_the_tile_cache_is_bounded_in_bytes(monkeypatch):
         t = pc._tiled(k)
         assert np.array_equal(t, np.tile(pc.weights, k))
         assert sum(x.nbytes for x in pc._tiles.values()) <= 10 * pc.weights.nbytes
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_unique_inverse_matches_numpy_unique(seed):
+    """Sorted distinct values and inverse as ``np.unique``; the index names an occurrence of each."""
+    from gobnilp_py.scoring.counts import unique_inverse
+
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, [1, 5, 1 << 14, 1 << 40][seed % 4], size=int(rng.integers(0, 3000)), dtype=np.int64)
+    values, index, inverse = unique_inverse(x)
+    ref_values, ref_inverse = np.unique(x, return_inverse=True)
+    assert np.array_equal(values, ref_values) and np.array_equal(inverse, ref_inverse.reshape(-1))
+    assert np.array_equal(x[index], values) and inverse.dtype == np.int64
