@@ -276,9 +276,14 @@ class SetBlockCounts:
     family : numpy.ndarray of int64, shape (P,)
         Index of each pair's family set ``W ∪ {c}`` (distinct over the block).
     set_counts, set_off : numpy.ndarray of int64
-        ``N_j`` of set ``b`` by configuration id: ``set_counts[set_off[b]:set_off[b + 1]]``.
+        ``N_j`` of set ``b`` by configuration id: ``set_counts[set_off[b]:set_off[b + 1]]``;
+        when only some parent sets were counted (``counted`` is not None), ``b`` runs over those.
+    counted : numpy.ndarray of int64, or None
+        The parent sets counted, when the caller asked for some only.
     family_counts, family_off : numpy.ndarray of int64
         The same for the family sets.
+    set_masks, family_masks : numpy.ndarray of int64
+        Bitmasks of the parent sets and of the family sets (sorted, distinct).
     """
 
     q: list[int]
@@ -290,6 +295,9 @@ class SetBlockCounts:
     set_off: np.ndarray
     family_counts: np.ndarray
     family_off: np.ndarray
+    set_masks: np.ndarray
+    family_masks: np.ndarray
+    counted: np.ndarray | None = None
 
     @property
     def n_pairs(self) -> int:
@@ -706,9 +714,11 @@ class ParentConfigs:
         return BlockCounts(sets=[g[0] for g in groups], q=qs, pair_set=pair_set, children=children, r=r,
                            m=m, flat=flat, cell_off=cell_off, cfg_off=cfg_off, Z=Z)
 
-    def set_block_counts(self, E: np.ndarray, per_set: np.ndarray, children: np.ndarray) -> SetBlockCounts:
+    def set_block_counts(self, E: np.ndarray, per_set: np.ndarray, children: np.ndarray,
+                         count_sets: np.ndarray | None = None) -> SetBlockCounts:
         """:class:`SetBlockCounts` of parent sets of one size: set ``b`` is ``E[b]`` (sorted) and wants
-        ``per_set[b]`` consecutive entries of ``children``.
+        ``per_set[b]`` consecutive entries of ``children``.  ``count_sets``: the parent sets whose own
+        counts are wanted (a boolean mask; default all) -- the caller may know what it needs of the others.
 
         Ids come from :meth:`set_ids` (the block's parent sets are the
         prefixes of most family sets), and each set's configurations are
@@ -722,11 +732,14 @@ class ParentConfigs:
         FE = np.nonzero((fmask[:, None] & bit[None, :]) != 0)[1].reshape(fmask.size, k + 1)
         ZW, mW = self.set_ids(E, wmask)
         ZF, mF = self.set_ids(FE, fmask, prefixes=(wmask, ZW, mW))
-        set_counts, set_off = self._count_sets(ZW, mW)
+        counted = None if count_sets is None or bool(count_sets.all()) else np.flatnonzero(count_sets)
+        set_counts, set_off = self._count_sets(ZW, mW) if counted is None else self._count_sets(ZW[counted],
+                                                                                                mW[counted])
         family_counts, family_off = self._count_sets(ZF, mF)
         return SetBlockCounts(q=self._declared_qs(E), pair_set=pair_set,
                               children=children, r=self.arities[children], family=family, set_counts=set_counts,
-                              set_off=set_off, family_counts=family_counts, family_off=family_off)
+                              set_off=set_off, family_counts=family_counts, family_off=family_off,
+                              set_masks=wmask, family_masks=fmask, counted=counted)
 
     #: Elements (sets x rows) counted per ``bincount`` by :meth:`_count_sets`.
     COUNT_CHUNK_ELEMS = 1 << 15

@@ -256,8 +256,29 @@ class PenalisedLL(LocalScore):
         return ll - pen, ll
 
 
-    def set_block_scores(self, sb: SetBlockCounts) -> tuple[np.ndarray, np.ndarray]:
-        """Scores and log-likelihoods of every pair of a block counted per variable set.
+    def set_sums(self, sb: SetBlockCounts, known: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``F`` of the block's parent sets and of its family sets (:meth:`set_block_scores`).
+
+        ``known``: the parent sets' ``F`` the caller has already, for the sets
+        ``sb`` did not count (``sb.counted``).  A level's parent sets are mostly
+        the previous level's family sets, and ``F`` depends on the set alone
+        (summed in its configuration order), so a value kept from there is the
+        one recounting would give, bit for bit.
+        """
+        t = self._xlogx
+        counted = _sums_per_set(t[sb.set_counts], sb.set_off)
+        if sb.counted is None:
+            f_set = counted
+        else:
+            assert known is not None
+            f_set = known.copy()
+            f_set[sb.counted] = counted
+        return f_set, _sums_per_set(t[sb.family_counts], sb.family_off)
+
+    def set_block_scores(self, sb: SetBlockCounts,
+                         sums: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Scores and log-likelihoods of every pair of a block counted per variable set
+        (``sums``: :meth:`set_sums` of the block, when the caller computed them).
 
         Why: ``LL(c | W) = F(W ∪ {c}) - F(W)`` with ``F(S) = Σ_j N_j ln N_j``
         over the configurations of the variable set ``S``, so each parent set
@@ -277,9 +298,7 @@ class PenalisedLL(LocalScore):
         P = sb.n_pairs
         if P == 0:
             return np.empty(0), np.empty(0)
-        t = self._xlogx
-        f_set = _sums_per_set(t[sb.set_counts], sb.set_off)
-        f_fam = _sums_per_set(t[sb.family_counts], sb.family_off)
+        f_set, f_fam = self.set_sums(sb) if sums is None else sums
         ll = f_fam[sb.family] - f_set[sb.pair_set]
         qf = np.array([float(q) for q in sb.q], dtype=np.float64)[sb.pair_set]
         pen = self.coef * qf * (sb.r - 1).astype(np.float64)

@@ -47,7 +47,7 @@ import numpy as np
 from .._interrupt import held
 from ..data.dataset import Dataset
 from ..errors import ScoreError
-from .counts import ParentConfigs, csr, distinct_small, ranges
+from .counts import ParentConfigs, csr, distinct_small, find_sorted, ranges
 from .local_scores import K2, BDeu, BDs, DirichletScore, LocalScore, PenalisedLL, _lgamma_cache
 
 __all__ = ["Payload", "GroupResults", "FlatGroups", "PendingScores", "score_groups", "LevelScorer", "resolve_n_jobs", "BACKENDS",
@@ -119,6 +119,10 @@ KERNEL = os.environ.get("GOBNILP_SCORING_KERNEL", "auto").strip().lower() or "au
 #: The decision depends only on the run's own levels (never on what the process ran before), and is
 #: sent with the level to every worker.
 KERNEL_MIN_UNITS = 20_000_000
+
+#: Bytes of family-set ``F`` values a process keeps for the next level (:meth:`_Context.keep_f`):
+#: 16 bytes a set, so about four million sets.
+F_CACHE_BYTES = 64 * 1024**2
 
 #: Parent sets handed to one kernel call (bounds the per-pair input arrays).
 KERNEL_SETS = 4096
@@ -229,6 +233,38 @@ class _Context:
         self._atoms: dict[int, Any] = {}
         self._pen: dict[tuple[int, float], tuple[np.ndarray, np.ndarray]] = {}
         self._pen_bytes = 0
+        # F of the family sets scored lately, by set size: parts of (masks, F) (see known_f)
+        self._f_sets: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
+
+    def known_f(self, size: int, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(F, known)`` of the sets in ``masks`` (of ``size`` elements) that this process scored as
+        family sets lately (:meth:`keep_f`; ``F`` is meaningless where ``known`` is False), or None
+        when it holds none of that size.
+
+        Why: a level's parent sets are the previous level's family sets and ``F`` depends on the
+        set alone (it is summed in the set's configuration order), so reading it back gives the
+        value recounting would, bit for bit, without counting the parent sets at all.
+        """
+        parts = self._f_sets.get(size)
+        if not parts or masks.size == 0:
+            return None
+        if len(parts) > 1:                  # one sorted array for the level's look-ups
+            km = np.concatenate([m for m, _ in parts])
+            kf = np.concatenate([f for _, f in parts])
+            order = np.argsort(km, kind="stable")
+            parts[:] = [(km[order], kf[order])]
+        km, kf = parts[0]
+        pos, hit = find_sorted(km, masks)
+        return kf[pos], hit
+
+    def keep_f(self, size: int, masks: np.ndarray, f: np.ndarray) -> None:
+        """Keep ``F`` of family sets of ``size`` elements (``masks`` sorted) for :meth:`known_f`; only the
+        latest two sizes and at most :data:`F_CACHE_BYTES` are held."""
+        for t in [t for t in self._f_sets if t not in (size - 1, size)]:
+            del self._f_sets[t]
+        held = sum(m.nbytes + v.nbytes for parts in self._f_sets.values() for m, v in parts)
+        if held + masks.nbytes + f.nbytes <= F_CACHE_BYTES:
+            self._f_sets.setdefault(size, []).append((masks, f))
 
     def atom_penalties(self, child: int, a: float) -> tuple[np.ndarray, np.ndarray]:
         """``(pen, dlt)`` per :meth:`mixed_rows` of ``child`` for prior mass ``a`` (cached; see
@@ -456,6 +492,7 @@ def _score_groups_sets(ctx: _Context, fg: FlatGroups) -> GroupResults:
     sizes = np.diff(fg.set_ptr)
     per_set = np.diff(fg.ch_ptr)
     rows = max(1, ctx.pc.rows)
+    bit = np.left_shift(np.int64(1), np.arange(ctx.pc.arities.size, dtype=np.int64))
     for k in distinct_small(sizes):
         gs = np.flatnonzero(sizes == k)
         E = fg.set_el[(fg.set_ptr[gs][:, None] + np.arange(k, dtype=np.int64)).reshape(-1)]
@@ -470,13 +507,19 @@ def _score_groups_sets(ctx: _Context, fg: FlatGroups) -> GroupResults:
             e = int(np.searchsorted(cum, base + SET_BLOCK_ROW_PAIRS, side="left")) + 1
             e = min(max(e, b + 1), gs.size, b + BLOCK_SETS)
             m = int(cnt[b:e].sum())
-            sb = ctx.pc.set_block_counts(E[b:e], cnt[b:e], kids[pos:pos + m])
             at = where[pos:pos + m]
             if penalised:
-                scores[at], lls[at] = p.score.set_block_scores(sb)  # type: ignore[attr-defined]
+                # the parent sets' F read back from the previous level where this process has it
+                known = ctx.known_f(k, bit[E[b:e]].sum(axis=1)) if k else None
+                sb = ctx.pc.set_block_counts(E[b:e], cnt[b:e], kids[pos:pos + m],
+                                             count_sets=None if known is None else ~known[1])
+                sums = p.score.set_sums(sb, None if known is None else known[0])  # type: ignore[attr-defined]
+                scores[at], lls[at] = p.score.set_block_scores(sb, sums)  # type: ignore[attr-defined]
+                ctx.keep_f(k + 1, sb.family_masks, sums[1])
                 if p.want_cells:
                     cells[at] = sb.family_cells()
             else:
+                sb = ctx.pc.set_block_counts(E[b:e], cnt[b:e], kids[pos:pos + m])
                 s, c = p.score.set_block_scores(sb)  # type: ignore[attr-defined]
                 scores[at] = s
                 if p.want_cells or p.want_ub:
