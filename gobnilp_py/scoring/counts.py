@@ -282,8 +282,8 @@ class SetBlockCounts:
         The parent sets counted, when the caller asked for some only.
     family_counts, family_off : numpy.ndarray of int64
         The same for the family sets.
-    set_masks, family_masks : numpy.ndarray of int64
-        Bitmasks of the parent sets and of the family sets (sorted, distinct).
+    family_masks : numpy.ndarray of int64
+        Bitmasks of the family sets (sorted, distinct), the order of ``family_counts``.
     """
 
     q: list[int]
@@ -295,7 +295,6 @@ class SetBlockCounts:
     set_off: np.ndarray
     family_counts: np.ndarray
     family_off: np.ndarray
-    set_masks: np.ndarray
     family_masks: np.ndarray
     counted: np.ndarray | None = None
 
@@ -739,7 +738,7 @@ class ParentConfigs:
         return SetBlockCounts(q=self._declared_qs(E), pair_set=pair_set,
                               children=children, r=self.arities[children], family=family, set_counts=set_counts,
                               set_off=set_off, family_counts=family_counts, family_off=family_off,
-                              set_masks=wmask, family_masks=fmask, counted=counted)
+                              family_masks=fmask, counted=counted)
 
     #: Elements (sets x rows) counted per ``bincount`` by :meth:`_count_sets`.
     COUNT_CHUNK_ELEMS = 1 << 15
