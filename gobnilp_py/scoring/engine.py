@@ -1263,30 +1263,28 @@ def _generate(run: _Run, cat: _Level, keys: _LevelKeys, rows: np.ndarray, vr: np
     jj += j0
     xm = cat.masks[yi] | bit[jj]
     if k > 1:
-        # every immediate subset: (mask, row in the level, dropped element); column 0 is Y itself
-        # (j dropped), column t >= 1 is X minus Y's (t-1)-th element
+        # every immediate subset as (mask, row in the level, dropped element): column t < k - 1 is X
+        # minus Y's t-th element and the last column is Y itself (j dropped), so the dropped
+        # elements, column by column, are X's elements in order
         ye = cat.elems[yi]
-        shape = (yi.size, ye.shape[1] + 1)           # Y has k - 1 elements: k immediate subsets
-        sub_m = np.empty(shape, dtype=np.int64)
-        sub_m[:, 0] = cat.masks[yi]
-        np.bitwise_xor(xm[:, None], bit[ye], out=sub_m[:, 1:])
-        sidx, found = keys.find(v[:, None], sub_m[:, 1:])
+        last = ye.shape[1]                          # Y has k - 1 elements: k immediate subsets
+        sub_m = np.empty((yi.size, last + 1), dtype=np.int64)
+        np.bitwise_xor(xm[:, None], bit[ye], out=sub_m[:, :last])
+        sub_m[:, last] = cat.masks[yi]
+        sidx, found = keys.find(v[:, None], sub_m[:, :last])
         keep = _across(np.logical_and, found)
         if not keep.all():                          # Apriori: every immediate subset in the level
             i = np.flatnonzero(keep)
             if i.size == 0:
                 return None
             v, yi, jj, xm, ye, sub_m, sidx = v[i], yi[i], jj[i], xm[i], ye[i], sub_m[i], sidx[i]
-            shape = sub_m.shape
-        sub_i = np.empty(shape, dtype=np.int64)
-        sub_i[:, 0] = yi
-        sub_i[:, 1:] = sidx
-        drop = np.empty(shape, dtype=np.int64)
-        drop[:, 0] = jj
-        drop[:, 1:] = ye
-        ye = drop[:, 1:]
+        sub_i = np.empty(sub_m.shape, dtype=np.int64)
+        sub_i[:, :last] = sidx
+        sub_i[:, last] = yi
+        drop = np.empty(sub_m.shape, dtype=np.int64)
+        drop[:, :last] = ye
+        drop[:, last] = jj
     else:
-        ye = np.zeros((yi.size, 0), dtype=np.int64)
         sub_m = cat.masks[yi][:, None]
         sub_i = yi[:, None]
         drop = jj[:, None]
@@ -1353,9 +1351,8 @@ def _generate(run: _Run, cat: _Level, keys: _LevelKeys, rows: np.ndarray, vr: np
             alive &= ~f
         if "user_bound" in R and (alive & pv).any():
             f = np.zeros_like(alive)
-            xe = np.concatenate([ye, jj[:, None]], axis=1)
-            for i in np.flatnonzero(alive & pv):
-                ub_i = float(run.sc.upper_bound(int(v[i]), tuple(int(t) for t in xe[i])))
+            for i in np.flatnonzero(alive & pv):        # drop's rows are the candidates' elements
+                ub_i = float(run.sc.upper_bound(int(v[i]), tuple(int(t) for t in drop[i])))
                 f[i] = P.user_bound(ub_i, float(best[i]), eps)
             fired["user_bound"] = f
             alive &= ~f
@@ -1365,8 +1362,7 @@ def _generate(run: _Run, cat: _Level, keys: _LevelKeys, rows: np.ndarray, vr: np
                     run.counters[child][r] += cnt
     if not alive.any():
         return None
-    xe = np.concatenate([ye[alive], jj[alive][:, None]], axis=1)
-    return (v[alive], xm[alive], xe, best[alive], qx[alive], nnu[alive], ubi[alive])
+    return (v[alive], xm[alive], drop[alive], best[alive], qx[alive], nnu[alive], ubi[alive])
 
 
 def _walk_python(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
