@@ -402,3 +402,18 @@ def test_unique_inverse_matches_numpy_unique(seed):
     ref_values, ref_inverse = np.unique(x, return_inverse=True)
     assert np.array_equal(values, ref_values) and np.array_equal(inverse, ref_inverse.reshape(-1))
     assert np.array_equal(x[index], values) and inverse.dtype == np.int64
+
+
+@pytest.mark.parametrize("k", range(0, 6))
+def test_insert_sorted_puts_the_child_in_order(k):
+    """The family sets' elements: each sorted parent set with its child inserted in place."""
+    from gobnilp_py.scoring.counts import _insert_sorted
+
+    rng = np.random.default_rng(k)
+    rows, cs = [], []
+    for _ in range(300):
+        x = sorted(rng.choice(12, size=k + 1, replace=False).tolist())
+        cs.append(x.pop(int(rng.integers(0, k + 1))))
+        rows.append(x)
+    E, c = np.array(rows, dtype=np.int64).reshape(300, k), np.array(cs, dtype=np.int64)
+    assert np.array_equal(_insert_sorted(E, c), np.sort(np.concatenate([E, c[:, None]], axis=1), axis=1))

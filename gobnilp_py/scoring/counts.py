@@ -359,6 +359,19 @@ def unique_inverse(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return s[new], order[new], inverse
 
 
+def _insert_sorted(E: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Rows of ``E`` (each sorted, ``(U, k)``) with ``c[i]`` (not in row ``i``) inserted in order."""
+    U, k = E.shape
+    out = np.empty((U, k + 1), dtype=np.int64)
+    at = (E < c[:, None]).sum(axis=1) if k else np.zeros(U, dtype=np.int64)   # c's position in its row
+    cols = np.arange(k + 1, dtype=np.int64)
+    before = cols[None, :] < at[:, None]
+    out[:, :k] = E
+    out[:, 1:] = np.where(before[:, 1:], out[:, 1:], E)      # elements after c move one to the right
+    out[np.arange(U), at] = c
+    return out
+
+
 def find_sorted(sorted_keys: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Positions of ``queries`` in ``sorted_keys`` and whether each is there."""
     if sorted_keys.size == 0:
@@ -727,13 +740,19 @@ class ParentConfigs:
         pair_set = np.repeat(np.arange(B, dtype=np.int64), per_set)
         bit = np.left_shift(np.int64(1), np.arange(self.arities.size, dtype=np.int64))
         wmask = bit[E].sum(axis=1) if k else np.zeros(B, dtype=np.int64)   # distinct bits: the sum is the OR
-        fmask, _, family = unique_inverse(wmask[pair_set] | bit[children])
-        FE = np.nonzero((fmask[:, None] & bit[None, :]) != 0)[1].reshape(fmask.size, k + 1)
-        ZW, mW = self.set_ids(E, wmask)
-        ZF, mF = self.set_ids(FE, fmask, prefixes=(wmask, ZW, mW))
+        fmask, first, family = unique_inverse(wmask[pair_set] | bit[children])
+        FE = _insert_sorted(E[pair_set[first]], children[first])
         counted = None if count_sets is None or bool(count_sets.all()) else np.flatnonzero(count_sets)
-        set_counts, set_off = self._count_sets(ZW, mW) if counted is None else self._count_sets(ZW[counted],
-                                                                                                mW[counted])
+        if counted is not None and counted.size == 0:
+            # no parent set to count: their ids serve only as prefixes, and set_ids finds those
+            # kept from the previous level (or builds the family sets from scratch)
+            ZF, mF = self.set_ids(FE, fmask)
+            set_counts, set_off = np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64)
+        else:
+            ZW, mW = self.set_ids(E, wmask)
+            ZF, mF = self.set_ids(FE, fmask, prefixes=(wmask, ZW, mW))
+            set_counts, set_off = self._count_sets(ZW, mW) if counted is None else \
+                self._count_sets(ZW[counted], mW[counted])
         family_counts, family_off = self._count_sets(ZF, mF)
         return SetBlockCounts(q=self._declared_qs(E), pair_set=pair_set,
                               children=children, r=self.arities[children], family=family, set_counts=set_counts,
