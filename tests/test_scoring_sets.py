@@ -417,3 +417,20 @@ def test_insert_sorted_puts_the_child_in_order(k):
         rows.append(x)
     E, c = np.array(rows, dtype=np.int64).reshape(300, k), np.array(cs, dtype=np.int64)
     assert np.array_equal(_insert_sorted(E, c), np.sort(np.concatenate([E, c[:, None]], axis=1), axis=1))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_unique_rows_equal_numpy_unique_over_rows(seed):
+    """Packed-key distinct rows (ParentConfigs' row merging) against ``np.unique(axis=0)``, with
+    arity-1 columns, no rows, and arities too wide to pack (numpy's own path)."""
+    from gobnilp_py.scoring.counts import _unique_rows
+
+    rng = np.random.default_rng(seed)
+    for _ in range(40):
+        n = int(rng.integers(1, 8))
+        N = int(rng.integers(0, 80))
+        ar = rng.integers(1, 5, size=n) if seed < 5 else np.full(n + 30, 7)
+        codes = np.column_stack([rng.integers(0, a, size=N) for a in ar]).astype(np.int8)
+        got, mult = _unique_rows(codes, ar)
+        ref, ref_mult = np.unique(codes, axis=0, return_counts=True)
+        assert got.dtype == ref.dtype and np.array_equal(got, ref) and np.array_equal(mult, ref_mult)

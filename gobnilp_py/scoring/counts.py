@@ -359,6 +359,20 @@ def unique_inverse(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return s[new], order[new], inverse
 
 
+def _unique_rows(codes: np.ndarray, arities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(codes, axis=0, return_counts=True)``: the distinct rows in lexicographic order and
+    their multiplicities.  Rows are packed into one mixed-radix int64 key (first column most
+    significant, so key order is lexicographic order) while the arities allow: one sort of a
+    1-d array instead of numpy's structured-row sort, a few times faster."""
+    ar = np.maximum(np.asarray(arities, dtype=np.int64), 1)
+    if codes.shape[1] == 0 or float(np.log2(ar).sum()) >= 62:
+        return np.unique(codes, axis=0, return_counts=True)
+    radix = np.ones(ar.size, dtype=np.int64)
+    radix[:-1] = np.cumprod(ar[::-1])[::-1][1:]             # product of the arities to the right
+    _, first, inverse = unique_inverse(codes.astype(np.int64) @ radix)
+    return codes[first], np.bincount(inverse, minlength=first.size)
+
+
 def _insert_sorted(E: np.ndarray, c: np.ndarray) -> np.ndarray:
     """Rows of ``E`` (each sorted, ``(U, k)``) with ``c[i]`` (not in row ``i``) inserted in order."""
     U, k = E.shape
@@ -418,7 +432,7 @@ class ParentConfigs:
         codes = data.codes
         self.weights: np.ndarray | None = None
         if merge_rows is None or merge_rows:
-            uniq, mult = np.unique(codes, axis=0, return_counts=True)
+            uniq, mult = _unique_rows(codes, self.arities)
             if merge_rows or uniq.shape[0] < 0.6 * codes.shape[0]:
                 codes = uniq
                 self.weights = mult.astype(np.float64)
