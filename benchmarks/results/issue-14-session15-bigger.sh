@@ -2,7 +2,8 @@
 # Session 15: old vs new scoring on bigger data, one core, a fresh process per (arm, dataset, score,
 # round): the first score() call and the median of 3 warm calls (issue-14-session14-one.py), two
 # interleaved rounds.  OLD and NEW are trees holding a gobnilp_py package (git archive REV gobnilp_py).
-#   OLD=/tmp/arm_old NEW=/tmp/arm_new benchmarks/results/issue-14-session15-bigger.sh
+# "python" must be the project's environment (numpy, numba): put its bin first on PATH.
+#   PATH=VENV/bin:$PATH OLD=/tmp/arm_old NEW=/tmp/arm_new benchmarks/results/issue-14-session15-bigger.sh
 HERE=$(cd "$(dirname "$0")" && pwd)
 cd /tmp     # not the checkout: its package must not come first
 for spec in "alarm1000 BIC" "insurance1000 BIC" "nltcs BIC" "adult BIC" "letter BIC" "voting BDeu" "zoo BDeu" "wine BDeu"; do

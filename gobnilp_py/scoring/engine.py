@@ -1161,8 +1161,8 @@ class _LevelKeys:
 
     def __init__(self, cat: _Level, off: np.ndarray, n: int, table: np.ndarray | None = None) -> None:
         """``table``: the walk's dense table (:meth:`dense_table`, all -1), filled here and emptied
-        by :meth:`clear` -- allocated once per walk, as filling 2^n slots per level would cost more
-        than the look-ups save."""
+        by :meth:`clear` -- allocated once and kept between walks (:meth:`give_back`), as filling
+        2^n slots per level would cost more than the look-ups save."""
         self.masks, self.off, self.n = cat.masks, off, n
         self.keys: np.ndarray | None = None
         self.table = table
