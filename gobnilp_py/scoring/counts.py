@@ -448,6 +448,7 @@ class ParentConfigs:
         self.id_dtype = np.dtype(np.int32) if wide < 2**31 else np.dtype(np.int64)
         self._X_ids = self.X.astype(self.id_dtype, copy=False)
         self._ar_ids = self.arities.astype(self.id_dtype, copy=False)
+        self._bit: np.ndarray | None = None
         self._cache: dict[tuple[int, ...], tuple[np.ndarray, int]] = {
             (): (np.zeros(self.rows, dtype=np.int64), 1)
         }
@@ -740,6 +741,18 @@ class ParentConfigs:
         return BlockCounts(sets=[g[0] for g in groups], q=qs, pair_set=pair_set, children=children, r=r,
                            m=m, flat=flat, cell_off=cell_off, cfg_off=cfg_off, Z=Z)
 
+    def _bits(self) -> np.ndarray:
+        """``1 << v`` for every variable (int64; the set paths need ``n <= 62``), built once."""
+        if self._bit is None:
+            self._bit = np.left_shift(np.int64(1), np.arange(self.arities.size, dtype=np.int64))
+        return self._bit
+
+    def set_masks(self, E: np.ndarray) -> np.ndarray:
+        """Bitmasks of the sets given as the rows of ``E`` (``(B, k)``, distinct elements)."""
+        if E.shape[1] == 0:
+            return np.zeros(E.shape[0], dtype=np.int64)
+        return self._bits()[E].sum(axis=1)           # distinct bits: the sum is the OR
+
     def set_block_counts(self, E: np.ndarray, per_set: np.ndarray, children: np.ndarray,
                          count_sets: np.ndarray | None = None) -> SetBlockCounts:
         """:class:`SetBlockCounts` of parent sets of one size: set ``b`` is ``E[b]`` (sorted) and wants
@@ -752,9 +765,8 @@ class ParentConfigs:
         """
         B, k = E.shape
         pair_set = np.repeat(np.arange(B, dtype=np.int64), per_set)
-        bit = np.left_shift(np.int64(1), np.arange(self.arities.size, dtype=np.int64))
-        wmask = bit[E].sum(axis=1) if k else np.zeros(B, dtype=np.int64)   # distinct bits: the sum is the OR
-        fmask, first, family = unique_inverse(wmask[pair_set] | bit[children])
+        wmask = self.set_masks(E)
+        fmask, first, family = unique_inverse(wmask[pair_set] | self._bits()[children])
         FE = _insert_sorted(E[pair_set[first]], children[first])
         counted = None if count_sets is None or bool(count_sets.all()) else np.flatnonzero(count_sets)
         if counted is not None and counted.size == 0:

@@ -66,6 +66,11 @@ GEN_CHUNK_BYTES = 32 * 1024**2
 #: False gives the first version's one ``max(0, -ln a)`` per configuration (kept to measure the gain).
 ML_CEILING_ATOM_PENALTY = True
 
+#: Most variables for which a (child, mask) pair packs into one int64 key ``child << n | mask``
+#: (children below 2^6 take the bits above the mask's n): the walk's sorted look-up keys and its
+#: child-then-mask sorts.
+COMBINED_KEY_MAX_N = 57
+
 #: Largest number of (child, parent set) candidates generated, counted and scored at once (one piece of
 #: a level; :func:`_plan_pieces`).  About 300 MB of transient arrays at parent-set size 6.
 PIECE_PAIRS = 1_000_000
@@ -1135,7 +1140,7 @@ def _finish_piece(run: _Run, gp: _Grouped, built: list[tuple["_Level", np.ndarra
         pm = gp.masks[gid]
         # child by child, masks ascending inside each; the pairs are distinct, so one sort of the
         # combined key (while child << n fits) gives lexsort's order
-        sl = np.argsort((cc << n) | pm) if n <= 57 else np.lexsort((pm, cc))
+        sl = np.argsort((cc << n) | pm) if n <= COMBINED_KEY_MAX_N else np.lexsort((pm, cc))
         g = gid[sl]
         part = _Level(pm[sl], gp.elems[g], lls[sl], nb[sl], gp.q[g], gp.nnu[g], ccells[sl].astype(np.int32), cub[sl])
         built.append((part, np.bincount(cc, minlength=n)))
@@ -1166,7 +1171,7 @@ class _LevelKeys:
         self.masks, self.off, self.n = cat.masks, off, n
         self.keys: np.ndarray | None = None
         self.table = table
-        if n <= 57:
+        if n <= COMBINED_KEY_MAX_N:
             self.keys = np.left_shift(segment_ids(off), n) | cat.masks
             if table is not None:
                 table[self.keys] = np.arange(self.keys.size, dtype=table.dtype)

@@ -495,7 +495,6 @@ def _score_groups_sets(ctx: _Context, fg: FlatGroups) -> GroupResults:
     sizes = np.diff(fg.set_ptr)
     per_set = np.diff(fg.ch_ptr)
     rows = max(1, ctx.pc.rows)
-    bit = np.left_shift(np.int64(1), np.arange(ctx.pc.arities.size, dtype=np.int64))
     for k in distinct_small(sizes):
         gs = np.flatnonzero(sizes == k)
         E = fg.set_el[(fg.set_ptr[gs][:, None] + np.arange(k, dtype=np.int64)).reshape(-1)]
@@ -513,7 +512,7 @@ def _score_groups_sets(ctx: _Context, fg: FlatGroups) -> GroupResults:
             at = where[pos:pos + m]
             if penalised:
                 # the parent sets' F read back from the previous level where this process has it
-                known = ctx.known_f(k, bit[E[b:e]].sum(axis=1)) if k else None
+                known = ctx.known_f(k, ctx.pc.set_masks(E[b:e])) if k else None
                 sb = ctx.pc.set_block_counts(E[b:e], cnt[b:e], kids[pos:pos + m],
                                              count_sets=None if known is None else ~known[1])
                 sums = p.score.set_sums(sb, None if known is None else known[0])  # type: ignore[attr-defined]
