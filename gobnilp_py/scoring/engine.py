@@ -1217,6 +1217,9 @@ class _LevelKeys:
             return pos, pos >= 0
         if self.keys is not None:
             return _lookup(self.keys, np.left_shift(child, self.n) | masks)
+        # ``child`` broadcasts against ``masks`` (a column of children for a row of subsets) above;
+        # the boolean selections below need it at the masks' shape
+        child = np.broadcast_to(child, masks.shape)
         pos = np.zeros(masks.shape, dtype=np.int64)
         hit = np.zeros(masks.shape, dtype=bool)
         for c in distinct_small(child):
