@@ -197,7 +197,8 @@ def _score(cfg: RunConfig, ds: Any, progress: Any = None) -> Any:
 
     # One place decides how constraints limit pruning (see StructuralConstraints.unprunable).
     table, _ = acquire_table(ds, epsilon=cfg.epsilon, constraints=cfg.constraints,
-                             scoring_options=cfg.scoring_kwargs(), progress=progress)
+                             scoring_options=cfg.scoring_kwargs(), progress=progress,
+                             optimum_only=cfg.job == "learn")
     return table
 
 

@@ -19,7 +19,8 @@ Provenance in ``.jkl`` files
     variables; this package's reader accepts them anywhere): the score, ε and
     the Bayes factor, ESS, parent limit, whether pruning was on, the number of
     rows, the arities, the package version, the pruning counts, and a
-    ``guarantee`` (``"exact"`` -- nothing pruned, ``"epsilon-safe"`` or
+    ``guarantee`` (``"exact"`` -- nothing pruned, ``"epsilon-safe"``,
+    ``"optimum"`` -- constant variables isolated, for learning only -- or
     ``"approximate"``).  :meth:`ScoreTable.from_jkl` reads them back into
     ``epsilon``, ``score_name`` and ``meta``; a file without them (written by
     GOBNILP or by hand) keeps ``epsilon=None``, "pruning unknown", and every
@@ -57,7 +58,7 @@ MAX_ABS_SCORE = 1e20
 #: ``meta`` keys written as provenance (time and per-level counters are left out so the same
 #: table always gives the same file).
 _PROVENANCE_META = ("N", "arities", "ess", "palim", "bayes_factor", "prune", "unpruned", "approximate",
-                    "tolerance_rtol", "families_scored", "max_nonunit_parents", "lower_bound",
+                    "isolated_constants", "tolerance_rtol", "families_scored", "max_nonunit_parents", "lower_bound",
                     "lower_bound_source")
 _PROVENANCE_RE = re.compile(r"^#\s*gobnilp_py:\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$")
 
@@ -269,13 +270,22 @@ class ScoreTable:
         return bool(self.meta.get("approximate", False))
 
     @property
+    def isolated_constants(self) -> tuple[str, ...]:
+        """Constant variables given ``∅`` alone, for an optimum only (:mod:`gobnilp_py.scoring.constants`).
+
+        Such a table holds an optimal network, not every network within ε: each
+        placement of a constant variable ties, and those variants were left out.
+        """
+        return tuple(str(x) for x in self.meta.get("isolated_constants") or ())
+
+    @property
     def is_unpruned(self) -> bool:
         """True if no parent set was pruned (``prune=False``, or every rule removed nothing).
 
         Such a table holds every parent set (up to its parent limit), so it is
         safe for any gap.  A table of unknown provenance is not unpruned.
         """
-        if self.approximate:
+        if self.approximate or self.isolated_constants:
             return False
         if self.meta.get("palim") == "auto":
             return False      # d_ε(v) depends on ε: the table is safe for its own ε only, pruned or not
@@ -289,9 +299,9 @@ class ScoreTable:
 
         A driver asked for every network within ε of the optimum must refuse
         (or label) a table with ``safe_epsilon < ε`` or ``None``; an
-        approximate table is safe for no gap (``None``).
+        approximate table is safe for no gap (``None``), nor is one with isolated constant variables.
         """
-        if self.approximate:
+        if self.approximate or self.isolated_constants:
             return None
         if self.is_unpruned:
             return math.inf
@@ -301,13 +311,19 @@ class ScoreTable:
     def guarantee(self) -> str:
         """One human line: what the table is guaranteed to hold.
 
-        Starts with ``exact:``, ``epsilon-safe:``, ``APPROXIMATE:`` or ``UNKNOWN:``.
+        Starts with ``exact:``, ``epsilon-safe:``, ``optimum:``, ``APPROXIMATE:`` or ``UNKNOWN:``.
         """
         palim = self.meta.get("palim")
         within = f" with at most {palim} parents" if palim is not None else ""
         if self.approximate:
             return ("APPROXIMATE: pruned by a rule that may drop parent sets of good networks; networks learned "
                     "from it carry no optimality guarantee")
+        if self.isolated_constants:
+            shown = ", ".join(repr(c) for c in self.isolated_constants)
+            eps = f"within {self.epsilon:.6g} " if self.epsilon is not None else ""
+            return (f"optimum: holds an optimal network (every parent set{within} of the other variables' networks "
+                    f"{eps}of OPT); the constant variables {shown} are given no parents and no children, since "
+                    "every placement of them scores the same")
         if self.is_unpruned:
             return f"exact: every parent set{within} is present (no pruning)"
         if self.epsilon is None:
@@ -320,6 +336,8 @@ class ScoreTable:
     def _guarantee_kind(self) -> str:
         if self.approximate:
             return "approximate"
+        if self.isolated_constants:
+            return "optimum"
         if self.is_unpruned:
             return "exact"
         return "epsilon-safe" if self.epsilon is not None else "unknown"
@@ -524,9 +542,14 @@ class ScoreTable:
             families.append(fams)
         epsilon, score_name, pruning, meta = _from_provenance(provenance, source)
         try:
-            return cls(names, families, epsilon=epsilon, score_name=score_name, pruning=pruning, meta=meta)
+            table = cls(names, families, epsilon=epsilon, score_name=score_name, pruning=pruning, meta=meta)
         except ScoreError as exc:
             raise ScoreError(f"{source}: {exc}") from None
+        for c in table.isolated_constants:
+            if c not in table._index or [ps for ps, _ in table.families[table._index[c]]] != [()]:
+                raise ScoreError(f"{source}: provenance isolated_constants names {c!r}, which is not a variable "
+                                 "with the empty parent set alone")
+        return table
 
 
 def _from_provenance(prov: dict[str, object], source: str
@@ -545,9 +568,14 @@ def _from_provenance(prov: dict[str, object], source: str
     if not isinstance(pruning, dict):
         raise ScoreError(f"{source}: provenance pruning must be a JSON object, got {pruning!r}")
     kind = prov.get("guarantee")
-    if kind not in (None, "exact", "epsilon-safe", "approximate", "unknown"):
-        raise ScoreError(f"{source}: provenance guarantee {kind!r} is not one of exact, epsilon-safe, "
+    if kind not in (None, "exact", "epsilon-safe", "optimum", "approximate", "unknown"):
+        raise ScoreError(f"{source}: provenance guarantee {kind!r} is not one of exact, epsilon-safe, optimum, "
                          "approximate, unknown")
+    iso = prov.get("isolated_constants")
+    if iso is not None and not (isinstance(iso, list) and all(isinstance(x, str) for x in iso)):
+        raise ScoreError(f"{source}: provenance isolated_constants must be a list of variable names, got {iso!r}")
+    if (kind == "optimum") != bool(iso):
+        raise ScoreError(f"{source}: provenance guarantee {kind!r} does not match isolated_constants {iso!r}")
     lb = prov.get("lower_bound")
     if lb is not None and (isinstance(lb, bool) or not isinstance(lb, (int, float)) or not math.isfinite(lb)):
         raise ScoreError(f"{source}: provenance lower_bound must be a finite number or null, got {lb!r}")

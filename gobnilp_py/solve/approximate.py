@@ -67,12 +67,13 @@ def table_caveat(table: ScoreTable) -> str:
 
 
 def acquire_for(method: str, data_or_table: Any, *, time_limit: float | None, epsilon: float | None,
-                constraints: Any, scoring_options: Mapping[str, Any], progress: Any = None
-                ) -> tuple[ScoreTable, TableInfo]:
+                constraints: Any, scoring_options: Mapping[str, Any], progress: Any = None,
+                optimum_only: bool = False) -> tuple[ScoreTable, TableInfo]:
     """The table ``method`` searches: by independence selection for an approximate method given data,
     else :func:`~gobnilp_py.solve.inputs.acquire_table` (exact scoring, or the given table).
 
     ``method="auto"`` is always exact (:func:`~gobnilp_py.solve.methods.choose_method`).
+    ``optimum_only``: see :func:`~gobnilp_py.solve.inputs.acquire_table` (``learn`` sets it).
     """
     from .methods import AUTO, get_method
 
@@ -80,7 +81,7 @@ def acquire_for(method: str, data_or_table: Any, *, time_limit: float | None, ep
         return selection_table(data_or_table, time_limit=time_limit, constraints=constraints,
                                scoring_options=scoring_options, progress=progress)
     return acquire_table(data_or_table, epsilon=epsilon, constraints=constraints, scoring_options=scoring_options,
-                         progress=progress)
+                         progress=progress, optimum_only=optimum_only)
 
 
 def selection_table(data: Any, *, time_limit: float | None, constraints: Any = None,

@@ -81,9 +81,16 @@ def load_table(obj: Any) -> ScoreTable:
     return obj if isinstance(obj, ScoreTable) else ScoreTable.from_jkl(obj)
 
 
-def _given_table_info(table: ScoreTable, epsilon: float | None) -> TableInfo:
+def _given_table_info(table: ScoreTable, epsilon: float | None, optimum_only: bool = False) -> TableInfo:
     approximate = table.approximate
     info = TableInfo(given=True, epsilon=table.safe_epsilon, approximate=approximate)
+    if table.isolated_constants:
+        if not optimum_only:
+            raise ScoreError(f"the score table gives the constant variables {', '.join(table.isolated_constants)} "
+                             "no parents and no children (made for learning one optimal network); it cannot "
+                             "list or rank networks: rescore the data")
+        _note_isolated(table, info)
+        return info
     if approximate:
         info.caveats.append("APPROXIMATE: the score table holds only the explored parent sets "
                             f"({table.meta.get('method', 'approximate selection')}); results are optimal or "
@@ -142,7 +149,8 @@ def check_scoring_options(options: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: StructuralConstraints | None,
-                  scoring_options: Mapping[str, Any], progress: Any = None) -> tuple[ScoreTable, TableInfo]:
+                  scoring_options: Mapping[str, Any], progress: Any = None,
+                  optimum_only: bool = False) -> tuple[ScoreTable, TableInfo]:
     """A table that holds every family the task needs, and how it came about.
 
     Options of :func:`gobnilp_py.read_data` (``header``, ``delimiter``,
@@ -155,6 +163,14 @@ def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: Str
     (:meth:`StructuralConstraints.unprunable`).  A given table is checked
     against ``epsilon`` (see the module docstring); scoring options are refused
     with it, since they could not be honoured.
+
+    ``optimum_only``: the task needs one optimal network (``learn``), not every
+    network of a gap nor a ranking.  Data are then scored without their
+    constant columns, which are put back isolated
+    (:mod:`gobnilp_py.scoring.constants`; removing their arrows changes no score
+    and, under subset-pruning-safe constraints, keeps a network admissible), and
+    a given table with isolated constants is accepted.  Without it such a table
+    is refused in one line.
     """
     read_opts = {k: scoring_options[k] for k in READ_OPTIONS if k in scoring_options}
     scoring_options = {k: v for k, v in scoring_options.items() if k not in READ_OPTIONS}
@@ -167,7 +183,7 @@ def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: Str
         table = load_table(data_or_table)
         if constraints is not None:
             constraints.validate(table.names)
-        info = _given_table_info(table, epsilon)
+        info = _given_table_info(table, epsilon, optimum_only)
         _note_ties(table, info)
         return table, info
     from .. import scoring
@@ -185,11 +201,25 @@ def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: Str
         constraints.validate(data.names)
         if not constraints.subset_pruning_safe and opts.get("prune", True):
             opts["unpruned"] = sorted(constraints.unprunable(data.names))
-    table = scoring.score(data, **opts)
+    if optimum_only and (constraints is None or constraints.subset_pruning_safe):
+        from ..scoring.constants import score_for_optimum
+
+        table = score_for_optimum(data, opts, scoring.score)
+    else:
+        table = scoring.score(data, **opts)
     info = TableInfo(given=False, epsilon=table.safe_epsilon, approximate=table.approximate,
                      time_scoring=time.perf_counter() - t0)
+    _note_isolated(table, info)
     _note_ties(table, info)
     return table, info
+
+
+def _note_isolated(table: ScoreTable, info: TableInfo) -> None:
+    """A caveat naming the constant variables a table for an optimum left isolated."""
+    if table.isolated_constants:
+        shown = ", ".join(repr(c) for c in table.isolated_constants)
+        info.caveats.append(f"constant variables {shown} are shown without parents or children: a constant column "
+                            "never changes a score, so each of its placements is equally good")
 
 
 def _note_ties(table: ScoreTable, info: TableInfo) -> None:

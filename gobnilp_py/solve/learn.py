@@ -121,8 +121,9 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
     if score is not None:
         scoring_options = {"score": score, **scoring_options}
     # an approximate method (asobs) given data scores them by independence selection, within a share of the time
+    # one optimal network is the task: constant columns are scored out and put back isolated
     table, info = acquire_for(method, data_or_table, time_limit=time_limit, epsilon=None, constraints=cons,
-                              scoring_options=scoring_options, progress=progress)
+                              scoring_options=scoring_options, progress=progress, optimum_only=True)
     kinds = cons.kinds() if cons is not None else frozenset()
     given_options = {"gap": gap, "params": params, "verbose": verbose, "model_options": model_options,
                      "memory_budget": memory_budget, "seed": seed, "n_orders": n_orders,

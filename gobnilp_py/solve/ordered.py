@@ -143,7 +143,8 @@ def learn_with_order(data_or_table: Any, order: Any, *, method: str, constraints
     _refuse_engine_options(method, constraints, engine_options)
     stats: dict[str, Any] = {"method": ORDER_METHOD, "method_reason": ORDER_REASON}
     if is_table_input(data_or_table):
-        table, info = acquire_table(data_or_table, epsilon=None, constraints=None, scoring_options=scoring_options)
+        table, info = acquire_table(data_or_table, epsilon=None, constraints=None, scoring_options=scoring_options,
+                                    optimum_only=True)
         check_table_for_order(table)
         idx = check_order_names(order, table.names)
         t0 = time.perf_counter()

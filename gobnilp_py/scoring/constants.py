@@ -1,0 +1,126 @@
+"""Constant columns, for a task that needs one optimal network: score without them, put them back isolated.
+
+A variable with one state (arity 1) never changes a built-in score:
+
+* as a parent it splits no parent configuration, so ``s(v, W ∪ {c}) = s(v, W)``
+  (BIC/AIC: the same log-likelihood and penalty, ``q`` times 1; BDeu/K2/BDs:
+  the same counts and the same ``α/q``);
+* as a child every parent set scores ``s(c, ∅) = 0`` (the likelihood of one
+  state is 1, the penalty has ``r - 1 = 0`` free parameters, every Dirichlet
+  term cancels).
+
+So removing every arrow into or out of the constant variables changes no
+network's score, and an optimal network of the other variables, with the
+constant ones isolated, is an optimal network of the data.  Exact
+ε-enumeration must instead keep every tied variant (each is a distinct
+credible network), which makes a wide lattice of ties (carpo100: all 2^59 parent
+sets of each of 4 constant columns): :func:`score` refuses it, and the engines
+would pay for every variant.  A table made here lists ``∅`` alone for each
+constant variable and carries ``meta["isolated_constants"]``: the drivers
+accept it for an optimum only (``learn``), and refuse it, in one line, for
+listing or ranking networks (:func:`gobnilp_py.solve.inputs.acquire_table`).
+
+The claim is checked for every built-in score by ``tests/test_constant_columns.py``;
+a score registered by a user may not satisfy it, so only the built-in classes
+(:data:`NEUTRAL_SCORES`) are reduced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from ..data import Dataset
+from .local_scores import AIC, BIC, BDeu, BDs, K2, make_score
+from .table import ScoreTable
+
+__all__ = ["NEUTRAL_SCORES", "constant_columns", "without_columns", "isolating_constants", "score_for_optimum"]
+
+#: Built-in scores for which a constant column is neutral (see the module docstring); exact classes,
+#: not subclasses, since a subclass may change the formula.
+NEUTRAL_SCORES: tuple[type, ...] = (BIC, AIC, BDeu, K2, BDs)
+
+#: ``meta`` key of a table whose constant variables were isolated (their names, in column order).
+ISOLATED_KEY = "isolated_constants"
+
+
+def constant_columns(data: Dataset) -> list[int]:
+    """Indices of the variables with one state (arity 1)."""
+    return [j for j, a in enumerate(data.arities.tolist()) if a == 1]
+
+
+def without_columns(data: Dataset, drop: list[int]) -> Dataset:
+    """``data`` without the columns ``drop`` (names, arities, codes and labels kept for the others)."""
+    keep = [j for j in range(data.n) if j not in set(drop)]
+    labels = tuple(data.labels[j] for j in keep) if data.labels else ()
+    return Dataset(tuple(data.names[j] for j in keep), data.arities[keep], data.codes[:, keep], labels, data.source)
+
+
+def isolating_constants(data: Dataset, scoring_options: Mapping[str, Any]) -> list[int]:
+    """The constant columns :func:`score_for_optimum` would isolate (empty: score the data as they are).
+
+    None when the score is not a built-in one (a user's score may not be
+    neutral to a constant column, and an instance is bound to the full data),
+    when every column is constant, or when ``unpruned`` names a constant
+    variable (the caller asked for its parent sets).
+    """
+    drop = constant_columns(data)
+    if not drop or len(drop) == data.n:
+        return []
+    spec = scoring_options.get("score", "BIC")
+    if not isinstance(spec, (str, type)):
+        return []
+    try:
+        sc = make_score(spec, data, ess=float(scoring_options.get("ess") or 1.0))
+    except Exception:   # an invalid score name: let score() give its own message
+        return []
+    if type(sc) not in NEUTRAL_SCORES:
+        return []
+    named = {str(u) for u in scoring_options.get("unpruned") or ()}
+    if named & {data.names[j] for j in drop}:
+        return []
+    return drop
+
+
+def score_for_optimum(data: Dataset, scoring_options: Mapping[str, Any],
+                      scorer: Callable[..., ScoreTable]) -> ScoreTable:
+    """A table holding an optimal network of ``data``: ``scorer(data, **options)``, with the constant columns
+    (when :func:`isolating_constants` allows) scored out and put back with ``∅`` alone.
+
+    ``scorer`` is :func:`gobnilp_py.scoring.score` (passed in so that tests and
+    drivers share it).  The reduced table's guarantee (ε, pruning counters,
+    parent limit) holds for the other variables; ``meta["isolated_constants"]``
+    names the isolated ones, whose ``∅`` score is computed by the same score on
+    the full data (0 for every built-in score).
+    """
+    drop = isolating_constants(data, scoring_options)
+    if not drop:
+        return scorer(data, **scoring_options)
+    reduced = without_columns(data, drop)
+    table = scorer(reduced, **scoring_options)
+    sc = make_score(scoring_options.get("score", "BIC"), data, ess=float(scoring_options.get("ess") or 1.0))
+    return _widen(table, data, drop, [sc.compute(c, ()) for c in drop])
+
+
+def _widen(table: ScoreTable, data: Dataset, drop: list[int], empty_scores: list[float]) -> ScoreTable:
+    """``table`` (over the columns not in ``drop``) over all of ``data``'s columns, each dropped one with ``∅``."""
+    keep = [j for j in range(data.n) if j not in set(drop)]
+    to_full = np.asarray(keep, dtype=np.int64)
+    families: list[list[tuple[tuple[int, ...], float]]] = [[] for _ in range(data.n)]
+    for i, fams in enumerate(table.families):
+        families[keep[i]] = [(tuple(int(p) for p in to_full[list(ps)]) if ps else (), s) for ps, s in fams]
+    for c, s in zip(drop, empty_scores):
+        families[c] = [((), float(s))]
+    names = [data.names[c] for c in drop]
+    meta = dict(table.meta)
+    meta["arities"] = [int(a) for a in data.arities]
+    meta[ISOLATED_KEY] = names
+    # per-variable entries: no non-unit parent, and LL(c | everything else) = 0 for a constant child
+    for key, value in (("max_nonunit_parents", 0), ("palim_auto", 0), ("ll_all_others", 0.0)):
+        if isinstance(meta.get(key), dict):
+            meta[key] = {**meta[key], **dict.fromkeys(names, value)}
+    pruning = {**table.pruning, **{nm: {} for nm in names}} if table.pruning else {}
+    return ScoreTable(data.names, families, epsilon=table.epsilon, score_name=table.score_name,
+                      pruning=pruning, meta=meta)
