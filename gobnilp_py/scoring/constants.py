@@ -27,23 +27,21 @@ a score registered by a user may not satisfy it, so only the built-in classes
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from ..data import Dataset
+from .engine import score
 from .local_scores import AIC, BIC, BDeu, BDs, K2, make_score
-from .table import ScoreTable
+from .table import ISOLATED_CONSTANTS_KEY, ScoreTable
 
 __all__ = ["NEUTRAL_SCORES", "constant_columns", "without_columns", "isolating_constants", "score_for_optimum"]
 
 #: Built-in scores for which a constant column is neutral (see the module docstring); exact classes,
 #: not subclasses, since a subclass may change the formula.
 NEUTRAL_SCORES: tuple[type, ...] = (BIC, AIC, BDeu, K2, BDs)
-
-#: ``meta`` key of a table whose constant variables were isolated (their names, in column order).
-ISOLATED_KEY = "isolated_constants"
 
 
 def constant_columns(data: Dataset) -> list[int]:
@@ -61,7 +59,7 @@ def without_columns(data: Dataset, drop: list[int]) -> Dataset:
 def isolating_constants(data: Dataset, scoring_options: Mapping[str, Any]) -> list[int]:
     """The constant columns :func:`score_for_optimum` would isolate (empty: score the data as they are).
 
-    None when the score is not a built-in one (a user's score may not be
+    Empty when the score is not a built-in one (a user's score may not be
     neutral to a constant column, and an instance is bound to the full data),
     when every column is constant, or when ``unpruned`` names a constant
     variable (the caller asked for its parent sets).
@@ -84,22 +82,20 @@ def isolating_constants(data: Dataset, scoring_options: Mapping[str, Any]) -> li
     return drop
 
 
-def score_for_optimum(data: Dataset, scoring_options: Mapping[str, Any],
-                      scorer: Callable[..., ScoreTable]) -> ScoreTable:
-    """A table holding an optimal network of ``data``: ``scorer(data, **options)``, with the constant columns
-    (when :func:`isolating_constants` allows) scored out and put back with ``∅`` alone.
+def score_for_optimum(data: Dataset, scoring_options: Mapping[str, Any]) -> ScoreTable:
+    """A table holding an optimal network of ``data``: :func:`~gobnilp_py.scoring.score` with ``scoring_options``,
+    the constant columns (when :func:`isolating_constants` allows) scored out and put back with ``∅`` alone.
 
-    ``scorer`` is :func:`gobnilp_py.scoring.score` (passed in so that tests and
-    drivers share it).  The reduced table's guarantee (ε, pruning counters,
-    parent limit) holds for the other variables; ``meta["isolated_constants"]``
-    names the isolated ones, whose ``∅`` score is computed by the same score on
-    the full data (0 for every built-in score).
+    The reduced table's guarantee (ε, pruning counters, parent limit) holds
+    for the other variables; ``meta["isolated_constants"]`` names the isolated
+    ones, whose ``∅`` score is computed by the same score on the full data (0
+    for every built-in score).
     """
     drop = isolating_constants(data, scoring_options)
     if not drop:
-        return scorer(data, **scoring_options)
+        return score(data, **scoring_options)
     reduced = without_columns(data, drop)
-    table = scorer(reduced, **scoring_options)
+    table = score(reduced, **scoring_options)
     sc = make_score(scoring_options.get("score", "BIC"), data, ess=float(scoring_options.get("ess") or 1.0))
     return _widen(table, data, drop, [sc.compute(c, ()) for c in drop])
 
@@ -116,7 +112,7 @@ def _widen(table: ScoreTable, data: Dataset, drop: list[int], empty_scores: list
     names = [data.names[c] for c in drop]
     meta = dict(table.meta)
     meta["arities"] = [int(a) for a in data.arities]
-    meta[ISOLATED_KEY] = names
+    meta[ISOLATED_CONSTANTS_KEY] = names
     # per-variable entries: no non-unit parent, and LL(c | everything else) = 0 for a constant child
     for key, value in (("max_nonunit_parents", 0), ("palim_auto", 0), ("ll_all_others", 0.0)):
         if isinstance(meta.get(key), dict):

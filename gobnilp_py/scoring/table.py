@@ -55,10 +55,13 @@ PROVENANCE_PREFIX = "# gobnilp_py:"
 PROVENANCE_HEADER = "# gobnilp_py score table provenance: keep these comment lines, they say how the table was pruned"
 #: Largest magnitude a local score may have (SCIP's infinity is 1e20).
 MAX_ABS_SCORE = 1e20
+#: ``meta`` key naming the constant variables of a table made for an optimum only
+#: (:mod:`gobnilp_py.scoring.constants`), in column order.
+ISOLATED_CONSTANTS_KEY = "isolated_constants"
 #: ``meta`` keys written as provenance (time and per-level counters are left out so the same
 #: table always gives the same file).
 _PROVENANCE_META = ("N", "arities", "ess", "palim", "bayes_factor", "prune", "unpruned", "approximate",
-                    "isolated_constants", "tolerance_rtol", "families_scored", "max_nonunit_parents", "lower_bound",
+                    ISOLATED_CONSTANTS_KEY, "tolerance_rtol", "families_scored", "max_nonunit_parents", "lower_bound",
                     "lower_bound_source")
 _PROVENANCE_RE = re.compile(r"^#\s*gobnilp_py:\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$")
 
@@ -276,7 +279,7 @@ class ScoreTable:
         Such a table holds an optimal network, not every network within ε: each
         placement of a constant variable ties, and those variants were left out.
         """
-        return tuple(str(x) for x in self.meta.get("isolated_constants") or ())
+        return tuple(str(x) for x in self.meta.get(ISOLATED_CONSTANTS_KEY) or ())
 
     @property
     def is_unpruned(self) -> bool:
@@ -571,7 +574,7 @@ def _from_provenance(prov: dict[str, object], source: str
     if kind not in (None, "exact", "epsilon-safe", "optimum", "approximate", "unknown"):
         raise ScoreError(f"{source}: provenance guarantee {kind!r} is not one of exact, epsilon-safe, optimum, "
                          "approximate, unknown")
-    iso = prov.get("isolated_constants")
+    iso = prov.get(ISOLATED_CONSTANTS_KEY)
     if iso is not None and not (isinstance(iso, list) and all(isinstance(x, str) for x in iso)):
         raise ScoreError(f"{source}: provenance isolated_constants must be a list of variable names, got {iso!r}")
     if (kind == "optimum") != bool(iso):

@@ -86,7 +86,8 @@ def _given_table_info(table: ScoreTable, epsilon: float | None, optimum_only: bo
     info = TableInfo(given=True, epsilon=table.safe_epsilon, approximate=approximate)
     if table.isolated_constants:
         if not optimum_only:
-            raise ScoreError(f"the score table gives the constant variables {', '.join(table.isolated_constants)} "
+            raise ScoreError(f"the score table gives the constant variables "
+                             f"{', '.join(repr(c) for c in table.isolated_constants)} "
                              "no parents and no children (made for learning one optimal network); it cannot "
                              "list or rank networks: rescore the data")
         _note_isolated(table, info)
@@ -204,7 +205,7 @@ def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: Str
     if optimum_only and (constraints is None or constraints.subset_pruning_safe):
         from ..scoring.constants import score_for_optimum
 
-        table = score_for_optimum(data, opts, scoring.score)
+        table = score_for_optimum(data, opts)
     else:
         table = scoring.score(data, **opts)
     info = TableInfo(given=False, epsilon=table.safe_epsilon, approximate=table.approximate,
