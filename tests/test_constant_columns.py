@@ -181,3 +181,48 @@ def test_carpo100_learned_without_a_parent_limit():
     assert net.status == "optimal"
     assert net.score == pytest.approx(-2000.2131653, abs=1e-6)
     assert all(net.parents[c] == () for c in ("5", "8", "12", "13"))
+
+
+@pytest.mark.parametrize("method", ["ilp", "dp", "ordergraph"])
+def test_the_search_skips_isolated_variables_and_maps_back(method):
+    """Each exact engine searches the core (the other variables) and the answer comes back whole."""
+    ds = with_constants(21, 4, 2, 120)
+    table, _ = acquire_table(ds, epsilon=None, constraints=None, scoring_options={}, optimum_only=True)
+    net = learn(table, method=method)
+    want, _ = optimal_dag(score(ds, prune=False))
+    assert net.status == "optimal" and net.score == pytest.approx(want, abs=1e-9)
+    assert net.stats["isolated_constants"] == list(table.isolated_constants)
+    assert net.names == ds.names and all(net.parents[c] == () for c in table.isolated_constants)
+    assert net.local_scores == {v: table.local_score(v, net.parents[v]) for v in ds.names}
+
+
+def test_isolated_core_offsets_the_empty_set_scores():
+    """A non-zero ∅ score of an isolated variable (a hand-made table) is added back to the optimum and bound."""
+    from gobnilp_py.scoring.constants import isolated_core
+    from gobnilp_py.search.results import Solution
+
+    t = ScoreTable(["A", "C", "B"], [[((), -5.0), ((2,), -3.0)], [((), -1.5)], [((), -2.0), ((0,), -2.5)]],
+                   meta={"isolated_constants": ["C"]})
+    core = isolated_core(t)
+    assert core.table.names == ("A", "B") and core.keep == (0, 2) and core.offset == -1.5
+    sol = core.widen(Solution("optimal", -5.0, (1, 0), dual_bound=-5.0))
+    assert sol.chosen == (1, 0, 0) and sol.score == -6.5 and sol.dual_bound == -6.5
+    assert learn(t).score == pytest.approx(-6.5)
+    # a variable listed as isolated but used as a parent is not isolated: searched whole
+    t2 = ScoreTable(["A", "C"], [[((), -5.0), ((1,), -3.0)], [((), 0.0)]], meta={"isolated_constants": ["C"]})
+    assert isolated_core(t2) is None and learn(t2).score == -3.0
+
+
+def test_constraints_on_an_isolated_table():
+    ds = with_constants(23, 3, 1, 100)
+    table, _ = acquire_table(ds, epsilon=None, constraints=None, scoring_options={}, optimum_only=True)
+    c = table.isolated_constants[0]
+    free = [v for v in ds.names if v != c]
+    # a constraint naming the isolated variable: the whole table is searched, the answer is the same
+    tiers = StructuralConstraints(tiers=[[c], free])
+    assert learn(table, constraints=tiers).score == pytest.approx(learn(table).score, abs=1e-9)
+    # a required arrow could need the missing families: refused in one line, learning from data works
+    req = StructuralConstraints(required_arrows=[(c, free[0])])
+    with pytest.raises(ScoreError, match="learn from the data instead"):
+        learn(table, constraints=req)
+    assert learn(ds, constraints=req).parents[free[0]].count(c) == 1

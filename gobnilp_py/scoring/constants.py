@@ -27,7 +27,9 @@ a score registered by a user may not satisfy it, so only the built-in classes
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -37,7 +39,8 @@ from .engine import score
 from .local_scores import AIC, BIC, BDeu, BDs, K2, make_score
 from .table import ISOLATED_CONSTANTS_KEY, ScoreTable
 
-__all__ = ["NEUTRAL_SCORES", "constant_columns", "without_columns", "isolating_constants", "score_for_optimum"]
+__all__ = ["NEUTRAL_SCORES", "constant_columns", "without_columns", "isolating_constants", "score_for_optimum",
+           "IsolatedCore", "isolated_core"]
 
 #: Built-in scores for which a constant column is neutral (see the module docstring); exact classes,
 #: not subclasses, since a subclass may change the formula.
@@ -120,3 +123,52 @@ def _widen(table: ScoreTable, data: Dataset, drop: list[int], empty_scores: list
     pruning = {**table.pruning, **{nm: {} for nm in names}} if table.pruning else {}
     return ScoreTable(data.names, families, epsilon=table.epsilon, score_name=table.score_name,
                       pruning=pruning, meta=meta)
+
+
+@dataclass(frozen=True)
+class IsolatedCore:
+    """A table's variables other than its isolated constants, for the search alone.
+
+    Why: an isolated variable has ``∅`` alone and is nobody's parent, so it
+    adds nothing to search but size (an order graph or DP over 2^n subsets
+    doubles with each).  :meth:`widen` maps the core's solution back to the
+    full table: each isolated variable takes its one family, and the optimum
+    and dual bound gain their ``∅`` scores (``offset``).
+    """
+
+    table: ScoreTable          # the core: the other variables, parents renumbered
+    keep: tuple[int, ...]      # the core's variables' positions in the full table
+    n_full: int
+    offset: float              # Σ s(c, ∅) over the isolated variables
+
+    def widen(self, sol: Any) -> Any:
+        """``sol`` (a :class:`~gobnilp_py.search.results.Solution` of the core) over the full table."""
+        if sol.chosen is None:
+            chosen = None
+        else:
+            full = [0] * self.n_full
+            for i, c in zip(self.keep, sol.chosen):
+                full[i] = int(c)
+            chosen = tuple(full)
+        dual = None if sol.dual_bound is None else sol.dual_bound + self.offset
+        return replace(sol, score=sol.score + self.offset, chosen=chosen, dual_bound=dual)
+
+
+def isolated_core(table: ScoreTable) -> IsolatedCore | None:
+    """The core of ``table`` without its isolated constant variables, or ``None`` when it has none (or a
+    hand-made table lists one as a parent, so it is not isolated after all)."""
+    iso = {table.index(c) for c in table.isolated_constants}
+    if not iso or len(iso) == table.n:
+        return None
+    if any(set(ps) & iso for fams in table.families for ps, _ in fams):
+        return None
+    keep = tuple(j for j in range(table.n) if j not in iso)
+    to_core = {j: i for i, j in enumerate(keep)}
+    families = [[(tuple(to_core[p] for p in ps), s) for ps, s in table.families[j]] for j in keep]
+    names = [table.names[j] for j in keep]
+    meta = {k: v for k, v in table.meta.items() if k != ISOLATED_CONSTANTS_KEY}
+    pruning = {k: v for k, v in table.pruning.items() if k in set(names)}
+    core = ScoreTable.from_scoring(names, families, epsilon=table.epsilon, score_name=table.score_name, meta=meta,
+                                   pruning=pruning)
+    offset = math.fsum(table.families[c][0][1] for c in sorted(iso))
+    return IsolatedCore(core, keep, table.n, offset)

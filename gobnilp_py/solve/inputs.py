@@ -184,6 +184,10 @@ def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: Str
         table = load_table(data_or_table)
         if constraints is not None:
             constraints.validate(table.names)
+            if table.isolated_constants and not constraints.subset_pruning_safe:
+                raise ScoreError("the score table gives its constant variables no parents and no children, which "
+                                 "constraints requiring arrows, adjacencies or immoralities (or min_edges) may "
+                                 "need: learn from the data instead")
         info = _given_table_info(table, epsilon, optimum_only)
         _note_ties(table, info)
         return table, info

@@ -16,7 +16,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import ParameterError, SolverError
+from ..errors import ConstraintError, ParameterError, SolverError
 from ..network import Network
 from .._validation import check_int, check_keywords
 from ._checks import check_gap, check_lower_bound_held, check_method, check_time_limit
@@ -125,22 +125,29 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
     table, info = acquire_for(method, data_or_table, time_limit=time_limit, epsilon=None, constraints=cons,
                               scoring_options=scoring_options, progress=progress, optimum_only=True)
     kinds = cons.kinds() if cons is not None else frozenset()
+    searched = filter_table(table, cons)
+    # the search skips isolated constant variables (each has ∅ alone and is nobody's parent)
+    core = _core(searched, cons) if searched is not None else None
+    space = core.table if core is not None else searched
     given_options = {"gap": gap, "params": params, "verbose": verbose, "model_options": model_options,
                      "memory_budget": memory_budget, "seed": seed, "n_orders": n_orders,
                      **dict(engine_options or {})}
-    m, why = resolve_method(method, "optimum", table.n, kinds, len(table), given_options)
+    sized = core.table if core is not None else table      # what the method is chosen for
+    m, why = resolve_method(method, "optimum", sized.n, kinds, len(sized), given_options)
     opts = method_options(m, given_options)
     stats: dict[str, Any] = {"method": m.name, "method_reason": why, "time_scoring": info.time_scoring}
-    searched = filter_table(table, cons)
-    if searched is None:
+    if space is None:
         return label_network(Network(table.names, {}, score=-math.inf, status="infeasible", stats=stats), info, m)
     remaining = _remaining(time_limit, t_start)
     if remaining is not None and remaining <= 0 and m.exact:  # an approximate search still tries one order
         return label_network(Network(table.names, {}, score=-math.inf, status="time_limit", stats=stats), info, m)
     engine = engine_module(m)
     t0 = time.perf_counter()
-    sol = engine.optimum(searched, constraints=cons if m.constraint_kinds is None else None,
+    sol = engine.optimum(space, constraints=cons if m.constraint_kinds is None else None,
                          time_limit=remaining, progress=progress, **opts)
+    if core is not None:
+        sol = core.widen(sol)
+        stats["isolated_constants"] = list(table.isolated_constants)
     stats["time_search"] = time.perf_counter() - t0
     check_lower_bound_held(table, sol)
     net = label_network(network_from_solution(searched, sol, stats=stats), info, m, orders=sol.stats.get("orders"))
@@ -150,6 +157,22 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
     net.stats["time_total"] = time.perf_counter() - t_start
     _log.info("learn (%s): status %s, score %.6f, %.2fs", m.name, net.status, net.score, net.stats["time_total"])
     return net
+
+
+def _core(table: Any, cons: Any) -> Any:
+    """The table without its isolated constant variables (:func:`~gobnilp_py.scoring.constants.isolated_core`),
+    or ``None``: when it has none, or the constraints name one (the engine would not know it)."""
+    if not table.isolated_constants:
+        return None
+    from ..scoring.constants import isolated_core
+
+    core = isolated_core(table)
+    if core is not None and cons is not None:
+        try:
+            cons.validate(core.table.names)
+        except ConstraintError:
+            return None
+    return core
 
 
 def _remaining(time_limit: float | None, t_start: float) -> float | None:
