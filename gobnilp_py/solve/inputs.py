@@ -222,9 +222,11 @@ def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: Str
 def _note_isolated(table: ScoreTable, info: TableInfo) -> None:
     """A caveat naming the constant variables a table for an optimum left isolated."""
     if table.isolated_constants:
-        shown = ", ".join(repr(c) for c in table.isolated_constants)
-        info.caveats.append(f"constant variables {shown} are shown without parents or children: a constant column "
-                            "never changes a score, so each of its placements is equally good")
+        names = table.isolated_constants
+        shown = ", ".join(repr(c) for c in names)
+        what = f"constant variable {shown} is" if len(names) == 1 else f"constant variables {shown} are"
+        info.caveats.append(f"{what} shown without parents or children: a constant column never changes a score, "
+                            "so each of its placements is equally good")
 
 
 def _note_ties(table: ScoreTable, info: TableInfo) -> None:
