@@ -46,6 +46,8 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
+import time
 from collections.abc import Sequence
 
 import numpy as np
@@ -54,7 +56,7 @@ from .._memory import format_bytes
 from ..errors import ScoreError
 from ..scoring.table import ScoreTable
 
-__all__ = ["BestParents", "DENSE_MAX_VARIABLES", "MASK_MAX_VARIABLES", "DEFAULT_MEMORY_BUDGET"]
+__all__ = ["BestParents", "BuildStopped", "DENSE_MAX_VARIABLES", "MASK_MAX_VARIABLES", "DEFAULT_MEMORY_BUDGET"]
 
 _log = logging.getLogger(__name__)
 
@@ -66,6 +68,11 @@ MASK_MAX_VARIABLES = 63
 
 #: Default memory budget (bytes) for the lookup structures: 4 GiB.
 DEFAULT_MEMORY_BUDGET = 4 * 2**30
+
+class BuildStopped(Exception):
+    """The lookups were left unfinished: ``args[0]`` is ``"time_limit"`` (the deadline passed) or
+    ``"interrupted"`` (the stop event was set).  The engines turn it into that status."""
+
 
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _ONE = np.uint64(1)
@@ -184,8 +191,11 @@ class BestParents:
     (-1.0, 0)
     """
 
-    def __init__(self, table: ScoreTable, backend: str = "auto", memory_budget: int = DEFAULT_MEMORY_BUDGET
-                 ) -> None:
+    def __init__(self, table: ScoreTable, backend: str = "auto", memory_budget: int = DEFAULT_MEMORY_BUDGET,
+                 *, deadline: float | None = None, stop: threading.Event | None = None) -> None:
+        """``deadline`` (a :func:`time.perf_counter` time) and ``stop`` are checked before each node's
+        lookups, raising :class:`BuildStopped`: the dense ones take seconds from about 24 variables
+        (5.4 s at 25), which a search's time limit must cover."""
         if backend not in ("auto", "dense", "sparse"):
             raise ScoreError(f"best-parents backend must be 'auto', 'dense' or 'sparse', got {backend!r}")
         self.table = table
@@ -207,9 +217,11 @@ class BestParents:
         self._dense: list[np.ndarray] = []
         if backend == "dense":
             for v in range(n):
+                _check_stop(deadline, stop)
                 self._dense.append(self._build_dense(v))
         else:
             for node in self._nodes:
+                _check_stop(deadline, stop)
                 node.build_bits()
         best = np.array([nd.scores[0] if nd.count else -np.inf for nd in self._nodes], dtype=np.float64)
         self._best = best
@@ -375,3 +387,10 @@ class BestParents:
             if active.size == 0:
                 break
         return out.reshape(shape)
+
+
+def _check_stop(deadline: float | None, stop: threading.Event | None) -> None:
+    if deadline is not None and time.perf_counter() > deadline:
+        raise BuildStopped("time_limit")
+    if stop is not None and stop.is_set():
+        raise BuildStopped("interrupted")

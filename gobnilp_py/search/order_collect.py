@@ -73,7 +73,7 @@ from ..errors import ScoreError
 from ._limits import check_time_limit as _check_time_limit
 from ._limits import peak_rss_bytes
 from ..scoring.table import ScoreTable
-from .best_parents import DENSE_MAX_VARIABLES, BestParents
+from .best_parents import DENSE_MAX_VARIABLES, BestParents, BuildStopped
 
 __all__ = ["order_graph_epsilon_set", "order_graph_kbest", "CollectResult", "subset_dp", "estimate_memory",
            "MAX_VARIABLES", "DEFAULT_MEMORY_BUDGET", "DEFAULT_MAX_NETWORKS", "REL_TOL", "REL_SLACK",
@@ -314,9 +314,12 @@ def _collect(table: ScoreTable, *, eps: float | None, k: int | None, max_network
     deadline = None if time_limit is None else t_start + time_limit
 
     t0 = time.perf_counter()
-    bp = BestParents(table, memory_budget=memory_budget)
-    g = subset_dp(bp, deadline=deadline, stop=stop)
-    stats["backend"] = bp.backend
+    try:
+        bp = BestParents(table, memory_budget=memory_budget, deadline=deadline, stop=stop)
+    except BuildStopped:
+        bp = None
+    g = None if bp is None else subset_dp(bp, deadline=deadline, stop=stop)
+    stats["backend"] = None if bp is None else bp.backend
     stats["time_dp"] = time.perf_counter() - t0
     if g is None:
         why = "interrupted" if stop is not None and stop.is_set() else "time_limit"

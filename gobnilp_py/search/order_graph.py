@@ -75,7 +75,7 @@ from ..scoring.table import ScoreTable
 from ._colex import Colex
 from ._greedy import greedy_dag
 from ._spill import ROW_BYTES, ColumnWriter, Columns, SpillDir, merge_runs, sort_reduce
-from .best_parents import DENSE_MAX_VARIABLES, BestParents
+from .best_parents import DENSE_MAX_VARIABLES, BestParents, BuildStopped
 
 __all__ = ["order_graph_optimum", "OrderGraphResult", "estimate_memory", "MAX_VARIABLES",
            "DEFAULT_MEMORY_BUDGET", "REL_SLACK"]
@@ -265,12 +265,22 @@ def order_graph_optimum(table: ScoreTable, *, lower_bound: float | None = None,
                                 None, stats)
 
     t0 = time.perf_counter()
-    bp = BestParents(table, backend=backend, memory_budget=memory_budget)
+    lb = -math.inf if lower_bound is None else lower_bound
+    try:
+        bp = BestParents(table, backend=backend, memory_budget=memory_budget,
+                         deadline=None if time_limit is None else t_start + time_limit, stop=stop)
+    except BuildStopped as stopped:
+        why = stopped.args[0]
+        said = "time limit reached" if why == "time_limit" else "interrupted"
+        stats["time_best_parents"] = time.perf_counter() - t0
+        # each node's best family: no network of the table scores more
+        ub = math.fsum(fams[0][1] for fams in table.families)
+        return _finish(stats, t_start, OrderGraphResult(why, -math.inf, None, ub, lb,
+                                                        f"{said} while building the best-parent lookups"))
     stats["backend"] = bp.backend
     stats["time_best_parents"] = time.perf_counter() - t0
     best = bp.best_overall()
     missing = [table.names[v] for v in range(n) if not best[v] > -math.inf]
-    lb = -math.inf if lower_bound is None else lower_bound
     if missing:
         return _finish(stats, t_start, OrderGraphResult(
             "no_solution", -math.inf, None, -math.inf, lb,
