@@ -69,6 +69,7 @@ MASK_MAX_VARIABLES = 63
 #: Default memory budget (bytes) for the lookup structures: 4 GiB.
 DEFAULT_MEMORY_BUDGET = 4 * 2**30
 
+
 class BuildStopped(Exception):
     """The lookups were left unfinished: ``args[0]`` is ``"time_limit"`` (the deadline passed) or
     ``"interrupted"`` (the stop event was set).  The engines turn it into that status."""
