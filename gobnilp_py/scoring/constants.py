@@ -32,8 +32,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-import numpy as np
-
 from ..data import Dataset
 from .engine import score
 from .local_scores import AIC, BIC, BDeu, BDs, K2, make_score
@@ -54,7 +52,8 @@ def constant_columns(data: Dataset) -> list[int]:
 
 def without_columns(data: Dataset, drop: list[int]) -> Dataset:
     """``data`` without the columns ``drop`` (names, arities, codes and labels kept for the others)."""
-    keep = [j for j in range(data.n) if j not in set(drop)]
+    gone = set(drop)
+    keep = [j for j in range(data.n) if j not in gone]
     labels = tuple(data.labels[j] for j in keep) if data.labels else ()
     return Dataset(tuple(data.names[j] for j in keep), data.arities[keep], data.codes[:, keep], labels, data.source)
 
@@ -105,11 +104,11 @@ def score_for_optimum(data: Dataset, scoring_options: Mapping[str, Any]) -> Scor
 
 def _widen(table: ScoreTable, data: Dataset, drop: list[int], empty_scores: list[float]) -> ScoreTable:
     """``table`` (over the columns not in ``drop``) over all of ``data``'s columns, each dropped one with ``∅``."""
-    keep = [j for j in range(data.n) if j not in set(drop)]
-    to_full = np.asarray(keep, dtype=np.int64)
+    gone = set(drop)
+    keep = [j for j in range(data.n) if j not in gone]
     families: list[list[tuple[tuple[int, ...], float]]] = [[] for _ in range(data.n)]
     for i, fams in enumerate(table.families):
-        families[keep[i]] = [(tuple(int(p) for p in to_full[list(ps)]) if ps else (), s) for ps, s in fams]
+        families[keep[i]] = [(tuple(keep[p] for p in ps), s) for ps, s in fams]   # increasing: stays sorted
     for c, s in zip(drop, empty_scores):
         families[c] = [((), float(s))]
     names = [data.names[c] for c in drop]
@@ -121,8 +120,9 @@ def _widen(table: ScoreTable, data: Dataset, drop: list[int], empty_scores: list
         if isinstance(meta.get(key), dict):
             meta[key] = {**meta[key], **dict.fromkeys(names, value)}
     pruning = {**table.pruning, **{nm: {} for nm in names}} if table.pruning else {}
-    return ScoreTable(data.names, families, epsilon=table.epsilon, score_name=table.score_name,
-                      pruning=pruning, meta=meta)
+    # valid by construction (the scored table's families renumbered), as isolated_core's are
+    return ScoreTable.from_scoring(data.names, families, epsilon=table.epsilon, score_name=table.score_name,
+                                   pruning=pruning, meta=meta)
 
 
 @dataclass(frozen=True)
@@ -167,7 +167,8 @@ def isolated_core(table: ScoreTable) -> IsolatedCore | None:
     families = [[(tuple(to_core[p] for p in ps), s) for ps, s in table.families[j]] for j in keep]
     names = [table.names[j] for j in keep]
     meta = {k: v for k, v in table.meta.items() if k != ISOLATED_CONSTANTS_KEY}
-    pruning = {k: v for k, v in table.pruning.items() if k in set(names)}
+    kept = set(names)
+    pruning = {k: v for k, v in table.pruning.items() if k in kept}
     core = ScoreTable.from_scoring(names, families, epsilon=table.epsilon, score_name=table.score_name, meta=meta,
                                    pruning=pruning)
     offset = math.fsum(table.families[c][0][1] for c in sorted(iso))
