@@ -172,10 +172,11 @@ def test_generating_row_by_row_does_not_change_the_table(problem):
     assert single.meta["families_scored_per_level"] == many.meta["families_scored_per_level"]
 
 
-@pytest.mark.parametrize("n", [20, 57, 58, 62])
-def test_level_keys_find_every_child_and_mask(n):
-    """Look-ups of (child, mask) in a level held child by child: combined int64 keys up to 57
-    variables, one binary search per child beyond; both against a dictionary."""
+@pytest.mark.parametrize("n,dense", [(12, True), (12, False), (20, False), (57, False), (58, False), (62, False)])
+def test_level_keys_find_every_child_and_mask(n, dense):
+    """Look-ups of (child, mask) in a level held child by child: the dense table (rows stored plus
+    one, 0 empty), combined int64 keys up to 57 variables, one binary search per child beyond; all
+    against a dictionary.  A dense table is empty again after ``clear``."""
     rng = np.random.default_rng(n)
     top = np.int64(1) << np.int64(n)
     per_child = [np.unique(rng.integers(0, top, size=int(rng.integers(0, 30)), dtype=np.int64)) for _ in range(n)]
@@ -185,7 +186,9 @@ def test_level_keys_find_every_child_and_mask(n):
     f = np.zeros(masks.size)
     cat = engine._Level(masks, np.zeros((masks.size, 0), dtype=np.int8), f, f, f,
                         np.zeros(masks.size, dtype=np.int8), np.zeros(masks.size, dtype=np.int32), f)
-    keys = engine._LevelKeys(cat, off, n)
+    table = engine._LevelKeys.dense_table(n) if dense else None
+    assert (table is not None) == dense
+    keys = engine._LevelKeys(cat, off, n, table)
     assert (keys.keys is not None) == (n <= 57)
     where = {(c, int(m)): int(off[c]) + i for c in range(n) for i, m in enumerate(per_child[c].tolist())}
     present = list(where)
@@ -204,6 +207,9 @@ def test_level_keys_find_every_child_and_mask(n):
         assert h == ((c, m) in where)
         if h:
             assert p == where[(c, m)]
+    if dense:
+        keys.clear()
+        assert not table.any()
 
 
 def test_the_numpy_walk_beyond_57_variables_equals_the_reference_walk():
@@ -226,7 +232,7 @@ def test_the_numpy_walk_beyond_57_variables_equals_the_reference_walk():
 
 
 def test_a_walk_hands_back_its_dense_table_empty_and_the_next_walk_reuses_it(monkeypatch):
-    """The dense (child, mask) table is kept between walks only when every slot is -1 again,
+    """The dense (child, mask) table is kept between walks only when every slot is empty (0) again,
     including when the walk stops early because a level comes out empty; a reused table gives the
     tables of fresh ones."""
     monkeypatch.setattr(engine._LevelKeys, "_spare", [])
@@ -237,12 +243,12 @@ def test_a_walk_hands_back_its_dense_table_empty_and_the_next_walk_reuses_it(mon
     first = score(ds, score="BIC", bayes_factor=3, n_jobs=1)
     assert first.meta["families_scored_per_level"][-1] > 0
     (table,) = engine._LevelKeys._spare
-    assert table.size == 9 << 9 and bool((table == -1).all())
+    assert table.size == 9 << 9 and not table.any()
     seen = []
     real = engine._LevelKeys.dense_table
     monkeypatch.setattr(engine._LevelKeys, "dense_table", staticmethod(lambda n: seen.append(1) or real(n)))
     again = score(ds, score="BIC", bayes_factor=3, n_jobs=1)
-    assert seen and engine._LevelKeys._spare[0] is table and bool((table == -1).all())
+    assert seen and engine._LevelKeys._spare[0] is table and not table.any()
     assert again.families == first.families and again.pruning == first.pruning
     # a walk that stops because the bound rules remove every candidate of a level (found by search;
     # it leaves a dirty table when the level's slots are not cleared before that stop)
@@ -250,4 +256,4 @@ def test_a_walk_hands_back_its_dense_table_empty_and_the_next_walk_reuses_it(mon
     rng.integers(3, 9), rng.integers(3, 40)          # the search's draws of n and N (5, 22)
     early = Dataset([f"V{j}" for j in range(5)], [2] * 5, rng.integers(0, 2, size=(22, 5)))
     score(early, score="BIC", bayes_factor=20, n_jobs=1)
-    assert bool((engine._LevelKeys._spare[0] == -1).all())
+    assert not engine._LevelKeys._spare[0].any()

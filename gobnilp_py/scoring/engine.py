@@ -35,6 +35,7 @@ from .._validation import (READ_OPTIONS, check_keywords, check_lower_bound, chec
 from ..data.reader import as_dataset
 from ..errors import DataError, ParameterError, ScoreError
 from . import pruning as P
+from .atom_bounds import atom_cells, others_ids
 from .candidates import immediate_subsets, next_level
 from .counts import ParentConfigs, distinct_small, find_sorted as _lookup, segment_ids, unique_inverse
 from .local_scores import DirichletScore, LocalScore, PenalisedLL, make_score
@@ -397,7 +398,6 @@ def _atom_likelihoods(pc: ParentConfigs, ar: list[int],
     more states of ``v``.  Rows are the (possibly merged) rows of ``pc``.  Without ``tables`` (no
     ``ml_ceiling``: the penalised scores) ``w`` and ``mixed`` are None.
     """
-    from .atom_bounds import atom_cells, others_ids
     from .counts import xlogx_table
 
     n = len(ar)
@@ -1044,7 +1044,7 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
                 for v in range(n):
                     _count_capped(run, v, int(per_child[v]))
             break
-    _LevelKeys.give_back(table)      # every level's slots were cleared: all -1 again
+    _LevelKeys.give_back(table)      # every level's slots were cleared: all 0 again
     return n_scored, per_level
 
 
@@ -1157,7 +1157,7 @@ class _LevelKeys:
     Three layouts, by the number of variables ``n``:
 
     - ``n * 2^n <=`` :data:`DENSE_KEY_SLOTS`: a table of every ``(child, mask)``
-      holding the row or -1, so a look-up is one gather (binary searches of
+      holding the row plus one, or 0, so a look-up is one gather (binary searches of
       random queries were a third of the generation on zoo);
     - up to 57 variables, ``child << n | mask`` fits an int64 and is sorted
       over the whole level (children ascending, masks sorted inside each): one
@@ -1166,7 +1166,7 @@ class _LevelKeys:
     """
 
     def __init__(self, cat: _Level, off: np.ndarray, n: int, table: np.ndarray | None = None) -> None:
-        """``table``: the walk's dense table (:meth:`dense_table`, all -1), filled here and emptied
+        """``table``: the walk's dense table (:meth:`dense_table`, all 0), filled here and emptied
         by :meth:`clear` -- allocated once and kept between walks (:meth:`give_back`), as filling
         2^n slots per level would cost more than the look-ups save."""
         self.masks, self.off, self.n = cat.masks, off, n
@@ -1175,12 +1175,15 @@ class _LevelKeys:
         if n <= COMBINED_KEY_MAX_N:
             self.keys = np.left_shift(segment_ids(off), n) | cat.masks
             if table is not None:
-                table[self.keys] = np.arange(self.keys.size, dtype=table.dtype)
+                table[self.keys] = np.arange(1, self.keys.size + 1, dtype=table.dtype)
 
-    #: The spare dense table (all -1) a finished walk hands back for the next one: allocating and
+    #: The spare dense table (all 0) a finished walk hands back for the next one: allocating and
     #: filling n 2^n slots per call cost zoo (8.5 MiB) about 2-3 ms of its 20-25 ms, most of it
     #: page faults on the fresh memory.  At most one table, at most DENSE_KEY_SLOTS int32 (16 MiB),
-    #: is kept; a walk that stops on an exception does not hand its table back.
+    #: is kept; a walk that stops on an exception does not hand its table back.  Empty slots hold 0
+    #: (rows are stored plus one) so that a new table is ``np.zeros``: the allocator hands over
+    #: zeroed pages that fault only where the walk touches them, where ``np.full(-1)`` wrote all
+    #: of them (1.4-4.6 ms of a first call on zoo, measured in session 17).
     _spare: ClassVar[list[np.ndarray]] = []
 
     @staticmethod
@@ -1194,18 +1197,18 @@ class _LevelKeys:
             spare = None
         if spare is not None and spare.size == n << n:
             return spare
-        return np.full(n << n, -1, dtype=np.int32)
+        return np.zeros(n << n, dtype=np.int32)
 
     @staticmethod
     def give_back(table: np.ndarray | None) -> None:
-        """Keep ``table`` (all -1 again) for the next walk, in place of any spare held."""
+        """Keep ``table`` (all 0 again) for the next walk, in place of any spare held."""
         if table is not None:
             _LevelKeys._spare[:] = [table]
 
     def clear(self) -> None:
         """Empty the dense table again (only the slots this level filled)."""
         if self.table is not None and self.keys is not None:
-            self.table[self.keys] = -1
+            self.table[self.keys] = 0
 
     def nbytes(self) -> int:
         return sum(a.nbytes for a in (self.keys, self.table) if a is not None)
@@ -1215,7 +1218,9 @@ class _LevelKeys:
         (the row is meaningless where it is not)."""
         if self.table is not None:
             pos = self.table[np.left_shift(child, self.n) | masks]     # int32: a valid index as it is
-            return pos, pos >= 0
+            hit = pos > 0
+            pos -= 1                                                    # -1 where absent, as below
+            return pos, hit
         if self.keys is not None:
             return _lookup(self.keys, np.left_shift(child, self.n) | masks)
         # ``child`` broadcasts against ``masks`` (a column of children for a row of subsets) above;

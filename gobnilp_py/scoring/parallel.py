@@ -47,6 +47,7 @@ import numpy as np
 from .._interrupt import held
 from ..data.dataset import Dataset
 from ..errors import ScoreError
+from . import atom_bounds as ab
 from .counts import ParentConfigs, csr, distinct_small, find_sorted, ranges
 from .local_scores import K2, BDeu, BDs, DirichletScore, LocalScore, PenalisedLL, _lgamma_cache
 
@@ -275,8 +276,6 @@ class _Context:
         key = (child, float(a))
         hit = self._pen.get(key)
         if hit is None:
-            from . import atom_bounds as ab
-
             rows = self.mixed_rows(child)
             if not self.p.atom_penalty:
                 hit = ab.lambda_penalties(rows.size, key[1])
