@@ -329,8 +329,10 @@ SPECS: tuple[Spec, ...] = (
          'scores; the ILP); "dag": every network searched; "auto" (enumerate\'s default): class when possible. '
          'kbest takes "dag" (default) or "class".', api="by", jobs=("enumerate", "kbest")),
     Spec("search", "verify", _c_bool, False, "bool",
-         "Cross-check with a second exact method (the same optimum, the same networks); a disagreement stops "
-         "the run with an error.", api="verify", jobs=("learn", "enumerate")),
+         "Cross-check with a second exact method (the same optimum, the same networks): the subset DP or the "
+         "order graph first where the problem is small enough for them, else the ILP. A disagreement stops the "
+         "run with an error; a cross-check cut short by the time limit (which covers it) leaves the answer "
+         "labelled not verified.", api="verify", jobs=("learn", "enumerate")),
     Spec("search", "ties", _c_bool, True, "bool",
          "kbest: also list every network tied with the k-th (false: exactly k, ties broken by network key).",
          api="ties", jobs=("kbest",)),

@@ -320,7 +320,7 @@ def test_config_method_reaches_the_driver(tmp_path, capsys):
                    "verify = true\n")
     code = main(["run", str(cfg)])
     out, _ = capsys.readouterr()
-    assert code == 0 and "# method: ordergraph (chosen by the caller); verified by ilp" in out
+    assert code == 0 and "# method: ordergraph (chosen by the caller); verified by dp" in out
     code = main(["run", str(cfg), "--method", "ilp", "--set", "search.verify=false"])
     out, _ = capsys.readouterr()
     assert code == 0 and "# method: ilp (chosen by the caller)" in out

@@ -51,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
         net = learn(source, constraints=cons, time_limit=time_limit, gap=gap, progress=progress, **search, **kw)
     if args.json:
         print(dumps({**net.to_dict(), **labels(net), "method": net.stats.get("method"),
-                     "method_reason": net.stats.get("method_reason"), "verified_by": net.stats.get("verified_by")}))
+                     "method_reason": net.stats.get("method_reason"), "verified_by": net.stats.get("verified_by"),
+                     "verification": net.stats.get("verification")}))
     else:
         print_notes(net)
         if net.status != "infeasible":

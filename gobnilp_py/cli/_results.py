@@ -60,7 +60,8 @@ def method_line(result: Any) -> str | None:
         return None
     why = stats.get("method_reason")
     verified = stats.get("verified_by")
-    return f"method: {name}" + (f" ({why})" if why else "") + (f"; verified by {verified}" if verified else "")
+    check = f"; verified by {verified}" if verified else "; not verified" if stats.get("verification") else ""
+    return f"method: {name}" + (f" ({why})" if why else "") + check
 
 
 def print_notes(result: Any) -> None:

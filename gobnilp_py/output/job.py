@@ -355,6 +355,8 @@ def _method_rows(r: Any) -> dict[str, Any]:
         rows["method chosen because"] = stats["method_reason"]
     if stats.get("verified_by"):
         rows["verified by"] = stats["verified_by"]
+    elif stats.get("verification"):
+        rows["verification"] = stats["verification"]
     return rows
 
 

@@ -35,6 +35,7 @@ from .inputs import acquire_table, as_constraints, filter_table
 from .learn import _check_answer, _remaining
 from .methods import engine_module, method_options, resolve_method
 from .results import network_from_solution, tolerance_of
+from .verify import deadline_of, verify_collection
 
 __all__ = ["enumerate_networks", "INTERRUPT_GRACE", "LISTING_RESERVE", "LISTING_RESERVE_MAX",
            "LISTING_SECONDS_PER_CLASS", "listing_reserve"]
@@ -113,8 +114,10 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     memory_budget : int, optional
         Order graph only: bytes it may use.
     verify : bool
-        Also collect with a second exact method and raise :class:`SolverError`
-        unless both find the same networks.
+        Also collect with a second exact method (:mod:`.verify` says which) and
+        raise :class:`SolverError` unless both find the same networks.
+        ``time_limit`` covers it; a check cut short leaves the set labelled
+        not verified (a caveat, ``stats["verification"]``).
     progress : callable, optional
         Progress hook (e.g. :class:`gobnilp_py.progress.Progress`).
     order : list of str, optional
@@ -211,13 +214,15 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
                            all_representable=_all_members_representable(searched, info, cons, eps))
         stats["time_total"] = time.perf_counter() - t_start
         if verify and cs.complete:
-            _verify(cs, searched, cons, m.name, kinds, eps)
+            verify_collection(cs, searched, cons, m.name, kinds, eps, deadline=deadline_of(time_limit, t_start),
+                              memory_budget=memory_budget)
         return cs
     cs = _dag_result(searched, col, opt=opt, eps=eps, best=best, best_chosen=sol.chosen, cons=cons, info=info,
                      stats=stats, method=m.name, deadline=_listing_deadline(time_limit, t_start, col.reason))
     stats["time_total"] = time.perf_counter() - t_start
     if verify and cs.complete:
-        _verify(cs, searched, cons, m.name, kinds, eps)
+        verify_collection(cs, searched, cons, m.name, kinds, eps, deadline=deadline_of(time_limit, t_start),
+                          memory_budget=memory_budget)
     return cs
 
 
@@ -436,26 +441,3 @@ def _all_members_representable(table: Any, info: Any, cons: Any, eps: float) -> 
     return True
 
 
-def _verify(cs: CredibleSet, table: Any, cons: Any, used: str, kinds: frozenset[str], eps: float) -> None:
-    """Collect again with a second exact method; raise unless it finds exactly the same networks."""
-    from .methods import METHODS, _available
-
-    for other in METHODS.values():
-        if other.name == used or "epsilon_set" not in other.tasks or not _available(other):
-            continue
-        if other.supports_constraints(kinds) or (other.max_variables is not None and table.n > other.max_variables):
-            continue
-        row_cons = cons if other.constraint_kinds is None else None
-        engine = engine_module(other)
-        sol = engine.optimum(table, constraints=row_cons)
-        col = engine.epsilon_set(table, opt=sol.score, epsilon=eps, constraints=row_cons, max_networks=None)
-        mine = {n.key for n in cs.networks}
-        from .results import rank_entries
-
-        theirs = {n.key for n in rank_entries(table, col.entries, sol.score)}
-        if mine != theirs:
-            raise SolverError(f"verification failed: method {used!r} found {len(mine)} networks, method "
-                              f"{other.name!r} found {len(theirs)} ({len(mine ^ theirs)} differ)")
-        cs.stats["verified_by"] = other.name
-        return
-    raise SolverError(f"verification impossible: no second exact method can collect this problem besides {used!r}")

@@ -45,6 +45,7 @@ from ..network import Network
 from .credible import CredibleSet
 from .inputs import TableInfo, acquire_table, is_table_input
 from .results import credible_set, network_from_solution, tolerance_of
+from .verify import deadline_of, mark_unverified
 
 __all__ = ["ORDER_METHOD", "ORDER_REASON", "ORDER_SCORING_OPTIONS", "learn_with_order", "enumerate_with_order",
            "check_table_for_order", "order_caveat"]
@@ -129,6 +130,10 @@ def _data_and_options(data_or_table: Any, scoring_options: Mapping[str, Any]) ->
     return data, kw
 
 
+#: How the fixed-order results are cross-checked: the order given to the unordered search as tiers.
+_BY_TIERS = "the order as tiers constraints, searched without the order"
+
+
 def _order_tiers(names: Any, idx: tuple[int, ...]) -> dict[str, Any]:
     return {"tiers": [[str(names[i])] for i in idx]}
 
@@ -167,7 +172,7 @@ def learn_with_order(data_or_table: Any, order: Any, *, method: str, constraints
         net = network_from_solution(table, sol, stats=stats)
         net.caveats = tuple(caveats)
     if verify and net.status == "optimal":
-        _verify_learn(net, data_or_table, idx, scoring_options)
+        _verify_learn(net, data_or_table, idx, scoring_options, deadline_of(time_limit, t_start))
     net.stats["time_total"] = time.perf_counter() - t_start
     _log.info("learn under an order: status %s, score %.6f", net.status, net.score)
     return net
@@ -181,11 +186,19 @@ def _tiers_input(data_or_table: Any, scoring_options: Mapping[str, Any]) -> tupl
     return data_or_table, keep
 
 
-def _verify_learn(net: Network, data_or_table: Any, idx: tuple[int, ...], scoring_options: Mapping[str, Any]) -> None:
+def _verify_learn(net: Network, data_or_table: Any, idx: tuple[int, ...], scoring_options: Mapping[str, Any],
+                  deadline: float | None) -> None:
     from .learn import learn
 
     source, kw = _tiers_input(data_or_table, scoring_options)
-    other = learn(source, constraints=_order_tiers(net.names, idx), **kw)
+    left = None if deadline is None else deadline - time.perf_counter()
+    if left is not None and left <= 0:
+        mark_unverified(net, f"the time limit was reached before the cross-check ({_BY_TIERS}) could start")
+        return
+    other = learn(source, constraints=_order_tiers(net.names, idx), time_limit=left, **kw)
+    if other.status in ("time_limit", "interrupted", "no_solution") and left is not None:
+        mark_unverified(net, f"the cross-check ({_BY_TIERS}) stopped ({other.status}) before proving its optimum")
+        return
     if other.status != "optimal" or abs(other.score - net.score) > tolerance_of(net.score):
         raise SolverError(f"verification failed: the fixed-order search found {net.score!r}, method "
                           f"{other.stats.get('method')!r} with the order as tiers found {other.score!r} "
@@ -235,20 +248,27 @@ def enumerate_with_order(data_or_table: Any, order: Any, epsilon: float, *, meth
     if cs.complete:
         cs.n_networks_total = len(cs.networks)
     if verify and cs.complete:
-        _verify_enumerate(cs, data_or_table, idx, epsilon, scoring_options)
+        _verify_enumerate(cs, data_or_table, idx, epsilon, scoring_options, deadline_of(time_limit, t_start))
     return cs
 
 
 def _verify_enumerate(cs: CredibleSet, data_or_table: Any, idx: tuple[int, ...], epsilon: float,
-                      scoring_options: Mapping[str, Any]) -> None:
+                      scoring_options: Mapping[str, Any], deadline: float | None) -> None:
     from .collect import enumerate_networks
 
     source, kw = _tiers_input(data_or_table, scoring_options)
     names = cs.networks[0].names if cs.networks else None
     if names is None:
         return
+    left = None if deadline is None else deadline - time.perf_counter()
+    if left is not None and left <= 0:
+        mark_unverified(cs, f"the time limit was reached before the cross-check ({_BY_TIERS}) could start")
+        return
     other = enumerate_networks(source, epsilon=epsilon, constraints=_order_tiers(names, idx), by="dag",
-                               max_networks=None, **kw)
+                               max_networks=None, time_limit=left, **kw)
+    if not other.complete and other.reason in ("time_limit", "interrupted") and left is not None:
+        mark_unverified(cs, f"the cross-check ({_BY_TIERS}) stopped ({other.reason}) before collecting every network")
+        return
     mine = {n.key for n in cs.networks}
     theirs = {n.key for n in other.networks}
     if not other.complete or mine != theirs:

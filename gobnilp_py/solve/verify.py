@@ -1,0 +1,150 @@
+"""``verify=True``: the same problem solved again by a second exact method, which must agree.
+
+Which second method.  Among the exact methods that can perform the task, honour the
+constraints and take this many variables, those whose work is bounded by the
+number of variables (the subset lattice: the order graph, the subset DP) come
+first while the problem is within ``auto``'s order-graph range
+(:data:`~.methods.ORDERGRAPH_AUTO_MAX`); the ILP, whose time depends on its LP
+relaxation, comes after.  Why: the registry order put the ILP first, and on
+mushroom (22 variables) the order graph proves the optimum in 0.7 s where the
+ILP had not in 300 s, so ``verify=True`` turned a one-second run into one that
+did not end.  A method that refuses the problem (its memory estimate is over
+the budget) is passed over for the next.
+
+Time.  ``time_limit`` covers the whole call, the cross-check included: the
+second method gets what is left.  When it cannot finish (time limit,
+interrupt), the result keeps what the first method proved and says, in a
+caveat and in ``stats["verification"]``, that it was not verified; a
+disagreement is an error (:class:`~gobnilp_py.errors.SolverError`).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+from ..errors import ScoreError, SolverError
+from .methods import METHODS, ORDERGRAPH_AUTO_MAX, Method, _available, engine_module
+from .results import rank_entries, tolerance_of
+
+__all__ = ["second_methods", "verify_optimum", "verify_collection", "mark_unverified"]
+
+
+def second_methods(used: str, task: str, n: int, kinds: frozenset[str]) -> list[Method]:
+    """The exact methods other than ``used`` that can check ``task`` on ``n`` variables, in the order to try."""
+    able = [m for m in METHODS.values()
+            if m.name != used and m.exact and task in m.tasks and _available(m)
+            and not m.supports_constraints(kinds) and (m.max_variables is None or n <= m.max_variables)]
+
+    def lattice_bounded(m: Method) -> bool:
+        return m.max_variables is not None and n <= min(m.max_variables, ORDERGRAPH_AUTO_MAX)
+
+    return sorted(able, key=lambda m: not lattice_bounded(m))        # stable: registry order otherwise
+
+
+def mark_unverified(result: Any, reason: str) -> None:
+    """Label ``result`` (a Network or a CredibleSet) as not cross-checked, and why."""
+    result.stats["verification"] = f"incomplete: {reason}"
+    note = f"not verified: {reason}"
+    if isinstance(result.caveats, list):
+        result.caveats.append(note)
+    else:
+        result.caveats = (*result.caveats, note)
+
+
+def _left(deadline: float | None) -> float | None:
+    return None if deadline is None else deadline - time.perf_counter()
+
+
+def _stopped(status: str, deadline: float | None) -> bool:
+    """True when a limit, not the problem, ended the second method's search (``no_solution``: none found in time)."""
+    return status in ("time_limit", "interrupted") or (
+        status == "no_solution" and deadline is not None and time.perf_counter() >= deadline)
+
+
+def _options(m: Method, memory_budget: int | None) -> dict[str, Any]:
+    return {"memory_budget": memory_budget} if memory_budget is not None and "memory_budget" in m.options else {}
+
+
+def _impossible(used: str, what: str, refused: list[str]) -> SolverError:
+    why = f" ({'; '.join(refused)})" if refused else ""
+    return SolverError(f"verification impossible: no second exact method can {what} besides {used!r}{why}")
+
+
+def verify_optimum(net: Any, table: Any, cons: Any, used: str, kinds: frozenset[str], *, score: float | None = None,
+                   deadline: float | None = None, memory_budget: int | None = None) -> None:
+    """Solve ``table`` again with a second exact method; raise if its optimum differs from ``score``
+    (``net.score`` by default: the first method's optimum of ``table``)."""
+    expected = net.score if score is None else score
+    refused: list[str] = []
+    for other in second_methods(used, "optimum", table.n, kinds):
+        left = _left(deadline)
+        if left is not None and left <= 0:
+            mark_unverified(net, f"the time limit was reached before {other.name} could cross-check the optimum "
+                                 f"(it is proven by {used} alone)")
+            return
+        try:
+            sol = engine_module(other).optimum(table, constraints=cons if other.constraint_kinds is None else None,
+                                               time_limit=left, **_options(other, memory_budget))
+        except ScoreError as e:          # refused before searching (memory estimate over the budget)
+            refused.append(f"{other.name}: {e}")
+            continue
+        if _stopped(sol.status, deadline):
+            mark_unverified(net, f"{other.name} stopped ({sol.status}) before proving its optimum "
+                                 f"(the optimum is proven by {used} alone)")
+            return
+        if sol.status != "optimal" or abs(sol.score - expected) > tolerance_of(expected):
+            raise SolverError(f"verification failed: method {used!r} found {expected!r}, method "
+                              f"{other.name!r} found {sol.score!r} ({sol.status})")
+        net.stats["verified_by"] = other.name
+        return
+    raise _impossible(used, "solve this problem", refused)
+
+
+def verify_collection(cs: Any, table: Any, cons: Any, used: str, kinds: frozenset[str], eps: float, *,
+                      deadline: float | None = None, memory_budget: int | None = None) -> None:
+    """Collect ``table`` again with a second exact method; raise unless it finds exactly ``cs``'s networks."""
+    refused: list[str] = []
+    for other in second_methods(used, "epsilon_set", table.n, kinds):
+        left = _left(deadline)
+        if left is not None and left <= 0:
+            mark_unverified(cs, f"the time limit was reached before {other.name} could collect again "
+                                f"(the set is proven complete by {used} alone)")
+            return
+        row_cons = cons if other.constraint_kinds is None else None
+        engine = engine_module(other)
+        opts = _options(other, memory_budget)
+        try:
+            sol = engine.optimum(table, constraints=row_cons, time_limit=left, **opts)
+        except ScoreError as e:          # refused before searching (memory estimate over the budget)
+            refused.append(f"{other.name}: {e}")
+            continue
+        status = sol.status
+        if status == "optimal":
+            left = _left(deadline)
+            if left is not None and left <= 0:
+                status = "time_limit"
+            else:
+                col = engine.epsilon_set(table, opt=sol.score, epsilon=eps, constraints=row_cons, max_networks=None,
+                                         time_limit=left, **opts)
+                status = col.reason or "optimal"
+        if _stopped(status, deadline):
+            mark_unverified(cs, f"{other.name} stopped ({status}) before collecting every network again "
+                                f"(the set is proven complete by {used} alone)")
+            return
+        if status != "optimal":
+            raise SolverError(f"verification failed: method {other.name!r} could not collect the set ({status})")
+        mine = {n.key for n in cs.networks}
+        theirs = {n.key for n in rank_entries(table, col.entries, sol.score)}
+        if mine != theirs:
+            raise SolverError(f"verification failed: method {used!r} found {len(mine)} networks, method "
+                              f"{other.name!r} found {len(theirs)} ({len(mine ^ theirs)} differ)")
+        cs.stats["verified_by"] = other.name
+        return
+    raise _impossible(used, "collect this problem", refused)
+
+
+def deadline_of(time_limit: float | None, t_start: float) -> float | None:
+    """The perf-counter instant a call started at ``t_start`` with ``time_limit`` seconds must end by."""
+    return None if time_limit is None or not math.isfinite(time_limit) else t_start + time_limit
