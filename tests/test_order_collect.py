@@ -291,3 +291,43 @@ def test_the_open_states_fit_in_the_memory_the_machine_has_left(monkeypatch) -> 
     assert r.threshold > full.entries[0][0]         # all tie at OPT, some missing: nothing beyond certified
     monkeypatch.setattr(oc, "memory_room", lambda: None)                   # unknown room: the budget decides
     assert order_graph_epsilon_set(table, 0.5).status == "complete"
+
+
+# ------------------------------------------------------------------ lookups reused from the optimum search
+def test_the_collection_reuses_the_optimum_searchs_lookups_of_the_same_table() -> None:
+    """The optimum search hands its best-parent lookups on; a collection of that very table uses them
+    (same entries as building its own), a collection of another table builds its own."""
+    from gobnilp_py.search.order_graph import order_graph_optimum
+
+    rng = np.random.default_rng(12)
+    table = random_table(rng, 6, ties=True)
+    r = order_graph_optimum(table)
+    assert r.status == "optimal" and isinstance(r.best_parents, BestParents) and r.best_parents.table is table
+    fresh = order_graph_epsilon_set(table, 2.0)
+    again = order_graph_epsilon_set(table, 2.0, best_parents=r.best_parents)
+    assert again.stats["best_parents_reused"] and not fresh.stats["best_parents_reused"]
+    assert again.entries == fresh.entries and again.status == fresh.status == "complete"
+    k_fresh, k_again = order_graph_kbest(table, 5), order_graph_kbest(table, 5, best_parents=r.best_parents)
+    assert k_again.stats["best_parents_reused"] and k_again.entries == k_fresh.entries
+    other = random_table(np.random.default_rng(13), 6)
+    assert not order_graph_epsilon_set(other, 2.0, best_parents=r.best_parents).stats["best_parents_reused"]
+
+
+def test_the_drivers_pass_the_lookups_on_only_for_the_same_table() -> None:
+    from gobnilp_py import enumerate_networks, kbest
+    from gobnilp_py.search.results import Solution
+    from gobnilp_py.solve.results import take_reuse
+
+    table = random_table(np.random.default_rng(14), 6)
+    cs = enumerate_networks(table, bayes_factor=20, method="ordergraph")
+    assert cs.complete and cs.stats["best_parents_reused"]
+    ks = kbest(table, 4, method="ordergraph")
+    assert ks.complete and ks.stats["best_parents_reused"]
+    bp = BestParents(table)
+    sol = Solution("optimal", 0.0, None, reuse=bp)
+    assert take_reuse(sol, table) == {"reuse": bp} and sol.reuse is None
+    sol.reuse = bp
+    assert take_reuse(sol, random_table(np.random.default_rng(15), 6)) == {} and sol.reuse is None
+    cuts = [(frozenset({0, 1}), 1)]                     # the ILP's cluster cuts hold for any table
+    sol.reuse = cuts
+    assert take_reuse(sol, table) == {"reuse": cuts}

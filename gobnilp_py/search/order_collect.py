@@ -227,7 +227,8 @@ def subset_dp(bp: BestParents, *, deadline: float | None = None,
 def order_graph_epsilon_set(table: ScoreTable, epsilon: float, *, max_networks: int | None = DEFAULT_MAX_NETWORKS,
                             time_limit: float | None = None, memory_budget: int = DEFAULT_MEMORY_BUDGET,
                             progress: Callable[..., Any] | None = None,
-                            stop: threading.Event | None = None) -> CollectResult:
+                            stop: threading.Event | None = None,
+                            best_parents: BestParents | None = None) -> CollectResult:
     """Every network of ``table`` with score ``>= OPT - epsilon`` (boundary kept, ``tol`` above), each once.
 
     Parameters
@@ -250,6 +251,11 @@ def order_graph_epsilon_set(table: ScoreTable, epsilon: float, *, max_networks: 
     progress : callable, optional
         Called every few thousand expansions as
         ``progress("collecting", found, max_networks, bound=..., elapsed=...)``.
+    best_parents : BestParents, optional
+        Lookups already built for this very table (by the optimum search,
+        :attr:`OrderGraphResult.best_parents <gobnilp_py.search.order_graph.OrderGraphResult.best_parents>`):
+        used instead of building them again, which costs seconds from about
+        24 variables.  Lookups of another table are ignored.
 
     Returns
     -------
@@ -267,13 +273,14 @@ def order_graph_epsilon_set(table: ScoreTable, epsilon: float, *, max_networks: 
                                      or max_networks < 1):
         raise ScoreError(f"max_networks must be a positive integer or None, got {max_networks!r}")
     return _collect(table, eps=eps, k=None, max_networks=max_networks, time_limit=time_limit,
-                    memory_budget=memory_budget, progress=progress, stop=stop)
+                    memory_budget=memory_budget, progress=progress, stop=stop, best_parents=best_parents)
 
 
 def order_graph_kbest(table: ScoreTable, k: int, *, max_networks: int | None = None,
                       time_limit: float | None = None, memory_budget: int = DEFAULT_MEMORY_BUDGET,
                       progress: Callable[..., Any] | None = None,
-                      stop: threading.Event | None = None) -> CollectResult:
+                      stop: threading.Event | None = None,
+                      best_parents: BestParents | None = None) -> CollectResult:
     """The ``k`` best networks of ``table`` and every network tied with the k-th (within ``tol``), each once.
 
     Fewer than ``k`` are returned (complete) when the table admits fewer
@@ -292,12 +299,12 @@ def order_graph_kbest(table: ScoreTable, k: int, *, max_networks: int | None = N
                                      or max_networks < 1):
         raise ScoreError(f"max_networks must be a positive integer or None, got {max_networks!r}")
     return _collect(table, eps=None, k=k, max_networks=max_networks, time_limit=time_limit,
-                    memory_budget=memory_budget, progress=progress, stop=stop)
+                    memory_budget=memory_budget, progress=progress, stop=stop, best_parents=best_parents)
 
 
 def _collect(table: ScoreTable, *, eps: float | None, k: int | None, max_networks: int | None,
              time_limit: float | None, memory_budget: int, progress: Callable[..., Any] | None,
-             stop: threading.Event | None = None) -> CollectResult:
+             stop: threading.Event | None = None, best_parents: BestParents | None = None) -> CollectResult:
     t_start = time.perf_counter()
     n = table.n
     time_limit = _check_time_limit(time_limit)
@@ -314,10 +321,14 @@ def _collect(table: ScoreTable, *, eps: float | None, k: int | None, max_network
     deadline = None if time_limit is None else t_start + time_limit
 
     t0 = time.perf_counter()
-    try:
-        bp = BestParents(table, memory_budget=memory_budget, deadline=deadline, stop=stop)
-    except BuildStopped:
-        bp = None
+    if best_parents is not None and best_parents.table is table:
+        bp: BestParents | None = best_parents
+    else:
+        try:
+            bp = BestParents(table, memory_budget=memory_budget, deadline=deadline, stop=stop)
+        except BuildStopped:
+            bp = None
+    stats["best_parents_reused"] = bp is not None and bp is best_parents
     g = None if bp is None else subset_dp(bp, deadline=deadline, stop=stop)
     stats["backend"] = None if bp is None else bp.backend
     stats["time_dp"] = time.perf_counter() - t0

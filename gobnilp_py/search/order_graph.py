@@ -134,6 +134,9 @@ class OrderGraphResult:
     lower_bound: float
     reason: str | None = None
     stats: dict[str, Any] = field(default_factory=dict)
+    #: The best-parent lookups the search built, for a collection of the same table to reuse
+    #: (:func:`~gobnilp_py.search.order_collect.order_graph_epsilon_set`); ``None`` when none were built.
+    best_parents: BestParents | None = field(default=None, repr=False, compare=False)
 
 
 def _work_bytes(memory_budget: int) -> int:
@@ -313,6 +316,7 @@ def order_graph_optimum(table: ScoreTable, *, lower_bound: float | None = None,
         result = search.run(incumbent)
     finally:
         search.close()
+    result.best_parents = bp
     return _finish(stats, t_start, result)
 
 

@@ -48,9 +48,13 @@ class Solution:
     stats : dict
         Engine counters and timings (JSON-able).
     reuse : object, optional
-        What a later search of the *same table and constraints* by the same
-        engine may start from (the ILP: the cluster cuts it found, valid for
-        every DAG), passed on by the drivers as ``reuse=``; never part of the answer.
+        What a later search by the same engine may start from, passed on by
+        the drivers as ``reuse=`` (:func:`~gobnilp_py.solve.results.take_reuse`);
+        never part of the answer.  The ILP: the cluster cuts it found, valid
+        for every DAG, so for any table.  The order graph: its best-parent
+        lookups, valid for the table they were built from, which they carry as
+        ``.table``; a reuse with a ``table`` attribute is passed on only to a
+        search of that very table (the lookups can take gigabytes).
     """
 
     status: str

@@ -34,7 +34,7 @@ from .credible import CredibleSet
 from .inputs import acquire_table, as_constraints, filter_table
 from .learn import _check_answer, _remaining
 from .methods import engine_module, method_options, resolve_method
-from .results import network_from_solution, tolerance_of
+from .results import network_from_solution, take_reuse, tolerance_of
 from .verify import deadline_of, verify_collection
 
 __all__ = ["enumerate_networks", "INTERRUPT_GRACE", "LISTING_RESERVE", "LISTING_RESERVE_MAX",
@@ -200,7 +200,7 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     col = engine.epsilon_set(searched, opt=opt, epsilon=eps, constraints=row_cons, max_networks=max_networks,
                              time_limit=search_time, progress=progress,
                              **({"by_class": True, "listing_per_class": LISTING_SECONDS_PER_CLASS} if by_class else {}),
-                             **({"reuse": sol.reuse} if sol.reuse is not None else {}), **opts)
+                             **take_reuse(sol, searched), **opts)
     # The engine's own counters, without letting its names overwrite which method ran and why.
     stats.update({k: v for k, v in col.stats.items() if k not in ("method", "method_reason")})
     stats["by"] = "class" if by_class else "dag"

@@ -50,6 +50,7 @@ entry by entry.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import math
 import time
@@ -66,7 +67,7 @@ from .credible import CredibleSet
 from .inputs import acquire_table, as_constraints, filter_table, is_table_input
 from .learn import _check_answer, _remaining
 from .methods import METHODS, engine_module, method_options, resolve_method
-from .results import REL_TOL, credible_set, tolerance_of
+from .results import REL_TOL, credible_set, take_reuse, tolerance_of
 
 __all__ = ["kbest", "PARENT_LIMITS"]
 
@@ -212,6 +213,8 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
     # Pass 2 (data only, when the first table is not ε_k-safe): score once for ε_k.
     if not given and not _serves(table, gap.epsilon, opt):
         eps_score = gap.epsilon + 2 * tolerance_of(opt)  # ties with the k-th lie up to one tolerance further
+        if getattr(sol.reuse, "table", None) is not None:
+            sol.reuse = None          # lookups of the table about to be replaced: freed before scoring again
         table, info2 = _score_for(source, eps_score, opt, cons, scoring_options, progress)
         passes += 1
         time_scoring += info2.time_scoring
@@ -233,8 +236,10 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
     t0 = time.perf_counter()
     hint = gap.epsilon + 2 * tolerance_of(opt) if math.isfinite(gap.epsilon) else None
     # The ILP's k-best search starts from the optimum search's cluster cuts (valid for every DAG, so also
-    # on a table rescored for the certified gap); the other methods have no use for them.
-    reuse = {"reuse": sol.reuse} if sol.reuse is not None and _takes_reuse(m) else {}
+    # on a table rescored for the certified gap); the order graph's from its best-parent lookups when the
+    # table is the same.
+    reuse = take_reuse(sol, searched) if _takes_reuse(m) else {}
+    sol.reuse = None
     col = _search(m, searched, k, ties=ties, by_class=by_class,
                   constraints=cons if m.constraint_kinds is None else None, time_limit=remaining,
                   epsilon_hint=hint, opt=opt, opts={**opts, **reuse})
@@ -460,8 +465,8 @@ def unpruned_table(table: Any) -> bool:
 
 
 def _takes_reuse(m: Any) -> bool:
-    """Whether method ``m``'s k-best search accepts ``reuse=`` (the ILP's)."""
-    return engine_module(m).__name__ == "gobnilp_py.ilp.engine"
+    """Whether method ``m``'s k-best search accepts ``reuse=`` (the ILP's, the order graph's)."""
+    return "reuse" in inspect.signature(engine_module(m).kbest).parameters
 
 
 def _search(m: Any, table: Any, k: int, *, ties: bool, by_class: bool, constraints: Any,

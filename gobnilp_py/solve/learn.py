@@ -148,6 +148,7 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
     t0 = time.perf_counter()
     sol = engine.optimum(space, constraints=cons if m.constraint_kinds is None else None,
                          time_limit=remaining, progress=progress, **opts)
+    sol.reuse = None            # kept by engines for a later collection (the order graph's lookups): not needed
     searched_score = sol.score                             # the optimum of ``space``, before any widening
     if core is not None:
         sol = core.widen(sol)

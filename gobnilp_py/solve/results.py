@@ -20,7 +20,7 @@ from ..search.results import Collection, Entry, Solution
 from .credible import CredibleSet
 from .inputs import TableInfo
 
-__all__ = ["network_of", "network_from_solution", "rank_entries", "REL_TOL", "tolerance_of"]
+__all__ = ["network_of", "network_from_solution", "rank_entries", "REL_TOL", "take_reuse", "tolerance_of"]
 
 #: Relative tolerance of "same score" (ties) and of the ε boundary (``docs/enumeration.md``).
 REL_TOL = 1e-9
@@ -29,6 +29,19 @@ REL_TOL = 1e-9
 def tolerance_of(opt: float) -> float:
     """Absolute tolerance at the optimum ``opt``: ``1e-9 * max(1, |opt|)``."""
     return REL_TOL * max(1.0, abs(opt)) if math.isfinite(opt) else 0.0
+
+
+def take_reuse(sol: Solution, table: ScoreTable) -> dict[str, Any]:
+    """``{"reuse": ...}`` for a later search of ``table`` by the engine that found ``sol`` (else ``{}``).
+
+    Taken out of ``sol``, so that the driver holds it no longer than the search it is passed to; a
+    reuse bound to another table (its ``.table``, see :attr:`Solution.reuse
+    <gobnilp_py.search.results.Solution.reuse>`) is dropped at once.
+    """
+    reuse, sol.reuse = sol.reuse, None
+    if reuse is None or getattr(reuse, "table", table) is not table:
+        return {}
+    return {"reuse": reuse}
 
 
 def network_of(table: ScoreTable, chosen: Sequence[int], status: str = "optimal", **fields: Any) -> Network:
