@@ -193,3 +193,14 @@ def test_under_an_order_a_cross_check_cut_short_is_labelled(monkeypatch):
     net = learn(t, order=order, verify=True, time_limit=60)
     assert net.status == "optimal" and "verified_by" not in net.stats and 0 < seen["time_limit"] <= 60
     assert net.caveats[-1].startswith("not verified: the cross-check (the order as tiers constraints")
+
+
+def test_the_order_graphs_memory_limit_is_a_check_cut_short_not_a_disagreement(monkeypatch):
+    from gobnilp_py.search import order_engine
+    from gobnilp_py.search.results import Collection
+
+    t = _table(6, seed=3)
+    monkeypatch.setattr(order_engine, "epsilon_set", lambda table, **kw: Collection([], "memory_limit"))
+    cs = enumerate_networks(t, bayes_factor=20, method="ilp", by="dag", verify=True)
+    assert cs.complete and "verified_by" not in cs.stats
+    assert cs.caveats[-1].startswith("not verified: ordergraph stopped (memory_limit) before collecting every network")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import ScoreError, SolverError
@@ -58,8 +59,9 @@ def _left(deadline: float | None) -> float | None:
 
 
 def _stopped(status: str, deadline: float | None) -> bool:
-    """True when a limit, not the problem, ended the second method's search (``no_solution``: none found in time)."""
-    return status in ("time_limit", "interrupted") or (
+    """True when a limit, not the problem, ended the second method's search (``no_solution``: none found in
+    time; ``memory_limit``: the order graph's collection stopped at its budget of open states)."""
+    return status in ("time_limit", "interrupted", "memory_limit") or (
         status == "no_solution" and deadline is not None and time.perf_counter() >= deadline)
 
 
@@ -67,9 +69,33 @@ def _options(m: Method, memory_budget: int | None) -> dict[str, Any]:
     return {"memory_budget": memory_budget} if memory_budget is not None and "memory_budget" in m.options else {}
 
 
-def _impossible(used: str, what: str, refused: list[str]) -> SolverError:
+def _cross_check(result: Any, used: str, task: str, n: int, kinds: frozenset[str], deadline: float | None,
+                 run: Callable[[Method, float | None], tuple[str, Any]], agree: Callable[[Method, str, Any], None],
+                 *, start: str, doing: str, claim: str) -> None:
+    """Try the second methods in turn until one answers: ``run(method, seconds left)`` gives its
+    status and answer (a :class:`ScoreError` means it refused the problem: the next one is tried),
+    ``agree`` raises :class:`SolverError` unless that answer matches ``result``."""
+    refused: list[str] = []
+    for other in second_methods(used, task, n, kinds):
+        left = _left(deadline)
+        if left is not None and left <= 0:
+            mark_unverified(result, f"the time limit was reached before {other.name} could {start} ({claim} by "
+                                    f"{used} alone)")
+            return
+        try:
+            status, answer = run(other, left)
+        except ScoreError as e:          # refused before searching (memory estimate over the budget)
+            refused.append(f"{other.name}: {e}")
+            continue
+        if _stopped(status, deadline):
+            mark_unverified(result, f"{other.name} stopped ({status}) before {doing} ({claim} by {used} alone)")
+            return
+        agree(other, status, answer)
+        result.stats["verified_by"] = other.name
+        return
     why = f" ({'; '.join(refused)})" if refused else ""
-    return SolverError(f"verification impossible: no second exact method can {what} besides {used!r}{why}")
+    verb = "solve" if task == "optimum" else "collect"
+    raise SolverError(f"verification impossible: no second exact method can {verb} this problem besides {used!r}{why}")
 
 
 def verify_optimum(net: Any, table: Any, cons: Any, used: str, kinds: frozenset[str], *, score: float | None = None,
@@ -77,72 +103,48 @@ def verify_optimum(net: Any, table: Any, cons: Any, used: str, kinds: frozenset[
     """Solve ``table`` again with a second exact method; raise if its optimum differs from ``score``
     (``net.score`` by default: the first method's optimum of ``table``)."""
     expected = net.score if score is None else score
-    refused: list[str] = []
-    for other in second_methods(used, "optimum", table.n, kinds):
-        left = _left(deadline)
-        if left is not None and left <= 0:
-            mark_unverified(net, f"the time limit was reached before {other.name} could cross-check the optimum "
-                                 f"(it is proven by {used} alone)")
-            return
-        try:
-            sol = engine_module(other).optimum(table, constraints=cons if other.constraint_kinds is None else None,
-                                               time_limit=left, **_options(other, memory_budget))
-        except ScoreError as e:          # refused before searching (memory estimate over the budget)
-            refused.append(f"{other.name}: {e}")
-            continue
-        if _stopped(sol.status, deadline):
-            mark_unverified(net, f"{other.name} stopped ({sol.status}) before proving its optimum "
-                                 f"(the optimum is proven by {used} alone)")
-            return
-        if sol.status != "optimal" or abs(sol.score - expected) > tolerance_of(expected):
+
+    def run(other: Method, left: float | None) -> tuple[str, Any]:
+        sol = engine_module(other).optimum(table, constraints=cons if other.constraint_kinds is None else None,
+                                           time_limit=left, **_options(other, memory_budget))
+        return sol.status, sol
+
+    def agree(other: Method, status: str, sol: Any) -> None:
+        if status != "optimal" or abs(sol.score - expected) > tolerance_of(expected):
             raise SolverError(f"verification failed: method {used!r} found {expected!r}, method "
-                              f"{other.name!r} found {sol.score!r} ({sol.status})")
-        net.stats["verified_by"] = other.name
-        return
-    raise _impossible(used, "solve this problem", refused)
+                              f"{other.name!r} found {sol.score!r} ({status})")
+
+    _cross_check(net, used, "optimum", table.n, kinds, deadline, run, agree, start="cross-check the optimum",
+                 doing="proving its optimum", claim="the optimum is proven")
 
 
 def verify_collection(cs: Any, table: Any, cons: Any, used: str, kinds: frozenset[str], eps: float, *,
                       deadline: float | None = None, memory_budget: int | None = None) -> None:
     """Collect ``table`` again with a second exact method; raise unless it finds exactly ``cs``'s networks."""
-    refused: list[str] = []
-    for other in second_methods(used, "epsilon_set", table.n, kinds):
+
+    def run(other: Method, left: float | None) -> tuple[str, Any]:
+        row_cons = cons if other.constraint_kinds is None else None
+        engine, opts = engine_module(other), _options(other, memory_budget)
+        sol = engine.optimum(table, constraints=row_cons, time_limit=left, **opts)
+        if sol.status != "optimal":
+            return sol.status, None
         left = _left(deadline)
         if left is not None and left <= 0:
-            mark_unverified(cs, f"the time limit was reached before {other.name} could collect again "
-                                f"(the set is proven complete by {used} alone)")
-            return
-        row_cons = cons if other.constraint_kinds is None else None
-        engine = engine_module(other)
-        opts = _options(other, memory_budget)
-        try:
-            sol = engine.optimum(table, constraints=row_cons, time_limit=left, **opts)
-        except ScoreError as e:          # refused before searching (memory estimate over the budget)
-            refused.append(f"{other.name}: {e}")
-            continue
-        status = sol.status
-        if status == "optimal":
-            left = _left(deadline)
-            if left is not None and left <= 0:
-                status = "time_limit"
-            else:
-                col = engine.epsilon_set(table, opt=sol.score, epsilon=eps, constraints=row_cons, max_networks=None,
-                                         time_limit=left, **opts)
-                status = col.reason or "optimal"
-        if _stopped(status, deadline):
-            mark_unverified(cs, f"{other.name} stopped ({status}) before collecting every network again "
-                                f"(the set is proven complete by {used} alone)")
-            return
+            return "time_limit", None
+        col = engine.epsilon_set(table, opt=sol.score, epsilon=eps, constraints=row_cons, max_networks=None,
+                                 time_limit=left, **opts)
+        return col.reason or "optimal", rank_entries(table, col.entries, sol.score)
+
+    def agree(other: Method, status: str, theirs: Any) -> None:
         if status != "optimal":
             raise SolverError(f"verification failed: method {other.name!r} could not collect the set ({status})")
-        mine = {n.key for n in cs.networks}
-        theirs = {n.key for n in rank_entries(table, col.entries, sol.score)}
-        if mine != theirs:
+        mine, keys = {n.key for n in cs.networks}, {n.key for n in theirs}
+        if mine != keys:
             raise SolverError(f"verification failed: method {used!r} found {len(mine)} networks, method "
-                              f"{other.name!r} found {len(theirs)} ({len(mine ^ theirs)} differ)")
-        cs.stats["verified_by"] = other.name
-        return
-    raise _impossible(used, "collect this problem", refused)
+                              f"{other.name!r} found {len(keys)} ({len(mine ^ keys)} differ)")
+
+    _cross_check(cs, used, "epsilon_set", table.n, kinds, deadline, run, agree, start="collect again",
+                 doing="collecting every network again", claim="the set is proven complete")
 
 
 def deadline_of(time_limit: float | None, t_start: float) -> float | None:
