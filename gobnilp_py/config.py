@@ -331,8 +331,9 @@ SPECS: tuple[Spec, ...] = (
     Spec("search", "verify", _c_bool, False, "bool",
          "Cross-check with a second exact method (the same optimum, the same networks): the subset DP or the "
          "order graph first where the problem is small enough for them, else the ILP. A disagreement stops the "
-         "run with an error; a cross-check cut short by the time limit (which covers it) leaves the answer "
-         "labelled not verified.", api="verify", jobs=("learn", "enumerate")),
+         "run with an error; a cross-check cut short by a limit (the time limit covers it; an interrupt; the "
+         "order graph's memory budget) leaves the answer labelled not verified.", api="verify",
+         jobs=("learn", "enumerate")),
     Spec("search", "ties", _c_bool, True, "bool",
          "kbest: also list every network tied with the k-th (false: exactly k, ties broken by network key).",
          api="ties", jobs=("kbest",)),

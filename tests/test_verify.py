@@ -148,14 +148,27 @@ def _cut_short(table, **kw):
 
 
 def test_learn_with_constant_columns_verifies_the_searched_core():
-    """The second method checks the core the first searched (constants isolated), against its optimum."""
+    """The second method checks the core the first searched (constants isolated) against the core's
+    optimum, not against the widened network's score: with a constant whose empty family scores -5
+    (hand-made; a real constant scores 0) the two differ by 5."""
+    from gobnilp_py.scoring.constants import isolated_core
+    from gobnilp_py.scoring.table import ISOLATED_CONSTANTS_KEY
+
+    t = ScoreTable(["A", "B", "K"], [[((), -3.0), ((1,), -2.0)], [((), -1.0), ((0,), -1.5)], [((), -5.0)]],
+                   meta={ISOLATED_CONSTANTS_KEY: ["K"]})
+    net = learn(t, method="ordergraph", verify=True)
+    assert net.status == "optimal" and net.score == -8.0 and net.stats["verified_by"] == "dp"
+    assert net.stats["isolated_constants"] == ["K"]
+    core = isolated_core(t)
+    with pytest.raises(SolverError, match="verification failed"):   # the widened score is not the core's optimum
+        verify_optimum(learn(t, method="ordergraph"), core.table, None, "ordergraph", frozenset())
+    # and from data: a real constant column
     rng = np.random.default_rng(11)
     codes = rng.integers(0, 2, size=(60, 5))
     codes[:, 2] = 0
     ds = Dataset([f"V{i}" for i in range(5)], [2, 2, 1, 2, 2], codes)
     net = learn(ds, method="ordergraph", verify=True)
-    assert net.status == "optimal" and net.stats["verified_by"] == "dp"
-    assert net.stats["isolated_constants"] == ["V2"]
+    assert net.status == "optimal" and net.stats["verified_by"] == "dp" and net.stats["isolated_constants"] == ["V2"]
 
 
 def test_cli_json_and_report_say_not_verified(tmp_path, monkeypatch, capsys):
@@ -200,7 +213,34 @@ def test_the_order_graphs_memory_limit_is_a_check_cut_short_not_a_disagreement(m
     from gobnilp_py.search.results import Collection
 
     t = _table(6, seed=3)
+    opt = learn(t).score
     monkeypatch.setattr(order_engine, "epsilon_set", lambda table, **kw: Collection([], "memory_limit"))
+    monkeypatch.setattr(order_engine, "optimum", lambda table, **kw: Solution("optimal", opt, None))
     cs = enumerate_networks(t, bayes_factor=20, method="ilp", by="dag", verify=True)
     assert cs.complete and "verified_by" not in cs.stats
     assert cs.caveats[-1].startswith("not verified: ordergraph stopped (memory_limit) before collecting every network")
+
+
+def test_under_an_order_the_order_graphs_memory_limit_labels_the_set_not_verified(monkeypatch):
+    from gobnilp_py.search import order_engine
+    from gobnilp_py.search.results import Collection
+
+    t = _table()
+    cs = enumerate_networks(t, bayes_factor=3, order=list(t.names), verify=True)
+    assert cs.complete and "tiers" in cs.stats["verified_by"]
+    monkeypatch.setattr(order_engine, "epsilon_set", lambda table, **kw: Collection([], "memory_limit"))
+    cs = enumerate_networks(t, bayes_factor=3, order=list(t.names), verify=True)
+    assert cs.complete and "verified_by" not in cs.stats
+    assert cs.caveats[-1].startswith("not verified: the cross-check (the order as tiers constraints")
+
+
+def test_the_second_collection_reuses_its_own_optimums_lookups(monkeypatch):
+    """After the ILP, the order graph re-collects with the lookups of its own optimum search (one copy)."""
+    from gobnilp_py.search import order_engine
+
+    seen = []
+    real = order_engine.epsilon_set
+    monkeypatch.setattr(order_engine, "epsilon_set", lambda table, **kw: seen.append(kw.get("reuse")) or real(table, **kw))
+    t = _table(6, seed=3)
+    cs = enumerate_networks(t, bayes_factor=20, method="ilp", by="dag", verify=True)
+    assert cs.stats["verified_by"] == "ordergraph" and seen and seen[0] is not None and seen[0].table is t

@@ -243,6 +243,7 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
     col = _search(m, searched, k, ties=ties, by_class=by_class,
                   constraints=cons if m.constraint_kinds is None else None, time_limit=remaining,
                   epsilon_hint=hint, opt=opt, opts={**opts, **reuse})
+    del reuse                         # not kept while the result is built
     stats.update(col.stats)
     stats["time_search"] = time.perf_counter() - t0
     if not col.entries:

@@ -85,7 +85,7 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
     verify : bool
         Also run a second exact method (:mod:`.verify` says which) and raise
         :class:`SolverError` if the optimal scores differ.  ``time_limit``
-        covers it; a check cut short leaves the network labelled not verified
+        covers it; a check a limit cuts short leaves the network labelled not verified
         (a caveat, ``stats["verification"]``).
     progress : callable, optional
         Progress hook, passed to scoring and the engine.

@@ -45,7 +45,7 @@ from ..network import Network
 from .credible import CredibleSet
 from .inputs import TableInfo, acquire_table, is_table_input
 from .results import credible_set, network_from_solution, tolerance_of
-from .verify import deadline_of, mark_unverified
+from .verify import deadline_of, mark_unverified, stopped_by_limit
 
 __all__ = ["ORDER_METHOD", "ORDER_REASON", "ORDER_SCORING_OPTIONS", "learn_with_order", "enumerate_with_order",
            "check_table_for_order", "order_caveat"]
@@ -196,7 +196,7 @@ def _verify_learn(net: Network, data_or_table: Any, idx: tuple[int, ...], scorin
         mark_unverified(net, f"the time limit was reached before the cross-check ({_BY_TIERS}) could start")
         return
     other = learn(source, constraints=_order_tiers(net.names, idx), time_limit=left, **kw)
-    if other.status in ("time_limit", "interrupted", "no_solution") and left is not None:
+    if stopped_by_limit(other.status, deadline):
         mark_unverified(net, f"the cross-check ({_BY_TIERS}) stopped ({other.status}) before proving its optimum")
         return
     if other.status != "optimal" or abs(other.score - net.score) > tolerance_of(net.score):
@@ -266,7 +266,7 @@ def _verify_enumerate(cs: CredibleSet, data_or_table: Any, idx: tuple[int, ...],
         return
     other = enumerate_networks(source, epsilon=epsilon, constraints=_order_tiers(names, idx), by="dag",
                                max_networks=None, time_limit=left, **kw)
-    if not other.complete and other.reason in ("time_limit", "interrupted") and left is not None:
+    if not other.complete and stopped_by_limit(other.reason or "", deadline):
         mark_unverified(cs, f"the cross-check ({_BY_TIERS}) stopped ({other.reason}) before collecting every network")
         return
     mine = {n.key for n in cs.networks}

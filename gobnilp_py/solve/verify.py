@@ -12,10 +12,13 @@ did not end.  A method that refuses the problem (its memory estimate is over
 the budget) is passed over for the next.
 
 Time.  ``time_limit`` covers the whole call, the cross-check included: the
-second method gets what is left.  When it cannot finish (time limit,
-interrupt), the result keeps what the first method proved and says, in a
-caveat and in ``stats["verification"]``, that it was not verified; a
-disagreement is an error (:class:`~gobnilp_py.errors.SolverError`).
+second method gets what is left.  When a limit stops it (the time limit,
+an interrupt, the order graph's budget of open states), the result keeps
+what the first method proved and says, in a caveat and in
+``stats["verification"]``, that it was not verified; a disagreement is an
+error (:class:`~gobnilp_py.errors.SolverError`).  The second method runs
+with its defaults (no SCIP ``params``, no gap), so any other status it
+returns is a disagreement.
 """
 
 from __future__ import annotations
@@ -27,9 +30,10 @@ from typing import Any
 
 from ..errors import ScoreError, SolverError
 from .methods import METHODS, ORDERGRAPH_AUTO_MAX, Method, _available, engine_module
-from .results import rank_entries, tolerance_of
+from .results import rank_entries, take_reuse, tolerance_of
 
-__all__ = ["second_methods", "verify_optimum", "verify_collection", "mark_unverified"]
+__all__ = ["second_methods", "verify_optimum", "verify_collection", "mark_unverified", "stopped_by_limit",
+           "deadline_of"]
 
 
 def second_methods(used: str, task: str, n: int, kinds: frozenset[str]) -> list[Method]:
@@ -58,7 +62,7 @@ def _left(deadline: float | None) -> float | None:
     return None if deadline is None else deadline - time.perf_counter()
 
 
-def _stopped(status: str, deadline: float | None) -> bool:
+def stopped_by_limit(status: str, deadline: float | None) -> bool:
     """True when a limit, not the problem, ended the second method's search (``no_solution``: none found in
     time; ``memory_limit``: the order graph's collection stopped at its budget of open states)."""
     return status in ("time_limit", "interrupted", "memory_limit") or (
@@ -87,7 +91,7 @@ def _cross_check(result: Any, used: str, task: str, n: int, kinds: frozenset[str
         except ScoreError as e:          # refused before searching (memory estimate over the budget)
             refused.append(f"{other.name}: {e}")
             continue
-        if _stopped(status, deadline):
+        if stopped_by_limit(status, deadline):
             mark_unverified(result, f"{other.name} stopped ({status}) before {doing} ({claim} by {used} alone)")
             return
         agree(other, status, answer)
@@ -107,6 +111,7 @@ def verify_optimum(net: Any, table: Any, cons: Any, used: str, kinds: frozenset[
     def run(other: Method, left: float | None) -> tuple[str, Any]:
         sol = engine_module(other).optimum(table, constraints=cons if other.constraint_kinds is None else None,
                                            time_limit=left, **_options(other, memory_budget))
+        sol.reuse = None                 # kept for a collection that does not follow
         return sol.status, sol
 
     def agree(other: Method, status: str, sol: Any) -> None:
@@ -132,7 +137,7 @@ def verify_collection(cs: Any, table: Any, cons: Any, used: str, kinds: frozense
         if left is not None and left <= 0:
             return "time_limit", None
         col = engine.epsilon_set(table, opt=sol.score, epsilon=eps, constraints=row_cons, max_networks=None,
-                                 time_limit=left, **opts)
+                                 time_limit=left, **take_reuse(sol, table), **opts)
         return col.reason or "optimal", rank_entries(table, col.entries, sol.score)
 
     def agree(other: Method, status: str, theirs: Any) -> None:
