@@ -71,3 +71,12 @@ def test_limits() -> None:
     wide = ScoreTable([f"V{i}" for i in range(25)], [[((), -1.0)] for _ in range(25)])
     with pytest.raises(ScoreError, match="at most 24 variables"):
         subset_dp.optimum(wide)
+
+
+def test_trace_memory_reports_the_peak_through_learn() -> None:
+    from gobnilp_py import learn
+
+    table = random_table(np.random.default_rng(2), 6)
+    net = learn(table, method="dp", engine_options={"trace_memory": True})
+    assert net.status == "optimal" and net.stats["memory_peak_bytes"] > 0
+    assert learn(table, method="dp").stats["memory_peak_bytes"] is None

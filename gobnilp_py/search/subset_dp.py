@@ -50,6 +50,8 @@ import math
 import sys
 import time
 import tracemalloc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -63,7 +65,7 @@ from ..errors import ScoreError
 from ..scoring.table import ScoreTable
 from .results import Collection, Solution
 
-__all__ = ["kbest", "optimum", "estimate_memory", "MAX_VARIABLES", "DEFAULT_MEMORY_BUDGET"]
+__all__ = ["kbest", "optimum", "estimate_memory", "estimate_memory_optimum", "MAX_VARIABLES", "DEFAULT_MEMORY_BUDGET"]
 
 _log = logging.getLogger(__name__)
 
@@ -162,33 +164,42 @@ def kbest(table: ScoreTable, *, k: int, memory_budget: int = DEFAULT_MEMORY_BUDG
     if est > memory_budget:
         raise ScoreError(f"dynamic-programming k-best for n={n}, k={k} needs about {est / 2**20:.0f} MiB, "
                          f"over the memory budget of {memory_budget / 2**20:.0f} MiB")
-    started_tracing = False
-    if trace_memory:
-        if not tracemalloc.is_tracing():
-            tracemalloc.start()
-            started_tracing = True
-        tracemalloc.reset_peak()
-        base = tracemalloc.get_traced_memory()[0]
     t0 = time.perf_counter()
-    try:
+    with _traced(trace_memory) as peak:
         entries, complete, arrays = _run(table, k, t0, time_limit)
-    finally:
-        peak = tracemalloc.get_traced_memory()[1] - base if trace_memory else None
-        if started_tracing:
-            tracemalloc.stop()
     t_dp = time.perf_counter() - t0
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss if resource is not None else None
-    stats: dict[str, Any] = {
-        "time_dp": t_dp,
-        "memory_estimate_bytes": est,
-        "memory_arrays_bytes": arrays,
-        "memory_peak_bytes": peak,
-        "maxrss_bytes": None if rss is None else rss if sys.platform == "darwin" else rss * 1024,
-        "n_families": len(table),
-    }
+    stats = _stats(table, t_dp, est, peak)
+    stats["memory_arrays_bytes"] = arrays
     _log.info("subset DP k-best: n=%d k=%d in %.2fs", n, k, t_dp)
     entries = [(math.fsum(table.families[v][c][1] for v, c in enumerate(chosen)), chosen) for _, chosen in entries]
     return Collection(entries, None if complete else "time_limit", stats=stats)
+
+
+@contextmanager
+def _traced(on: bool) -> Iterator[list[int | None]]:
+    """With ``on``, the peak bytes :mod:`tracemalloc` sees inside the block, in the yielded list's one slot."""
+    peak: list[int | None] = [None]
+    if not on:
+        yield peak
+        return
+    started = not tracemalloc.is_tracing()
+    if started:
+        tracemalloc.start()
+    tracemalloc.reset_peak()
+    base = tracemalloc.get_traced_memory()[0]
+    try:
+        yield peak
+    finally:
+        peak[0] = tracemalloc.get_traced_memory()[1] - base
+        if started:
+            tracemalloc.stop()
+
+
+def _stats(table: ScoreTable, seconds: float, estimate: int, peak: list[int | None]) -> dict[str, Any]:
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss if resource is not None else None
+    return {"time_dp": seconds, "memory_estimate_bytes": estimate, "memory_peak_bytes": peak[0],
+            "maxrss_bytes": None if rss is None else rss if sys.platform == "darwin" else rss * 1024,
+            "n_families": len(table)}
 
 
 def estimate_memory_optimum(n: int) -> int:
@@ -206,7 +217,7 @@ def estimate_memory_optimum(n: int) -> int:
 
 
 def optimum(table: ScoreTable, *, memory_budget: int = DEFAULT_MEMORY_BUDGET, time_limit: float | None = None,
-            **_ignored: Any) -> Solution:
+            trace_memory: bool = False, **_ignored: Any) -> Solution:
     """An optimal network of ``table``: the subset DP of Silander and Myllymäki, with lists of length one.
 
     Why not :func:`kbest` with ``k = 1``: that finds each candidate set's best
@@ -222,6 +233,9 @@ def optimum(table: ScoreTable, *, memory_budget: int = DEFAULT_MEMORY_BUDGET, ti
     order and, among sinks, to the lowest index; the score is
     :func:`math.fsum` of the chosen families.
 
+    ``trace_memory`` and the ``stats`` keys are those of :func:`kbest`, less
+    ``memory_arrays_bytes``.
+
     Raises
     ------
     ScoreError
@@ -236,11 +250,9 @@ def optimum(table: ScoreTable, *, memory_budget: int = DEFAULT_MEMORY_BUDGET, ti
         raise ScoreError(f"dynamic programming for n={n} needs about {est / 2**20:.0f} MiB, over the memory budget "
                          f"of {memory_budget / 2**20:.0f} MiB")
     t0 = time.perf_counter()
-    found = _optimum_dp(table, t0, time_limit)
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss if resource is not None else None
-    stats: dict[str, Any] = {"time_dp": time.perf_counter() - t0, "memory_estimate_bytes": est,
-                             "maxrss_bytes": None if rss is None else rss if sys.platform == "darwin" else rss * 1024,
-                             "n_families": len(table)}
+    with _traced(trace_memory) as peak:
+        found = _optimum_dp(table, t0, time_limit)
+    stats = _stats(table, time.perf_counter() - t0, est, peak)
     if found is None:
         return Solution("time_limit", -math.inf, None, stats=stats)
     if not found:
