@@ -80,3 +80,30 @@ def test_trace_memory_reports_the_peak_through_learn() -> None:
     net = learn(table, method="dp", engine_options={"trace_memory": True})
     assert net.status == "optimal" and net.stats["memory_peak_bytes"] > 0
     assert learn(table, method="dp").stats["memory_peak_bytes"] is None
+
+
+def test_the_empty_table_and_a_reordered_list() -> None:
+    from gobnilp_py import learn
+
+    empty = subset_dp.optimum(ScoreTable([], []))
+    assert empty.status == "optimal" and empty.score == 0.0 and empty.chosen == ()
+    assert learn(ScoreTable([], []), method="ordergraph", verify=True).stats["verified_by"] == "dp"
+    t = ScoreTable(["A", "B"], [[((), -10.0), ((1,), -1.0)], [((), -5.0), ((0,), -6.0)]])
+    assert subset_dp.optimum(t).score == -6.0
+    t.families[0].reverse()                      # mutable: the DP restores best first itself
+    sol = subset_dp.optimum(t)
+    assert sol.score == -6.0 and t.families[0][sol.chosen[0]] == ((1,), -1.0)
+
+
+def test_the_memory_estimate_covers_the_peak_on_a_full_table() -> None:
+    """Every parent set of every node (the families dominate the arrays at this size)."""
+    from itertools import combinations
+
+    n = 11
+    rng = np.random.default_rng(4)
+    fams = [[(ps, float(rng.normal(-20, 3))) for r in range(n) for ps in combinations([u for u in range(n) if u != v], r)]
+            for v in range(n)]
+    table = ScoreTable([f"V{i}" for i in range(n)], fams)
+    sol = subset_dp.optimum(table, trace_memory=True)
+    assert sol.status == "optimal"
+    assert sol.stats["memory_peak_bytes"] <= sol.stats["memory_estimate_bytes"]

@@ -177,7 +177,8 @@ def kbest(table: ScoreTable, *, k: int, memory_budget: int = DEFAULT_MEMORY_BUDG
 
 @contextmanager
 def _traced(on: bool) -> Iterator[list[int | None]]:
-    """With ``on``, the peak bytes :mod:`tracemalloc` sees inside the block, in the yielded list's one slot."""
+    """With ``on``, the peak bytes :mod:`tracemalloc` sees inside the block, in the yielded list's one slot
+    (when the caller already traces, its own peak is reset here)."""
     peak: list[int | None] = [None]
     if not on:
         yield peak
@@ -202,18 +203,22 @@ def _stats(table: ScoreTable, seconds: float, estimate: int, peak: list[int | No
             "n_families": len(table)}
 
 
-def estimate_memory_optimum(n: int) -> int:
-    """Bytes :func:`optimum`'s arrays need for ``n`` variables (an upper estimate).
+def estimate_memory_optimum(n: int, n_families: int = 0, largest: int = 0) -> int:
+    """Bytes :func:`optimum`'s arrays need for ``n`` variables, ``n_families`` families in all and at
+    most ``largest`` for one node (an upper estimate).
 
     Each node's best-family positions over the ``2^(n-1)`` subsets of the
     others (int32), the ``2^n`` subset scores (float64), sinks (int8) and
     level order (int64), and about six temporaries of the widest level; the
-    level order is built first, from 33 bytes a subset that are freed before.
+    level order is built first, from 33 bytes a subset that are freed before; and per family its
+    position, mask and score twice (32 bytes), plus the largest node's score list as read (8 bytes a
+    family) and its sort (16).
     """
     if n > 62:
         return 2**63 - 1
     widest = max(_level_sizes(n))
-    return max(4 * n * (1 << max(n - 1, 0)) + 17 * (1 << n) + 6 * 8 * widest, 33 * (1 << n))
+    families = 32 * n_families + 24 * largest
+    return max(4 * n * (1 << max(n - 1, 0)) + 17 * (1 << n) + 6 * 8 * widest, 33 * (1 << n)) + families
 
 
 def optimum(table: ScoreTable, *, memory_budget: int = DEFAULT_MEMORY_BUDGET, time_limit: float | None = None,
@@ -222,7 +227,7 @@ def optimum(table: ScoreTable, *, memory_budget: int = DEFAULT_MEMORY_BUDGET, ti
 
     Why not :func:`kbest` with ``k = 1``: that finds each candidate set's best
     family by testing families one block at a time, for every (subset, node)
-    pair, which took 64 s on mushroom (22 variables).  Here every node's best
+    pair, which took 67 s on mushroom (22 variables).  Here every node's best
     family inside every subset of the others comes from one subset-minimum
     transform of family positions (the table lists families best first, so
     the first that fits is the best), ``(n-1) 2^(n-1)`` vectorised steps per
@@ -245,7 +250,7 @@ def optimum(table: ScoreTable, *, memory_budget: int = DEFAULT_MEMORY_BUDGET, ti
     n = table.n
     if n > MAX_VARIABLES:
         raise ScoreError(f"dynamic programming handles at most {MAX_VARIABLES} variables; this table has {n}")
-    est = estimate_memory_optimum(n)
+    est = estimate_memory_optimum(n, len(table), max((len(f) for f in table.families), default=0))
     if est > memory_budget:
         raise ScoreError(f"dynamic programming for n={n} needs about {est / 2**20:.0f} MiB, over the memory budget "
                          f"of {memory_budget / 2**20:.0f} MiB")
@@ -255,7 +260,7 @@ def optimum(table: ScoreTable, *, memory_budget: int = DEFAULT_MEMORY_BUDGET, ti
     stats = _stats(table, time.perf_counter() - t0, est, peak)
     if found is None:
         return Solution("time_limit", -math.inf, None, stats=stats)
-    if not found:
+    if found is _INFEASIBLE:
         return Solution("infeasible", -math.inf, None, stats=stats)
     score = math.fsum(table.families[v][c][1] for v, c in enumerate(found))
     return Solution("optimal", score, found, dual_bound=score, stats=stats)
@@ -279,9 +284,13 @@ def _best_positions(nf: _NodeFamilies, v: int, n: int) -> np.ndarray:
     return pos
 
 
+#: What :func:`_optimum_dp` returns when the table admits no network (``()`` is the empty table's network).
+_INFEASIBLE: tuple[int, ...] = (-1,)
+
+
 def _optimum_dp(table: ScoreTable, t0: float, time_limit: float | None) -> tuple[int, ...] | None:
-    """The chosen family (table position) per node of an optimal network; ``()`` when the table admits
-    none; ``None`` when ``time_limit`` ran out."""
+    """The chosen family (table position) per node of an optimal network; :data:`_INFEASIBLE` when the
+    table admits none; ``None`` when ``time_limit`` ran out."""
     def late() -> bool:
         return time_limit is not None and time.perf_counter() - t0 > time_limit
 
@@ -297,11 +306,12 @@ def _optimum_dp(table: ScoreTable, t0: float, time_limit: float | None) -> tuple
     order = np.argsort(popcount, kind="stable")          # subsets level by level, each level ascending
     ends = np.cumsum(np.bincount(popcount, minlength=n + 1))
     del popcount
-    nodes = [_NodeFamilies(f) for f in table.families]
+    nodes: list[_NodeFamilies] = []
     best_pos, padded = [], []
-    for v, nf in enumerate(nodes):
+    for v, fams in enumerate(table.families):
         if late():
             return None
+        nodes.append(nf := _NodeFamilies(fams))
         best_pos.append(_best_positions(nf, v, n))
         padded.append(np.append(nf.score, -np.inf))
     score = np.full(full, -np.inf)
@@ -323,7 +333,7 @@ def _optimum_dp(table: ScoreTable, t0: float, time_limit: float | None) -> tuple
         score[level] = best
         sink[level] = arg
     if not score[full - 1] > -np.inf:
-        return ()
+        return _INFEASIBLE
     chosen = [0] * n
     rest = full - 1
     while rest:
@@ -334,13 +344,19 @@ def _optimum_dp(table: ScoreTable, t0: float, time_limit: float | None) -> tuple
 
 
 class _NodeFamilies:
-    """One node's families as bitmasks and scores, best first (the table's order)."""
+    """One node's families as bitmasks and scores, best first (the table's order, restored if the
+    list was reordered after the table was built: both DPs take the first family that fits as the best)."""
 
     def __init__(self, fams: list[tuple[tuple[int, ...], float]]) -> None:
-        keep = [(i, ps, sc) for i, (ps, sc) in enumerate(fams) if sc > -math.inf]
-        self.local = np.array([i for i, _, _ in keep], dtype=np.int64).reshape(-1)
-        self.mask = np.array([sum(1 << p for p in ps) for _, ps, _ in keep], dtype=np.int64)
-        self.score = np.array([sc for _, _, sc in keep], dtype=np.float64)
+        score = np.fromiter((sc for _, sc in fams), dtype=np.float64, count=len(fams))
+        local = np.flatnonzero(score > -np.inf)
+        score = score[local]
+        if np.any(score[1:] > score[:-1]):   # a table's lists are sorted when built; ``families`` is mutable
+            order = np.argsort(-score, kind="stable")
+            local, score = local[order], score[order]
+        self.local, self.score = local.astype(np.int64), score
+        self.mask = np.fromiter((sum(1 << p for p in fams[i][0]) for i in local.tolist()), dtype=np.int64,
+                                count=local.size)
 
     def topk(self, cands: np.ndarray, k: int) -> np.ndarray:
         """``(len(cands), k)`` positions (into this object's arrays) of the first ``k`` families inside each set, -1 padded.
