@@ -95,13 +95,16 @@ def _level_sizes(n: int) -> list[int]:
     return [math.comb(n, s) for s in range(n + 1)]
 
 
-def estimate_memory(n: int, k: int) -> int:
-    """Bytes the DP's arrays need for ``n`` variables and lists of length ``k`` (an upper estimate).
+def estimate_memory(n: int, k: int, n_families: int = 0, largest: int = 0) -> int:
+    """Bytes the DP's arrays need for ``n`` variables and lists of length ``k`` (an upper estimate),
+    with ``n_families`` families in all and at most ``largest`` for one node.
 
     Counts the back pointers of every level (8 bytes per list slot), two levels
-    of scores and sink masks (12 bytes per slot), the rank table, and the
+    of scores and sink masks (12 bytes per slot), the rank table, the
     candidate block buffer (8 bytes per cell, plus about 40 for numpy
-    temporaries and the sort order).
+    temporaries and the sort order), and per family its position, mask and
+    score, once per node and once in the concatenated arrays (40 bytes), plus
+    the largest node's list as read and sorted (24).
     """
     if n > 62:
         return 2**63 - 1
@@ -109,7 +112,7 @@ def estimate_memory(n: int, k: int) -> int:
     widest = max(_level_sizes(n)) * k
     n_pairs = sum(k // (i + 1) for i in range(k))
     block = max(_BLOCK_CELLS, n * n_pairs) * 48
-    return 8 * slots + 2 * 12 * widest + 8 * (1 << n) * 2 + block
+    return 8 * slots + 2 * 12 * widest + 8 * (1 << n) * 2 + block + 40 * n_families + 24 * largest
 
 
 def kbest(table: ScoreTable, *, k: int, memory_budget: int = DEFAULT_MEMORY_BUDGET,
@@ -160,7 +163,7 @@ def kbest(table: ScoreTable, *, k: int, memory_budget: int = DEFAULT_MEMORY_BUDG
     if n > MAX_VARIABLES:
         raise ScoreError(f"dynamic-programming k-best handles at most {MAX_VARIABLES} variables; "
                          f"this table has {n}")
-    est = estimate_memory(n, k)
+    est = estimate_memory(n, k, len(table), max((len(f) for f in table.families), default=0))
     if est > memory_budget:
         raise ScoreError(f"dynamic-programming k-best for n={n}, k={k} needs about {est / 2**20:.0f} MiB, "
                          f"over the memory budget of {memory_budget / 2**20:.0f} MiB")
