@@ -287,6 +287,15 @@ def _best_positions(nf: _NodeFamilies, v: int, n: int) -> np.ndarray:
     return pos
 
 
+def _popcounts(n: int, dtype: Any) -> np.ndarray:
+    """The number of set bits of every subset ``0 .. 2^n - 1`` of ``n`` nodes, as ``dtype``."""
+    masks = np.arange(1 << n, dtype=np.int64)
+    out = np.zeros(1 << n, dtype=dtype)
+    for b in range(n):
+        out += ((masks >> b) & 1).astype(dtype, copy=False)
+    return out
+
+
 #: What :func:`_optimum_dp` returns when the table admits no network (``()`` is the empty table's network).
 _INFEASIBLE: tuple[int, ...] = (-1,)
 
@@ -301,11 +310,7 @@ def _optimum_dp(table: ScoreTable, t0: float, time_limit: float | None) -> tuple
     if n == 0:
         return ()
     full = 1 << n
-    masks = np.arange(full, dtype=np.int64)
-    popcount = np.zeros(full, dtype=np.int8)
-    for b in range(n):
-        popcount += ((masks >> b) & 1).astype(np.int8)
-    del masks
+    popcount = _popcounts(n, np.int8)
     order = np.argsort(popcount, kind="stable")          # subsets level by level, each level ascending
     ends = np.cumsum(np.bincount(popcount, minlength=n + 1))
     del popcount
@@ -397,15 +402,11 @@ def _run(table: ScoreTable, k: int, t0: float, time_limit: float | None
     n = table.n
     full = 1 << n
     nodes = [_NodeFamilies(f) for f in table.families]
-    all_masks = np.arange(full, dtype=np.int64)
-    popcount = np.zeros(full, dtype=np.int64)
-    for b in range(n):
-        popcount += (all_masks >> b) & 1
+    popcount = _popcounts(n, np.int64)
     levels = [np.flatnonzero(popcount == s).astype(np.int64) for s in range(n + 1)]
     rank = np.empty(full, dtype=np.int64)
     for lv in levels:
         rank[lv] = np.arange(len(lv))
-    del all_masks
     fixed_bytes = popcount.nbytes + rank.nbytes + sum(lv.nbytes for lv in levels)
     kept_bytes = 0  # back pointers of finished levels
     peak_bytes = 0

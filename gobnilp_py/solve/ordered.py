@@ -45,7 +45,7 @@ from ..network import Network
 from .credible import CredibleSet
 from .inputs import TableInfo, acquire_table, is_table_input
 from .results import credible_set, network_from_solution, tolerance_of
-from .verify import deadline_of, mark_unverified, stopped_by_limit
+from .verify import deadline_of, mark_unverified, seconds_left, stopped_by_limit
 
 __all__ = ["ORDER_METHOD", "ORDER_REASON", "ORDER_SCORING_OPTIONS", "learn_with_order", "enumerate_with_order",
            "check_table_for_order", "order_caveat"]
@@ -191,7 +191,7 @@ def _verify_learn(net: Network, data_or_table: Any, idx: tuple[int, ...], scorin
     from .learn import learn
 
     source, kw = _tiers_input(data_or_table, scoring_options)
-    left = None if deadline is None else deadline - time.perf_counter()
+    left = seconds_left(deadline)
     if left is not None and left <= 0:
         mark_unverified(net, f"the time limit was reached before the cross-check ({_BY_TIERS}) could start")
         return
@@ -260,7 +260,7 @@ def _verify_enumerate(cs: CredibleSet, data_or_table: Any, idx: tuple[int, ...],
     names = cs.networks[0].names if cs.networks else None
     if names is None:
         return
-    left = None if deadline is None else deadline - time.perf_counter()
+    left = seconds_left(deadline)
     if left is not None and left <= 0:
         mark_unverified(cs, f"the time limit was reached before the cross-check ({_BY_TIERS}) could start")
         return

@@ -33,7 +33,7 @@ from .methods import METHODS, ORDERGRAPH_AUTO_MAX, Method, _available, engine_mo
 from .results import rank_entries, take_reuse, tolerance_of
 
 __all__ = ["second_methods", "verify_optimum", "verify_collection", "mark_unverified", "stopped_by_limit",
-           "deadline_of"]
+           "deadline_of", "seconds_left"]
 
 
 def second_methods(used: str, task: str, n: int, kinds: frozenset[str]) -> list[Method]:
@@ -58,7 +58,8 @@ def mark_unverified(result: Any, reason: str) -> None:
         result.caveats = (*result.caveats, note)
 
 
-def _left(deadline: float | None) -> float | None:
+def seconds_left(deadline: float | None) -> float | None:
+    """Seconds until ``deadline`` (a :func:`time.perf_counter` instant; negative once past), ``None`` without one."""
     return None if deadline is None else deadline - time.perf_counter()
 
 
@@ -81,7 +82,7 @@ def _cross_check(result: Any, used: str, task: str, n: int, kinds: frozenset[str
     ``agree`` raises :class:`SolverError` unless that answer matches ``result``."""
     refused: list[str] = []
     for other in second_methods(used, task, n, kinds):
-        left = _left(deadline)
+        left = seconds_left(deadline)
         if left is not None and left <= 0:
             mark_unverified(result, f"the time limit was reached before {other.name} could {start} ({claim} by "
                                     f"{used} alone)")
@@ -133,7 +134,7 @@ def verify_collection(cs: Any, table: Any, cons: Any, used: str, kinds: frozense
         sol = engine.optimum(table, constraints=row_cons, time_limit=left, **opts)
         if sol.status != "optimal":
             return sol.status, None
-        left = _left(deadline)
+        left = seconds_left(deadline)
         if left is not None and left <= 0:
             return "time_limit", None
         col = engine.epsilon_set(table, opt=sol.score, epsilon=eps, constraints=row_cons, max_networks=None,
