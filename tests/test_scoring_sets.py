@@ -64,16 +64,18 @@ def test_set_ids_equal_ids_built_from_scratch(seed, kw, cache, monkeypatch):
 
 
 @pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("kw", [{}, {"dense_limit": 3}, {"merge_rows": True}])
-def test_block_ids_in_int32_equal_the_int64_chain_and_int64_blocks(seed, kw):
-    """Block ids are int32 where ``max(dense_limit, rows) * max arity < 2^31``: they equal the
-    cached one-set-at-a-time ids (int64, :meth:`ParentConfigs.ids`), and a ParentConfigs whose
-    bound forces int64 builds the same values."""
+@pytest.mark.parametrize("kw,narrow", [({}, np.int16), ({"dense_limit": 3}, np.int16), ({"merge_rows": True}, np.int16),
+                                       ({"dense_limit": 2**15}, np.int32)])
+def test_narrow_block_ids_equal_the_int64_chain_and_int64_blocks(seed, kw, narrow):
+    """Block ids are int16 where ``max(dense_limit, rows) * max arity < 2^15`` and int32 below 2^31:
+    they equal the cached one-set-at-a-time ids (int64, :meth:`ParentConfigs.ids`), and a
+    ParentConfigs whose bound forces int64 builds the same values.  ``dense_limit=2**15`` lets
+    ranges grow past int16 before they are compressed, so the int32 steps are exercised too."""
     rng = np.random.default_rng(200 + seed)
     n = 6
     ds = _data(200 + seed, n=n, rows=int(rng.integers(1, 300)))
     pc = ParentConfigs(ds, **kw)
-    assert pc.id_dtype == np.int32
+    assert pc.id_dtype == narrow
     wide = ParentConfigs(ds, **kw)
     wide.id_dtype = np.dtype(np.int64)          # as a bound past 2^31 would set it
     wide._X_ids, wide._ar_ids = wide.X, wide.arities
@@ -82,18 +84,21 @@ def test_block_ids_in_int32_equal_the_int64_chain_and_int64_blocks(seed, kw):
         E = np.array(sets, dtype=np.int64)
         Z, m = pc.set_ids(E, _masks(E))
         Z64, m64 = wide.set_ids(E, _masks(E))
-        assert Z.dtype == np.int32 and Z64.dtype == np.int64
+        assert Z.dtype == narrow and Z64.dtype == np.int64
         assert np.array_equal(Z, Z64) and np.array_equal(m, m64)
         for i, x in enumerate(sets):
             z1, m1 = pc.ids(x)
             assert z1.dtype == np.int64 and np.array_equal(Z[i], z1) and int(m[i]) == m1
 
 
-def test_block_ids_fall_back_to_int64_past_the_int32_bound():
-    """``dense_limit * arity`` at or past 2^31: the block ids are built in int64."""
+def test_block_ids_widen_at_the_int16_and_int32_bounds():
+    """The id dtype is the narrowest that holds ``max(dense_limit, rows) * max arity``."""
     ds = _data(1, n=4, rows=20)
+    r = int(ParentConfigs(ds).arities.max())
+    assert ParentConfigs(ds).id_dtype == np.int16
+    assert ParentConfigs(ds, dense_limit=(2**15 - 1) // r).id_dtype == np.int16
+    assert ParentConfigs(ds, dense_limit=(2**15 - 1) // r + 1).id_dtype == np.int32
     assert ParentConfigs(ds, dense_limit=2**31).id_dtype == np.int64
-    assert ParentConfigs(ds).id_dtype == np.int32
 
 
 def _groups(rng: np.random.Generator, n: int, k: int) -> list[tuple[tuple[int, ...], np.ndarray]]:
