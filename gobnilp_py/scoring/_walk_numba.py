@@ -169,7 +169,7 @@ if AVAILABLE:  # pragma: no cover - exercised only where numba is installed
             out[t] = _probe(slots, 0, slots.shape[0], keys, 0, queries[t])
 
     @_jit
-    def _generate(masks, elems, best_l, ll_l, q_l, nnu_l, ub_l, a0, b0, j0, j1, v, k,
+    def _generate(masks, elems, best_l, ll_l, q_l, nnu_l, ub_l, spent, a0, b0, j0, j1, v, k,
                   bit, arf, nonunit, llc, all_masks, all_ll, all_ptr, ent_floor, slots, sptr,
                   eps, rtol, coef, rv, kmax, vlim, do_prune, r_pc, r_pb, r_llc, r_ent,
                   out_m, out_e, out_b, out_q, out_n, out_u, counters):
@@ -182,6 +182,8 @@ if AVAILABLE:  # pragma: no cover - exercised only where numba is installed
         s_v = sptr[v]
         size_v = sptr[v + 1] - s_v
         for y in range(a0, b0):
+            if spent[y]:          # every one-larger superset fails ll_ceiling (engine._spent_rows)
+                continue
             maxy = elems[y, km1 - 1] if km1 > 0 else -1
             jstart = j0 if j0 > maxy + 1 else maxy + 1
             for j in range(jstart, j1):
@@ -335,8 +337,9 @@ def lookup(slots: np.ndarray, masks: np.ndarray, queries: np.ndarray) -> np.ndar
 def generate_penalised(lv, a0: int, b0: int, j0: int, j1: int, v: int, k: int, bit: np.ndarray,
                        arf: np.ndarray, nonunit: np.ndarray, llc: np.ndarray, others: tuple,
                        eps: float, rtol: float, coef: float, rv: int, kmax: int | None, vlim: int | None,
-                       do_prune: bool, rules: frozenset[str], n_max: int):
-    """Candidates of ``v`` from rows ``a0:b0`` of its level ``lv`` with ``j0 <= j < j1``.
+                       do_prune: bool, rules: frozenset[str], n_max: int, spent: np.ndarray | None = None):
+    """Candidates of ``v`` from rows ``a0:b0`` of its level ``lv`` with ``j0 <= j < j1``, except
+    from the rows marked in ``spent`` (bool, one per row of ``lv``; the engine's ``_spent_rows``).
 
     Returns ``(masks, elements, best, q, nnu, ub, counters)`` of the surviving
     candidates, ``counters`` = sets removed by parent_count, penalty_bound,
@@ -360,7 +363,9 @@ def generate_penalised(lv, a0: int, b0: int, j0: int, j1: int, v: int, k: int, b
                                                  or all_masks[hi - 1] != lv.masks[-1])):
         raise RuntimeError(f"hash table of child {v} does not match its level")
     with held():  # the first call compiles: hold Ctrl-C / SIGTERM (see _interrupt.held)
-        m = _generate(lv.masks, lv.elems, lv.best, lv.ll, lv.q, lv.nnu, lv.ub, a0, b0, j0, j1, v, k,
+        if spent is None:
+            spent = np.zeros(lv.masks.size, dtype=np.bool_)
+        m = _generate(lv.masks, lv.elems, lv.best, lv.ll, lv.q, lv.nnu, lv.ub, spent, a0, b0, j0, j1, v, k,
                       bit, arf, nonunit, llc, all_masks, all_ll, all_ptr, ent_floor, slots, sptr,
                       float(eps), float(rtol), float(coef), int(rv), -1 if kmax is None else int(kmax),
                       -1 if vlim is None else int(vlim), bool(do_prune),
