@@ -101,3 +101,14 @@ def test_spent_sets_are_counted_once_under_ll_ceiling():
     assert (1,) in sets and not any(1 in ps and len(ps) > 1 for ps in sets)
     assert dict(t.families[0])[(1,)] == pytest.approx(-np.log(40))
     assert t.pruning["A"]["ll_ceiling"] == 1
+
+
+@settings(max_examples=40, derandomize=True, deadline=None, database=None)
+@given(problems())
+def test_levels_tested_in_chunks_give_the_same_counters(problem):
+    """Levels of millions of rows are tested SPENT_CHUNK_ROWS at a time: chunks of 3 rows change nothing."""
+    with pytest.MonkeyPatch.context() as mp:
+        whole = _run(problem, skip=True, walk="numpy", monkeypatch=mp)
+        mp.setattr(engine, "SPENT_CHUNK_ROWS", 3)
+        chunked = _run(problem, skip=True, walk="numpy", monkeypatch=mp)
+    assert chunked.families == whole.families and chunked.pruning == whole.pruning
