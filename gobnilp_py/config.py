@@ -534,6 +534,10 @@ def _check_method_fit(values: dict[str, dict[str, Any]], merged: Mapping[tuple[s
     if entry is None:
         return
     where = f"{m_origin.source}: {_given_as(m_origin, method)}"
+    if s.get("verify") and not entry.exact:
+        v_origin = merged[("search", "verify")][1]
+        raise ConfigError(f"{where} is approximate: {_given_as(v_origin, True)}{_elsewhere(v_origin, m_origin.source)} "
+                          "asks a second exact method to confirm a proven optimum, and this method proves none")
     if s.get("by") == "class" and job in ("enumerate", "kbest") and not entry.class_collection:
         able = [m.name for m in METHODS.values() if m.class_collection and task in m.tasks]
         by_origin = merged[("search", "by")][1]

@@ -478,8 +478,11 @@ class Network:
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able dict; non-finite floats become ``None`` (the package's JSON convention).
 
-        An infeasible result has ``"score": null`` and ``"status": "infeasible"``.
+        An infeasible result has ``"score": null`` and ``"status": "infeasible"``.  A result
+        without a network (infeasible, or a search stopped before finding one) has ``null``
+        ``parents``, ``edges`` and ``n_edges``: an empty parent list would read as the empty graph.
         """
+        none = not math.isfinite(self.score)
         return {
             "names": list(self.names),
             "score": float_or_none(self.score),
@@ -489,9 +492,9 @@ class Network:
             "guarantee": self.guarantee,
             "caveats": list(self.caveats),
             "dual_bound": float_or_none(self.dual_bound),
-            "parents": {c: list(self.parents[c]) for c in self.names},
-            "edges": [list(e) for e in self.edges],
-            "n_edges": self.n_edges,
+            "parents": None if none else {c: list(self.parents[c]) for c in self.names},
+            "edges": None if none else [list(e) for e in self.edges],
+            "n_edges": None if none else self.n_edges,
             "local_scores": {c: float_or_none(self.local_scores[c]) for c in self.names
                              if c in self.local_scores},
             "stats": jsonable(self.stats),

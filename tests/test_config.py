@@ -173,7 +173,29 @@ AFTER_READING: dict[str, tuple[dict[str, str], list[str], str]] = {
                                              ["-q"], "cancer"),
     "arities for too few columns": ({"c.toml": GOOD.replace("[data]\n", "[data]\narities = [2, 2]\n")}, ["-q"],
                                     "arit"),
+    "min_edges above max_edges": ({"c.toml": GOOD + "[constraints]\nmin_edges = 10\nmax_edges = 5\n"}, ["-q"],
+                                  "c.toml: [constraints] min_edges=10 is greater than max_edges=5"),
 }
+
+
+BROKEN["verify with an approximate method"] = (
+    {"c.toml": LEARN + 'method = "asobs"\nverify = true\n'}, [],
+    'c.toml: [search] method = "asobs" is approximate: [search] verify = true asks a second exact method')
+
+
+@pytest.mark.parametrize("case", sorted(AFTER_READING))
+def test_check_reads_the_data_and_refuses_what_a_run_would(case, tmp_path, capsys, no_work, monkeypatch):
+    """``run --check`` reads the data, so what needs its names or width fails there, in the same line."""
+    files, _, expected = AFTER_READING[case]
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    monkeypatch.chdir(tmp_path)
+    before = _tree(tmp_path)
+    code = main(["run", str(tmp_path / "c.toml"), "--check"])
+    out, err = capsys.readouterr()
+    assert code == 1 and not out
+    assert len(err.strip().splitlines()) == 1 and expected in err, err
+    assert _tree(tmp_path) == before
 
 
 def test_enough_distinct_cases():
@@ -293,7 +315,8 @@ def test_parse_override():
 def test_check_flag_validates_without_work(tmp_path, capsys, no_work):
     (tmp_path / "c.toml").write_text(GOOD)
     assert main(["run", str(tmp_path / "c.toml"), "--check"]) == 0
-    assert "OK: job enumerate" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "OK: job enumerate" in out and "rows x 8 variables" in out      # the data was read and checked
 
 
 def test_docs_list_every_key():

@@ -120,7 +120,7 @@ def _summary_dict(cs: Any) -> dict:
 
 def _report(args: argparse.Namespace, cs: Any) -> int:
     from .._json import dumps
-    from ._results import display, exit_code, print_notes, say_infeasible
+    from ._results import display, exit_code, opt_text, print_notes, say_infeasible
 
     if args.output_dir:
         paths = write_collection(cs, Path(args.output_dir), force=args.force)
@@ -129,7 +129,7 @@ def _report(args: argparse.Namespace, cs: Any) -> int:
     if args.json:
         print(dumps(_summary_dict(cs)))
     else:
-        opt = f"{cs.opt:.6f}" if cs.opt == cs.opt else "none"
+        opt = opt_text(cs)
         print_notes(cs)
         print(f"{cs.count_line()}; OPT = {opt}, "
               f"epsilon = {cs.epsilon:.6g} (BF {cs.bayes_factor:.6g})")

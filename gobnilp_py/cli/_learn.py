@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 
 from ._options import add_common_options, add_data_options, add_method_options, add_scoring_options, \
     add_time_limit, check_method_flags, check_order_flag, load_table_or_data, method_kwargs, number, scoring_kwargs
@@ -55,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
                      "verification": net.stats.get("verification")}))
     else:
         print_notes(net)
-        if net.status != "infeasible":
+        if math.isfinite(net.score):       # else no network: the notes above say why
             print(gobnilp_display(net), end="")
         print(f"status: {net.status}" + (f", dual bound {net.dual_bound:.6f}" if net.dual_bound is not None else ""))
     say_infeasible(net)

@@ -112,7 +112,7 @@ def add_scoring_options(p: argparse.ArgumentParser, *, epsilon: bool = True) -> 
                         "for the gap (BIC/AIC; default: no limit)")
     p.add_argument("--no-prune", dest="prune", action="store_const", const=False, default=None,
                    help="keep every parent set up to --palim (slow; for checking)")
-    p.add_argument("--memory-limit", type=int, default=None, metavar="BYTES",
+    p.add_argument("--memory-limit", type=float, default=None, metavar="BYTES",   # 8e9 as in the config
                    help="bytes the scoring walk may hold (default 8 GiB); a run over it is refused before "
                         "allocating, naming the variable, level and memory needed")
     p.add_argument("--n-jobs", type=int, default=None,
@@ -172,7 +172,7 @@ def _check_scoring_flags(args: argparse.Namespace) -> None:
     if getattr(args, "palim", None) is not None:
         args.palim = check_palim(_int_text(args.palim), "--palim")
     if getattr(args, "memory_limit", None) is not None:
-        check_memory_limit(args.memory_limit, "--memory-limit")
+        args.memory_limit = check_memory_limit(args.memory_limit, "--memory-limit")
     if getattr(args, "n_jobs", None) is not None:
         check_n_jobs(args.n_jobs, "--n-jobs")
     if getattr(args, "backend", None) is not None:

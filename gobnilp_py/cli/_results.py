@@ -75,6 +75,15 @@ def print_notes(result: Any) -> None:
         print(f"# {' '.join(line.split())}")
 
 
+def opt_text(result: Any) -> str:
+    """OPT for the summary line: the score, "none" (no network exists) or "not proven" (a limit
+    stopped the search first; the caveats give the best found and the bound)."""
+    opt = result.opt
+    if opt == opt:
+        return f"{opt:.6f}"
+    return "none" if result.complete or getattr(result, "infeasible", False) else "not proven"
+
+
 def display(net: Any) -> str:
     """A network on one line: its model string, or its arrows when a name cannot be written in one."""
     try:

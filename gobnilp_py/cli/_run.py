@@ -12,6 +12,7 @@ interrupted search writes its labelled partial result and exits 130 / 143.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 
 from ._options import TIME_LIMIT_HELP, add_common_options, number
@@ -86,7 +87,7 @@ def _overrides(args: argparse.Namespace) -> list[tuple]:
 
 def run(args: argparse.Namespace) -> int:
     from ..config import load_config
-    from ..output.job import phases_of, run_job
+    from ..output.job import check_run, phases_of, run_job
     from ..progress import Progress
     from ._results import exit_code, say_infeasible
 
@@ -94,7 +95,9 @@ def run(args: argparse.Namespace) -> int:
     cfg = load_config(args.config, _overrides(args), data=args.data)
     if args.check:
         where = f", writing {', '.join(cfg.outputs)} to {cfg.output_dir}" if cfg.output_dir else ""
-        print(f"{args.config}: OK: job {cfg.job} on {cfg.data_path}{where}")
+        data = check_run(cfg)
+        shape = f" ({data.N} rows x {data.n} variables)" if hasattr(data, "N") else f" ({data.n} variables)"
+        print(f"{args.config}: OK: job {cfg.job} on {cfg.data_path}{shape}{where}")
         return 0
     progress = Progress.for_terminal(phases_of(cfg), quiet=quiet,
                                      time_limit=cfg.values["limits"]["time_limit"])
@@ -105,18 +108,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _summary(res, quiet: bool) -> None:
-    from ._results import display, gobnilp_display, print_notes
+    from ._results import display, gobnilp_display, opt_text, print_notes
 
     r, job = res.result, res.job
     print_notes(r)
     if job == "score":
         print(f"{len(r)} candidate parent sets for {r.n} variables ({r.score_name}, epsilon={r.epsilon or 0:.6g})")
     elif job == "learn":
-        if r.status != "infeasible":
+        if math.isfinite(r.score):         # else no network: the notes above say why
             print(gobnilp_display(r), end="")
         print(f"status: {r.status}")
     else:
-        opt = f"{r.opt:.6f}" if r.opt == r.opt else "none"
+        opt = opt_text(r)
         print(f"{r.count_line()}; OPT = {opt}, "
               f"epsilon = {r.epsilon:.6g} "
               f"(BF {r.bayes_factor:.6g})")

@@ -133,6 +133,9 @@ def read_data(
     >>> d.names, d.arities.tolist(), d.N
     (('0', '1'), [2, 2], 3)
     """
+    from .._validation import check_bool
+
+    header = check_bool(header, "header")
     if isinstance(source, Dataset):
         if arities is None and names is None:
             return source
@@ -244,6 +247,9 @@ def _parse_csv(text: str, src: str, *, header: bool, delimiter: str | None) -> t
         if names and all(_is_number(c) for c in names) and rows and all(_is_number(c) for c in rows[0]):
             log.warning("%s: the header row %s looks like data; pass header=False (--no-header) if the file has no header",
                         src, ",".join(names[:5]))
+    elif len(rows) > 1 and rows[0] and not any(_is_number(c) for c in rows[0]) and all(_is_number(c) for c in rows[1]):
+        log.warning("%s: the first row %s looks like a header (no number in it, only numbers below); it is read as "
+                    "data because header=False (--no-header) was given", src, ",".join(c.strip() for c in rows[0][:5]))
     width = len(names) if names is not None else (len(rows[0]) if rows else 0)
     if width == 1 and delimiter is not None:
         _refuse_one_field(lines[0], delimiter, src)

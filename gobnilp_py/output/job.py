@@ -180,7 +180,7 @@ def _read(cfg: RunConfig) -> tuple[Any, Any]:
     return read_data(cfg.data_path, **cfg.read_kwargs()), None
 
 
-def _score(cfg: RunConfig, ds: Any, progress: Any = None) -> Any:
+def _score(cfg: RunConfig, ds: Any, progress: Any = None, t_start: float | None = None) -> Any:
     """A table safe for the job's ε (and the constraints), as ``enumerate_networks`` makes it."""
     from ..solve.approximate import acquire_for
     from ..solve.methods import AUTO, get_method
@@ -190,7 +190,8 @@ def _score(cfg: RunConfig, ds: Any, progress: Any = None) -> Any:
         # an approximate method scores by independence selection (options exact scoring alone takes are dropped)
         exact_only = {"bayes_factor", "epsilon", "prune", "max_candidates", "memory_limit", "lower_bound"}
         options = {k: v for k, v in cfg.scoring_kwargs().items() if k not in exact_only}
-        table, _ = acquire_for(method, ds, time_limit=cfg.values["limits"]["time_limit"], epsilon=None,
+        table, _ = acquire_for(method, ds, time_limit=_time_left(cfg.values["limits"]["time_limit"], t_start),
+                               epsilon=None,
                                constraints=cfg.constraints, scoring_options=options, progress=progress)
         return table
     from ..solve.inputs import acquire_table
@@ -207,11 +208,19 @@ def _ordered(cfg: RunConfig) -> bool:
     return cfg.values["search"].get("order") is not None and cfg.job in ("learn", "enumerate")
 
 
-def _solve(cfg: RunConfig, ds: Any, table: Any, progress: Any = None) -> Any:
+def _time_left(limit: float | None, t_start: float | None) -> float | None:
+    """What is left of the job's ``[limits] time_limit`` (reading, scoring and search), at least a
+    microsecond: the drivers then stop at once and label the result, as the API's do."""
+    if limit is None or t_start is None:
+        return limit
+    return max(limit - (time.perf_counter() - t_start), 1e-6)
+
+
+def _solve(cfg: RunConfig, ds: Any, table: Any, progress: Any = None, t_start: float | None = None) -> Any:
     from ..solve import enumerate_networks, kbest, learn
 
     s, lim = cfg.values["search"], cfg.values["limits"]
-    common: dict[str, Any] = {"constraints": cfg.constraints, "time_limit": lim["time_limit"],
+    common: dict[str, Any] = {"constraints": cfg.constraints, "time_limit": _time_left(lim["time_limit"], t_start),
                               "params": cfg.scip_params or None, "verbose": s["verbose"], **cfg.search_kwargs()}
     source = table if ds is None else ds
     if _ordered(cfg):
@@ -232,12 +241,14 @@ def _solve(cfg: RunConfig, ds: Any, table: Any, progress: Any = None) -> Any:
     return kbest(source, s["k"], **common, **scoring)
 
 
-def _execute(cfg: RunConfig, progress: Progress, ds: Any, table: Any) -> tuple[Any, Any]:
-    """Scoring and solving: the work.  Returns (result, table)."""
+def _execute(cfg: RunConfig, progress: Progress, ds: Any, table: Any,
+             t_start: float | None = None) -> tuple[Any, Any]:
+    """Scoring and solving: the work, within what ``t_start`` (the job's start) leaves of the time
+    limit.  Returns (result, table)."""
     if ds is not None and cfg.job != "kbest" and not _ordered(cfg):
         with progress.phase("scoring", f"{cfg.values['scoring']['score']} on {ds.N} rows x {ds.n} variables"
                             + (f", safe for epsilon {cfg.epsilon:.4g}" if cfg.epsilon else "")):
-            table = _score(cfg, ds, progress)
+            table = _score(cfg, ds, progress, t_start)
         log.info("score table: %d candidate parent sets", len(table))
     if cfg.job == "score":
         return table, table
@@ -245,7 +256,7 @@ def _execute(cfg: RunConfig, progress: Progress, ds: Any, table: Any) -> tuple[A
               "enumerate": f"every network within Bayes factor {math.exp(cfg.epsilon):.4g} of the optimum",
               "kbest": f"the {cfg.values['search']['k']} best networks"}[cfg.job]
     with progress.phase("solving", detail):
-        result = _solve(cfg, ds, table, progress)
+        result = _solve(cfg, ds, table, progress, t_start)
     return result, table
 
 
@@ -263,11 +274,14 @@ def check_before_work(cfg: RunConfig, ds: Any, table: Any) -> None:
         One line, before any scoring or search.
     """
     from .._validation import check_names_for, check_width
-    from ..errors import ConfigError, ParameterError
+    from ..errors import ConfigError, ConstraintError, ParameterError
 
     names = ds.names if ds is not None else table.names
     if cfg.constraints is not None:
-        cfg.constraints.validate(names)
+        try:
+            cfg.constraints.validate(names)
+        except ConstraintError as exc:      # named after the file, as every other config error is
+            raise ConstraintError(f"{cfg.source}: [constraints] {exc}") from None
     order = cfg.values["search"].get("order")
     if order is not None and cfg.job in ("learn", "enumerate"):
         from .._validation import check_order_names
@@ -294,12 +308,21 @@ def check_before_work(cfg: RunConfig, ds: Any, table: Any) -> None:
                     n_constant=int((ds.arities <= 1).sum()), source=str(cfg.data_path))
 
 
+def check_run(cfg: RunConfig) -> Any:
+    """What ``run --check`` validates beyond the file: the data (or table) is read and every check
+    that needs its names, arities or width runs, as before a real run.  Returns the dataset (or table)."""
+    ds, table = _read(cfg)
+    check_before_work(cfg, ds, table)
+    return ds if ds is not None else table
+
+
 def run_job(cfg: RunConfig, progress: Progress) -> RunResult:
     """Read, score, solve, summarise and write, one phase after the other."""
+    t_start = time.perf_counter()            # [limits] time_limit covers reading, scoring and search
     with progress.phase("reading", str(cfg.data_path)):
         ds, table = _read(cfg)
         check_before_work(cfg, ds, table)
-    result, table = _execute(cfg, progress, ds, table)
+    result, table = _execute(cfg, progress, ds, table, t_start)
     res = RunResult(cfg, result, dataset=ds, table=table)
     if cfg.job in ("enumerate", "kbest"):
         with progress.phase("summarising", f"{len(result)} networks"):
@@ -339,9 +362,20 @@ def _results_rows(res: RunResult) -> dict[str, Any]:
     if job == "learn":
         return {**head, **how, "status": r.status, "score": r.score, "dual bound": r.dual_bound,
                 "arrows": r.n_edges, "model string": r.to_modelstring() if W.networks_of(r) else "none"}
-    return {**head, **how, "OPT": r.opt, "epsilon": r.epsilon, "Bayes factor": r.bayes_factor, "networks": len(r),
+    opt: Any = r.opt if r.opt == r.opt else _unknown_opt(r)
+    return {**head, **how, "OPT": opt, "epsilon": r.epsilon, "Bayes factor": r.bayes_factor, "networks": len(r),
             "equivalence classes": r.n_mecs, "complete": r.complete, "reason": r.reason,
             "networks just below the boundary (excluded)": r.near_boundary}
+
+
+def _unknown_opt(r: Any) -> str:
+    """The report's OPT cell when OPT is nan: no network at all, or a search stopped before proving it."""
+    if r.infeasible or r.complete:
+        return "none (infeasible)" if r.infeasible else "none"
+    stats = getattr(r, "stats", None) or {}
+    parts = [f"{label} {stats[key]:.6f}" for key, label in (("best_found", "best found"), ("opt_upper_bound", "at most"))
+             if stats.get(key) is not None]
+    return "not proven" + (f" ({'; '.join(parts)})" if parts else "")
 
 
 def _method_rows(r: Any) -> dict[str, Any]:

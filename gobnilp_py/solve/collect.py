@@ -25,7 +25,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from .._validation import check_keywords
+from .._validation import check_bool, check_keywords
 from ..errors import ParameterError, SolverError
 from ._checks import (check_by, check_epsilon, check_lower_bound_held, check_max_networks, check_method,
                       check_time_limit)
@@ -139,6 +139,7 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     """
     t_start = time.perf_counter()
     check_keywords("enumerate_networks", scoring_options)
+    verify, verbose = check_bool(verify, "verify"), check_bool(verbose, "verbose")
     by = check_by(by, "by", "epsilon_set")
     method = check_method(method, "method", "epsilon_set")
     eps = check_epsilon(bayes_factor, epsilon)
@@ -184,10 +185,7 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
         return CredibleSet(math.nan, eps, True, None, [], kind="bayes_factor", stats=stats, method=m.name,
                            infeasible=True, approximate=info.approximate, caveats=list(info.caveats))
     if sol.status != "optimal":
-        # Without a proven optimum the limit OPT - ε is unknown: report what we have, labelled.
-        nets = [best] if math.isfinite(best.score) else []
-        return CredibleSet(best.score if nets else math.nan, eps, False, sol.status, nets, kind="bayes_factor",
-                           stats=stats, method=m.name, approximate=info.approximate, caveats=list(info.caveats))
+        return _unproven(sol, best, eps, stats, m.name, info)
     opt = sol.score
     remaining = _remaining(time_limit, t_start)
     if remaining is not None and remaining <= 0:
@@ -403,6 +401,37 @@ def _insert_best_first(table: Any, nets: list[Any], chosen: list[tuple[int, ...]
     at = bisect.bisect_right(range(len(nets)), rank(-1), key=rank)
     nets.insert(at, net)
     chosen.insert(at, at_chosen)
+
+
+def _unproven(sol: Any, best: Any, eps: float, stats: dict[str, Any], method: str, info: Any) -> CredibleSet:
+    """The answer when the optimum search stopped (time limit, interrupt, memory) before proving OPT.
+
+    OPT, hence the limit OPT - ε, is unknown, so only what is proven is listed: the best network
+    found is a member only when it scores within ε of a proven upper bound on OPT (then
+    ``score >= bound - ε >= OPT - ε``).  Otherwise it may lie outside the credible set and is not
+    listed -- its score (and the bound, when there is one) is given in a caveat and in ``stats``.
+    ``opt`` is ``nan`` (unknown): listing the incumbent's score as OPT would make every gap and
+    Bayes factor in the outputs relative to a network that need not be credible.
+    """
+    found = math.isfinite(best.score)
+    bound = sol.dual_bound if sol.dual_bound is not None and math.isfinite(sol.dual_bound) else None
+    member = found and bound is not None and best.score >= bound - eps - tolerance_of(bound)
+    stats["best_found"] = best.score if found else None
+    stats["opt_upper_bound"] = bound
+    caveats = list(info.caveats)
+    if found:
+        text = f"OPT not proven ({sol.status}): the best network found scores {best.score:.6f}"
+        if bound is not None:
+            text += f" and OPT is at most {bound:.6f}"
+        text += ("; it is listed because it is within epsilon of that bound, so it is credible" if member else
+                 "; it is not listed, since it may lie outside the credible set")
+    else:
+        text = f"OPT not proven ({sol.status}): no network was found"
+        if bound is not None:
+            text += f"; OPT is at most {bound:.6f}"
+    caveats.append(text)
+    return CredibleSet(math.nan, eps, False, sol.status, [best] if member else [], kind="bayes_factor",
+                       stats=stats, method=method, approximate=info.approximate, caveats=caveats)
 
 
 def _collect_by_class(by: str, method: Any, table: Any) -> bool:

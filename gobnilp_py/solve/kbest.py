@@ -58,7 +58,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .._validation import READ_OPTIONS, check_keywords
+from .._validation import READ_OPTIONS, check_bool, check_keywords
 from .._wording import ordinal
 from ..errors import ParameterError
 from ._checks import (check_by, check_k, check_lower_bound_held, check_max_networks, check_method,
@@ -145,6 +145,7 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
     """
     t_start = time.perf_counter()
     check_keywords("kbest", scoring_options)
+    ties, verbose = check_bool(ties, "ties"), check_bool(verbose, "verbose")
     k = check_k(k)
     by = check_by(by, "by", "kbest")
     method = check_method(method, "method", "kbest")

@@ -18,11 +18,11 @@ from typing import Any
 
 from ..errors import ConstraintError, ParameterError, SolverError
 from ..network import Network
-from .._validation import check_int, check_keywords
+from .._validation import check_bool, check_int, check_keywords
 from ._checks import check_gap, check_lower_bound_held, check_method, check_time_limit
 from .approximate import acquire_for, label_network
 from .inputs import as_constraints, filter_table
-from .methods import engine_module, method_options, resolve_method
+from .methods import AUTO, engine_module, get_method, method_options, resolve_method
 from .results import network_from_solution
 from .verify import deadline_of, verify_optimum
 
@@ -103,6 +103,7 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
     """
     t_start = time.perf_counter()
     check_keywords("learn", scoring_options)
+    verify, verbose = check_bool(verify, "verify"), check_bool(verbose, "verbose")
     time_limit = check_time_limit(time_limit)
     gap = check_gap(gap)
     method = check_method(method, "method", "optimum")
@@ -111,6 +112,9 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
     if order is not None and (seed is not None or n_orders is not None):
         raise ParameterError(f"{'seed' if seed is not None else 'n_orders'} applies to method='asobs' only, "
                              "not to learning under a given order")
+    if verify and method != AUTO and not get_method(method).exact:
+        raise ParameterError(f"verify=True does not apply to method {method!r}: it is approximate, so there is no "
+                             "proven optimum for a second exact method to confirm")
     if order is not None:  # the fixed-order route (solve/ordered.py)
         from .ordered import learn_with_order
 
