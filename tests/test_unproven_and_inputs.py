@@ -148,5 +148,5 @@ def test_the_command_line_takes_a_memory_limit_written_as_the_config_does(tmp_pa
     out = tmp_path / "w.jkl"
     assert main(["score", str(WINE), "--no-header", "--memory-limit", "8e9", "-o", str(out)]) == 0
     assert out.is_file()
-    assert main(["score", str(WINE), "--no-header", "--memory-limit", "0.5", "-o", str(tmp_path / "x.jkl")]) == 2
+    assert main(["score", str(WINE), "--no-header", "--memory-limit", "0.5", "-o", str(tmp_path / "x.jkl")]) == 1
     assert "--memory-limit" in capsys.readouterr().err and not (tmp_path / "x.jkl").exists()
