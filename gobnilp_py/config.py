@@ -1016,7 +1016,9 @@ def _check_scip(merged: Mapping[tuple[str, str], tuple[Any, _Origin]], job: str)
         else:
             ok = isinstance(value, str)
         if not ok:
-            raise origin.error(f"must be a {type(default).__name__} (SCIP's default is {_show(default)}), "
+            kind = {"int": "an integer", "float": "a number", "str": "a string"}.get(type(default).__name__,
+                                                                                  type(default).__name__)
+            raise origin.error(f"must be {kind} (SCIP's default is {_show(default)}), "
                                f"got {_show(value)}")
         if job in ("enumerate", "kbest") and name in _PROTECTED_SCIP:
             raise origin.error(f"cannot be changed for job {_show(job)}: the enumeration relies on SCIP's "

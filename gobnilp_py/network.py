@@ -362,6 +362,10 @@ class Network:
             text = "INFEASIBLE: no network satisfies the constraints and the score table"
         elif self.approximate:
             text = "APPROXIMATE: a good network found without an optimality guarantee"
+        elif self.status == "optimal" and self.stats.get("order"):
+            # learned under a given variable order (solve/ordered.py): optimal among the networks it allows
+            text = ("complete: proven optimal under the given order (no network that follows the order scores "
+                    "higher)")
         elif self.status == "optimal":
             text = "complete: proven optimal (no network allowed by the score table and constraints scores higher)"
         elif not math.isfinite(self.score):

@@ -203,8 +203,8 @@ def test_score_output_is_checked_before_the_work_and_never_overwrites_a_foreign_
     foreign.write_text("my own notes\n")
     with monkeypatch.context() as m:
         m.setattr(scoring_mod, "score", no_scoring)
-        code, _, err = run(["score", small_csv, "-o", tmp_path / "nodir" / "x.jkl"], capsys)
-        assert code == 1 and "does not exist" in err
+        code, _, err = run(["score", small_csv, "-o", foreign / "x.jkl"], capsys)
+        assert code == 1 and "is not a folder" in err
         code, _, err = run(["score", small_csv, "-o", foreign], capsys)
         assert code == 1 and "was not written by gobnilp-py" in err
     assert foreign.read_text() == "my own notes\n"
@@ -214,6 +214,8 @@ def test_score_output_is_checked_before_the_work_and_never_overwrites_a_foreign_
     assert ScoreTable.from_jkl(ours).meta["bayes_factor"] == pytest.approx(20)
     assert run(["score", small_csv, "-o", foreign, "--force", "-q"], capsys)[0] == 0
     assert ScoreTable.from_jkl(foreign).epsilon == 0.0
+    deep = tmp_path / "nodir" / "sub" / "x.jkl"           # missing folders: created on writing, as for -o DIR
+    assert run(["score", small_csv, "-o", deep, "-q"], capsys)[0] == 0 and deep.is_file()
 
 
 def test_enumerate_output_folder_is_labelled_and_safe(tmp_path, small_csv, capsys):

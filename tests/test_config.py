@@ -95,7 +95,7 @@ BROKEN: dict[str, tuple[dict[str, str], list[str], str]] = {
     "scip unknown parameter": ({"c.toml": GOOD + '[scip]\n"limits/nodez" = 5\n'}, [],
                                "[scip] limits/nodez is not a SCIP parameter (did you mean limits/nodes?)"),
     "scip wrong type": ({"c.toml": GOOD + '[scip]\n"limits/nodes" = "many"\n'}, [],
-                        '[scip] limits/nodes must be a int (SCIP\'s default is -1), got "many"'),
+                        '[scip] limits/nodes must be an integer (SCIP\'s default is -1), got "many"'),
     "scip protected": ({"c.toml": GOOD + '[scip.misc]\nusesymmetry = 1\n'}, [],
                        '[scip] misc/usesymmetry cannot be changed for job "enumerate"'),
     "scip time limit": ({"c.toml": GOOD + '[scip]\n"limits/time" = 5.0\n'}, [],

@@ -374,8 +374,10 @@ def test_check_output_file(tmp_path):
     from gobnilp_py.errors import OutputError
     from gobnilp_py.output.folder import check_output_file
 
-    with pytest.raises(OutputError, match="folder .*nodir does not exist"):
-        check_output_file(tmp_path / "nodir" / "x.jkl")
+    check_output_file(tmp_path / "nodir" / "x.jkl")      # created when written, as output folders are
+    (tmp_path / "plain").write_text("x")
+    with pytest.raises(OutputError, match="plain is not a folder"):
+        check_output_file(tmp_path / "plain" / "x.jkl")
     with pytest.raises(OutputError, match="is a folder"):
         check_output_file(tmp_path)
     theirs = tmp_path / "theirs.jkl"

@@ -112,7 +112,7 @@ def add_scoring_options(p: argparse.ArgumentParser, *, epsilon: bool = True) -> 
                         "for the gap (BIC/AIC; default: no limit)")
     p.add_argument("--no-prune", dest="prune", action="store_const", const=False, default=None,
                    help="keep every parent set up to --palim (slow; for checking)")
-    p.add_argument("--memory-limit", type=float, default=None, metavar="BYTES",   # 8e9 as in the config
+    p.add_argument("--memory-limit", type=number, default=None, metavar="BYTES",   # 8e9 as in the config
                    help="bytes the scoring walk may hold (default 8 GiB); a run over it is refused before "
                         "allocating, naming the variable, level and memory needed")
     p.add_argument("--n-jobs", type=int, default=None,
@@ -339,10 +339,17 @@ def check_method_flags(method: object, given: Mapping[str, object]) -> None:
     not apply to method 'ordergraph'"), which a command-line user never wrote.
     ``auto`` is left to the driver, which picks a method that takes the flags.
     """
-    if method is None or method == "auto":
-        return
     from ..solve.methods import METHODS
 
+    if method is None or method == "auto":
+        # auto picks an exact method: a flag that only approximate methods take cannot fit it
+        for key, flag in _METHOD_FLAGS.items():
+            users = [x for x in METHODS.values() if key in x.options]
+            if given.get(key) is not None and users and not any(x.exact for x in users):
+                names = ", ".join(x.name for x in users)
+                raise ParameterError(f"{flag} applies only to --method {names}, which auto never picks; "
+                                     f"give --method {users[0].name}")
+        return
     m = METHODS[str(method)]
     for key, flag in _METHOD_FLAGS.items():
         value = given.get(key)

@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     from .. import score
     from .._validation import check_names_for
     from ..errors import ParameterError, ScoreError
-    from ..output.folder import check_output_file, write_error
+    from ..output.folder import check_output_file, make_parent, write_error
 
     out = Path(args.output)
     check_output_file(out, force=args.force)
@@ -56,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
         table = score(data, progress=progress, **check_scoring_options(scoring_kwargs(args)))
     elapsed = time.perf_counter() - t0
     try:
+        make_parent(out)
         table.to_jkl(out)
     except OSError as exc:
         raise write_error(exc, out) from None

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._wording import count
 from ..errors import ConstraintError
 from ..network import Network, find_cycle
 from ..scoring.table import ScoreTable
@@ -518,7 +519,8 @@ class StructuralConstraints:
                                       f"but at most {mp} allowed")
         n_req = len({a for a, _ in req})
         if self.max_edges is not None and n_req > self.max_edges:
-            raise ConstraintError(f"{n_req} arrows are required but max_edges={self.max_edges}")
+            raise ConstraintError(f"{count(n_req, 'arrow')} {'is' if n_req == 1 else 'are'} required but "
+                                  f"max_edges={self.max_edges}")
         for a, b in self.required_adjacencies:
             if frozenset((a, b)) in forb_adj:
                 raise ConstraintError(f"the adjacency {a}-{b} is both required and forbidden")

@@ -42,7 +42,8 @@ from .._io import atomic_write_bytes, atomic_write_text, umask
 from .._version import __version__
 from ..errors import OutputError
 
-__all__ = ["StagedFolder", "RUN_MARKER", "check_output_folder", "check_output_file", "ours_in", "write_error"]
+__all__ = ["StagedFolder", "RUN_MARKER", "check_output_folder", "check_output_file", "make_parent", "ours_in",
+           "write_error"]
 
 log = logging.getLogger(__name__)
 
@@ -141,26 +142,33 @@ def check_output_file(path: str | os.PathLike[str], *, force: bool = False,
     Raises
     ------
     OutputError
-        The path is a folder; its folder does not exist or is not writable;
-        or it exists, was not written by gobnilp-py (``is_ours``) and
-        ``force`` is false.
+        The path is a folder; its nearest existing folder is not a folder or
+        not writable (a missing folder is created when the file is written,
+        as an output folder's missing parents are: :func:`make_parent`); or
+        it exists, was not written by gobnilp-py (``is_ours``) and ``force``
+        is false.
     """
     path = Path(path)
     parent = path.parent if str(path.parent) else Path(".")
     if path.is_dir():
         raise OutputError(f"output {path} is a folder, expected a file name")
-    if not parent.exists():
-        raise OutputError(f"cannot write {path}: folder {parent} does not exist")
-    if not parent.is_dir():
-        raise OutputError(f"cannot write {path}: {parent} is not a folder")
-    if not _writable(parent):
-        raise OutputError(f"cannot write {path}: folder {parent} is not writable")
+    ancestor = _nearest_existing(parent)
+    if not ancestor.is_dir():
+        raise OutputError(f"cannot write {path}: {ancestor} is not a folder")
+    if not _writable(ancestor):
+        raise OutputError(f"cannot write {path}: folder {ancestor} is not writable")
     if path.exists() or path.is_symlink():
         if not path.is_file():
             raise OutputError(f"output {path} exists and is not a regular file")
         if not force and not is_ours(path):
             raise OutputError(f"{path} exists and was not written by gobnilp-py; choose another name, or pass "
                               "--force to overwrite it")
+
+
+def make_parent(path: str | os.PathLike[str]) -> None:
+    """Create the missing folders above an output file, after the work (:func:`check_output_file`
+    found the nearest existing one writable), as :class:`StagedFolder` creates an output folder's."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
 
 
 class StagedFolder:

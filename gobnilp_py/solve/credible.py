@@ -26,7 +26,15 @@ from ..network import Network
 if TYPE_CHECKING:  # pandas (about 0.15 s to import) is imported by the methods that build frames
     import pandas as pd
 
-__all__ = ["CredibleSet"]
+__all__ = ["CredibleSet", "shown_epsilon"]
+
+
+def shown_epsilon(gap: float, opt: float) -> float:
+    """A gap as written in labels: 0 when within the score tolerance at ``opt`` (a tie's float noise,
+    e.g. 9.09e-13), as the CSV writer shows it; the value itself is unchanged where it is used."""
+    from .results import tolerance_of       # here, not at the top: results imports this module
+
+    return 0.0 if math.isfinite(gap) and abs(gap) <= tolerance_of(opt) else gap
 
 
 @dataclass
@@ -132,7 +140,8 @@ class CredibleSet:
                     text += f"; every network scoring >= {_up6(self.threshold)} among the k best is listed"
             gap = self.stats.get("certified_epsilon")
             if gap is not None and math.isfinite(gap):
-                text += f"; certified gap epsilon_k={gap:.6g} (the k-th best scores >= OPT - epsilon_k)"
+                text += (f"; certified gap epsilon_k={shown_epsilon(gap, self.opt):.6g} "
+                         "(the k-th best scores >= OPT - epsilon_k)")
         else:
             bf = self.bayes_factor
             what = f"every network with score >= OPT - {self.epsilon:.6g} (Bayes factor {bf:.6g})"
@@ -177,6 +186,8 @@ class CredibleSet:
     @property
     def bayes_factor(self) -> float:
         """exp(epsilon): the Bayes factor the set covers."""
+        if self.epsilon != self.epsilon:        # nan: a k-best search stopped before its k-th network
+            return math.nan
         return math.exp(self.epsilon) if self.epsilon < 700 else math.inf
 
     def __len__(self) -> int:

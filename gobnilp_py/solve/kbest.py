@@ -63,7 +63,7 @@ from .._wording import ordinal
 from ..errors import ParameterError
 from ._checks import (check_by, check_k, check_lower_bound_held, check_max_networks, check_method,
                       check_time_limit)
-from .credible import CredibleSet
+from .credible import CredibleSet, shown_epsilon
 from .inputs import acquire_table, as_constraints, filter_table, is_table_input
 from .learn import _check_answer, _remaining
 from .methods import METHODS, engine_module, method_options, resolve_method
@@ -515,7 +515,8 @@ def _labels(cs: CredibleSet, k: int, gap: _Gap, notes: list[str], given: bool) -
     out = []
     if math.isfinite(gap.epsilon):
         # ``gap.witnesses`` counts the witness DAGs (a lower bound); only the best k of them lie within epsilon_k
-        out.append(f"k-best list (k={k}) with certified gap epsilon_k={gap.epsilon:.6g}: the {k} best of at least "
+        out.append(f"k-best list (k={k}) with certified gap epsilon_k={shown_epsilon(gap.epsilon, cs.opt):.6g}: "
+                   f"the {k} best of at least "
                    f"{gap.witnesses} witness networks ({gap.rule}) score >= OPT - epsilon_k, which proves that the "
                    f"{ordinal(k)} best network, and every network tied with it, lies within epsilon_k of OPT"
                    + ("" if given else "; the table was scored safe for it"))

@@ -103,7 +103,8 @@ def _data_and_options(data_or_table: Any, scoring_options: Mapping[str, Any]) ->
     rest = {k: v for k, v in scoring_options.items() if k not in READ_OPTIONS and v is not None}
     foreign = sorted(k for k in rest if k not in ORDER_SCORING_OPTIONS)
     if foreign:
-        raise ParameterError(f"scoring options {foreign} do not apply under an order: the fixed-order search "
+        raise ParameterError(f"scoring option{'s' if len(foreign) > 1 else ''} {', '.join(foreign)} "
+                             f"do{'' if len(foreign) > 1 else 'es'} not apply under an order: the fixed-order search "
                              f"scores each node's parent sets from the data itself (it takes "
                              f"{', '.join(ORDER_SCORING_OPTIONS)})")
     if isinstance(data_or_table, Dataset):
