@@ -86,7 +86,8 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
         Also run a second exact method (:mod:`.verify` says which) and raise
         :class:`SolverError` if the optimal scores differ.  ``time_limit``
         covers it; a check a limit cuts short leaves the network labelled not verified
-        (a caveat, ``stats["verification"]``).
+        (a caveat, ``stats["verification"]``).  Refused with an approximate
+        method (asobs): it proves no optimum to confirm.
     progress : callable, optional
         Progress hook, passed to scoring and the engine.
     order : list of str, optional
