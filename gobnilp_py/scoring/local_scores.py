@@ -300,7 +300,7 @@ class PenalisedLL(LocalScore):
             return np.empty(0), np.empty(0)
         f_set, f_fam = self.set_sums(sb) if sums is None else sums
         ll = f_fam[sb.family] - f_set[sb.pair_set]
-        qf = np.array([float(q) for q in sb.q], dtype=np.float64)[sb.pair_set]
+        qf = sb.q_float[sb.pair_set]
         pen = self.coef * qf * (sb.r - 1).astype(np.float64)
         return ll - pen, ll
 

@@ -93,14 +93,40 @@ def fires_array(margin: np.ndarray, epsilon: float, *refs: np.ndarray) -> np.nda
 
     Built in place in one scale array: ``max`` is exact in any order and IEEE products and sums
     are commutative, so ``(scale * RTOL) + epsilon`` is ``epsilon + RTOL * scale`` bit for bit.
+
+    Why the first pass: the tolerance is never negative and rounding is monotone, so
+    ``epsilon + tolerance >= epsilon`` in floating point too, and only elements whose margin
+    exceeds ε can fire.  Few do (a rule fires on a few percent of a level's candidates), so the
+    tolerance is computed for those alone, with the same arithmetic element by element.
     """
     margin = np.asarray(margin, dtype=np.float64)
-    scale = np.ones(np.broadcast_shapes(margin.shape, *(np.shape(r) for r in refs)))
+    shape = np.broadcast_shapes(margin.shape, *(np.shape(r) for r in refs))
+    out = (margin if margin.shape == shape else np.broadcast_to(margin, shape)) > epsilon
+    idx = np.flatnonzero(out)
+    if idx.size == 0:
+        return out
+    if 4 * idx.size > out.size:            # most may fire: the whole array at once
+        scale = np.ones(shape)
+        for r in refs:
+            np.maximum(scale, np.abs(r), out=scale)
+        scale *= RTOL
+        scale += epsilon
+        return np.greater(margin, scale, out=out)
+    scale = np.ones(idx.size)
     for r in refs:
-        np.maximum(scale, np.abs(r), out=scale)
+        np.maximum(scale, np.abs(_flat_at(r, shape, idx)), out=scale)
     scale *= RTOL
     scale += epsilon
-    return margin > scale
+    out.ravel()[idx] = _flat_at(margin, shape, idx) > scale
+    return out
+
+
+def _flat_at(a: np.ndarray | float, shape: tuple[int, ...], idx: np.ndarray) -> np.ndarray:
+    """Elements ``idx`` (flat, C order) of ``a`` broadcast to ``shape``."""
+    a = np.asarray(a, dtype=np.float64)
+    if a.shape == shape:
+        return a.ravel()[idx]
+    return np.broadcast_to(a, shape)[np.unravel_index(idx, shape)]
 
 
 def dominated(score: float, best_subset: float, epsilon: float) -> bool:
