@@ -257,3 +257,22 @@ def test_a_walk_hands_back_its_dense_table_empty_and_the_next_walk_reuses_it(mon
     early = Dataset([f"V{j}" for j in range(5)], [2] * 5, rng.integers(0, 2, size=(22, 5)))
     score(early, score="BIC", bayes_factor=20, n_jobs=1)
     assert not engine._LevelKeys._spare[0].any()
+
+
+def test_the_dense_table_widens_to_int32_for_a_level_of_32767_rows_or_more(monkeypatch):
+    """int16 slots hold small levels; a stored level of 48,048 rows (16 binary variables, every set
+    of 5 parents) moves the walk to an int32 table, which is the one kept, and the table equals a
+    walk on int32 slots throughout."""
+    rng = np.random.default_rng(11)
+    ds = Dataset([f"V{j}" for j in range(16)], [2] * 16, rng.integers(0, 2, size=(40, 16)))
+    assert engine._LevelKeys.fit(np.zeros(16 << 16, dtype=np.int16), 32766).dtype == np.int16
+    assert engine._LevelKeys.fit(np.zeros(16 << 16, dtype=np.int16), 32767).dtype == np.int32
+    monkeypatch.setattr(engine._LevelKeys, "_spare", [])
+    wide = score(ds, score="BIC", palim=6, prune=False, n_jobs=1)
+    assert wide.meta["families_scored_per_level"][5] == 16 * 3003
+    (kept,) = engine._LevelKeys._spare
+    assert kept.dtype == np.int32 and not kept.any()
+    monkeypatch.setattr(engine._LevelKeys, "_spare", [])
+    monkeypatch.setattr(engine._LevelKeys, "dense_table", staticmethod(lambda n: np.zeros(n << n, dtype=np.int32)))
+    ref = score(ds, score="BIC", palim=6, prune=False, n_jobs=1)
+    assert wide.families == ref.families
