@@ -1422,6 +1422,15 @@ def _across(op: np.ufunc, a: np.ndarray) -> np.ndarray:
     return out
 
 
+def _gather_across(op: np.ufunc, values: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """``_across(op, values[idx])`` without the (rows x columns) gather: one column at a time, so
+    the temporaries are a column long (the same values: ``op`` is max or min, exact in any order)."""
+    out = values[idx[:, 0]]
+    for t in range(1, idx.shape[1]):
+        op(out, values[idx[:, t]], out=out)
+    return out
+
+
 def _generate(run: _Run, cat: _Level, keys: _LevelKeys, rows: np.ndarray, vr: np.ndarray, maxy: np.ndarray,
               k: int, j0: int, j1: int, c: _Consts) -> Any:
     """Candidates ``Y ∪ {j}`` (``j0 <= j < j1``, ``j > max Y``) of size ``k`` from the level's rows ``rows``.
@@ -1473,9 +1482,9 @@ def _generate(run: _Run, cat: _Level, keys: _LevelKeys, rows: np.ndarray, vr: np
         sub_m = cat.masks[yi][:, None]
         sub_i = yi[:, None]
         drop = jj[:, None]
-    best = _across(np.maximum, cat.best[sub_i])
+    best = _gather_across(np.maximum, cat.best, sub_i)
     # without ml_ceiling every bound is +inf (the scorer computes none)
-    ubi = _across(np.minimum, cat.ub[sub_i]) if "ml_ceiling" in R else np.full(yi.size, np.inf)
+    ubi = _gather_across(np.minimum, cat.ub, sub_i) if "ml_ceiling" in R else np.full(yi.size, np.inf)
     qx = cat.q[yi] * arf[jj]
     nnu = cat.nnu[yi] + nonunit[jj]
     alive = np.ones(yi.size, dtype=bool)
@@ -1504,21 +1513,27 @@ def _generate(run: _Run, cat: _Level, keys: _LevelKeys, rows: np.ndarray, vr: np
             if "entropy" in R:
                 a = np.flatnonzero(alive & pen_ok)
                 if a.size:
-                    va = v[a]
-                    ll_sub = cat.ll[sub_i[a]]
-                    n_ent = np.subtract(llc[va][:, None], ll_sub)   # b - a is -a + b bit for bit
-                    d = drop[a]
-                    pos, hit = keys.find(d, sub_m[a])
-                    other = np.where(hit, -cat.ll[pos] + llc[d], np.inf)
-                    n_ent = np.minimum(n_ent, other)
-                    rd = arf[d]
-                    # coef * (r_v - 1) * (q_X / r_d) * (r_d - 1), evaluated in that order, in place
-                    step = qx[a][:, None] / rd
-                    np.multiply((coef * (rv[a] - 1))[:, None], step, out=step)
-                    step *= rd - 1
-                    fe = (rd > 1) & P.fires_array(step - n_ent, eps, ll_sub, step)
+                    # one immediate subset (column) at a time: the temporaries are a column long,
+                    # which keeps them in cache and out of fresh memory (session 19)
+                    llv = llc[v[a]]
+                    qa = qx[a]
+                    cv = coef * (rv[a] - 1)
+                    fa = np.zeros(a.size, dtype=bool)
+                    for t in range(sub_i.shape[1]):
+                        ll_sub = cat.ll[sub_i[a, t]]
+                        n_ent = llv - ll_sub                      # -a + b bit for bit
+                        d = drop[a, t]
+                        pos, hit = keys.find(d, sub_m[a, t])
+                        other = np.where(hit, -cat.ll[pos] + llc[d], np.inf)
+                        np.minimum(n_ent, other, out=n_ent)
+                        rd = arf[d]
+                        # coef * (r_v - 1) * (q_X / r_d) * (r_d - 1), evaluated in that order, in place
+                        step = qa / rd
+                        np.multiply(cv, step, out=step)
+                        step *= rd - 1
+                        fa |= (rd > 1) & P.fires_array(step - n_ent, eps, ll_sub, step)
                     f = np.zeros_like(alive)
-                    f[a] = _across(np.logical_or, fe)
+                    f[a] = fa
                     fired["entropy"] = f
                     alive &= ~f
         if "cell_bound" in R:
