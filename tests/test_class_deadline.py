@@ -211,3 +211,56 @@ def test_by_class_under_auto_picks_a_method_that_collects_classes():
     assert by_dag.stats["method"] == "ordergraph"
     assert by_class.complete and by_dag.complete
     assert sorted(n.key for n in by_class.networks) == sorted(n.key for n in by_dag.networks)
+
+
+def test_after_an_interrupt_listing_leaves_time_to_build_the_networks(big_class, monkeypatch):
+    """A Ctrl-C / SIGTERM in a class search gives a short grace; listing members must not take all of it.
+
+    The allowance per class is made larger than the grace (as 9,519 classes against 2 s were on
+    lung-cancer), and the one class found has 362,880 members, so listing alone could fill the grace.
+    Before the fix listing took the whole grace and the answer held the optimum alone.
+    """
+    import signal
+
+    import gobnilp_py.solve.collect as co
+    from gobnilp_py._interrupt import clear_last_signal
+    from gobnilp_py.ilp.collector import NetworkCollector
+
+    monkeypatch.setattr(co, "INTERRUPT_GRACE", 1.0)
+    monkeypatch.setattr(co, "LISTING_SECONDS_PER_CLASS", 10.0)
+    sent = []
+    remember = NetworkCollector._remember
+
+    def remember_then_signal(self, *args, **kwargs):
+        remember(self, *args, **kwargs)
+        if self.classes and not sent:  # the first class recorded: the user's kill, inside the search
+            sent.append(len(self.classes))
+            signal.raise_signal(signal.SIGTERM)
+
+    monkeypatch.setattr(NetworkCollector, "_remember", remember_then_signal)
+    try:
+        cs = enumerate_networks(big_class, epsilon=0.5, method="ilp", by="class", max_networks=None)
+    finally:
+        clear_last_signal()
+    assert sent and not cs.complete and cs.reason == "interrupted"
+    assert len(cs) > 1000, f"only {len(cs)} network(s) built after the interrupt"
+    assert [n.score for n in cs.networks] == sorted((n.score for n in cs.networks), reverse=True)
+    assert len({n.key for n in cs.networks}) == len(cs)
+
+
+@pytest.mark.parametrize("n_classes, max_networks", [(0, None), (5, None), (10_000, None), (10_000, 150_000),
+                                                    (10_000, 10), (100, 0)])
+def test_the_listing_split_always_leaves_building_its_share(n_classes, max_networks):
+    from gobnilp_py.solve.collect import (BUILD_MIN_SHARE, BUILD_SECONDS_PER_NETWORK, LISTING_SECONDS_PER_CLASS,
+                                          LISTING_SHARE, _listing_split)
+
+    assert _listing_split(5.0, None, n_classes, max_networks) is None
+    for left in (0.0, 2.0, 30.0, 300.0):
+        end = _listing_split(5.0, 5.0 + left, n_classes, max_networks)
+        build = BUILD_MIN_SHARE * left
+        if max_networks is not None:
+            build = min(build, BUILD_SECONDS_PER_NETWORK * max_networks)
+        per_class = min(left, LISTING_SECONDS_PER_CLASS * n_classes)
+        assert 5.0 <= end <= 5.0 + left - build + 1e-12
+        # below the cap the split is the classes' allowance and a share of the rest, as before
+        assert end == pytest.approx(5.0 + min(per_class + LISTING_SHARE * (left - per_class), left - build))
