@@ -349,6 +349,11 @@ DENSE_UNIQUE_SLOTS = 1 << 20       # below 2^31: the tables index with int32
 DENSE_UNIQUE_RATIO = 32
 
 
+def _dense_fits(bound: int, size: int) -> bool:
+    """Whether values below ``bound`` are placed in a table rather than sorted (``size`` of them, at least one)."""
+    return size > 0 and bound <= min(DENSE_UNIQUE_SLOTS, DENSE_UNIQUE_RATIO * size)
+
+
 def unique_inverse(x: np.ndarray, bound: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(values, index, inverse)`` of a 1-d array: its sorted distinct values, the position of *an*
     occurrence of each, and each element's value number (``values[inverse] == x``).
@@ -365,7 +370,7 @@ def unique_inverse(x: np.ndarray, bound: int | None = None) -> tuple[np.ndarray,
     tenth of the scoring.  Values and inverse are those of the sort; the index may name another
     occurrence.
     """
-    if bound is not None and x.size and bound <= min(DENSE_UNIQUE_SLOTS, DENSE_UNIQUE_RATIO * x.size):
+    if bound is not None and _dense_fits(bound, x.size):
         seen = np.zeros(bound, dtype=bool)
         seen[x] = True
         values = np.flatnonzero(seen).astype(x.dtype, copy=False)
@@ -395,7 +400,7 @@ def argsort_distinct(keys: np.ndarray, bound: int) -> np.ndarray:
     placed in a table and read back in order, without a sort: 2-3 times faster on the walk's
     pieces of a few thousand pairs.
     """
-    if keys.size and bound <= min(DENSE_UNIQUE_SLOTS, DENSE_UNIQUE_RATIO * keys.size):
+    if _dense_fits(bound, keys.size):
         seen = np.zeros(bound, dtype=bool)
         seen[keys] = True
         at = np.empty(bound, dtype=np.int32)            # read only where written (the keys)

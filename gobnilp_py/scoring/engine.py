@@ -443,7 +443,7 @@ def _ll_all_others_packed(pc: ParentConfigs) -> np.ndarray | None:
     :func:`_atom_likelihoods`; they are added in another order, so a value may differ in its last
     bits (the rules' tolerance, ``pruning.RTOL``, is seven orders of magnitude above that).
     """
-    from .counts import unique_inverse, xlogx_table
+    from .counts import xlogx_table
 
     ar = np.maximum(pc.arities.astype(np.int64), 1)
     n = int(ar.size)
