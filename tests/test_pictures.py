@@ -16,7 +16,7 @@ import pytest
 from gobnilp_py import Network, enumerate_networks, read_data
 from gobnilp_py.errors import ConfigError
 from gobnilp_py.examples import example_path
-from gobnilp_py.output import layout as L
+from gobnilp_py.drawing import layout as L
 from gobnilp_py.output import pictures as P
 from gobnilp_py.solve.credible import CredibleSet
 

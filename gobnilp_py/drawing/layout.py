@@ -2,7 +2,7 @@
 
 Both layouts give node centres and, for every arrow, a route (the control
 points of a cubic Bézier curve from the tail's border to the head's border),
-in inches with ``y`` pointing up, so :mod:`gobnilp_py.output.pictures` draws
+in inches with ``y`` pointing up, so :mod:`gobnilp_py.drawing.figures` draws
 either one the same way.
 
 **Graphviz** (:func:`graphviz_layout`).  Used when the ``dot`` program is on
