@@ -191,3 +191,20 @@ def test_bad_arguments_are_one_line_errors(cs):
         consensus_network(np.array([[0, 2.0], [0, 0]]), names=["a", "b"])
     with pytest.raises(DataError, match="need names"):
         consensus_network(np.zeros((2, 2)))
+
+
+def test_label_of_every_kind_of_set_is_carried():
+    from gobnilp_py._wording import UNKNOWN_PREFIX
+    from gobnilp_py.equivalence.consensus import source_label
+
+    assert source_label("complete k-best list: the 5 best networks", True) == "complete: "
+    assert source_label("INCOMPLETE (time_limit) k-best list: the best networks found", False) == \
+        "INCOMPLETE (time_limit): "
+    assert source_label(UNKNOWN_PREFIX + "complete: every network with score >= OPT - 3", True) == \
+        UNKNOWN_PREFIX + "complete: "
+    nets = [Network(("a", "b"), {"b": ("a",)}, -1.0), Network(("a", "b"), {}, -2.0)]
+    unknown = CredibleSet(-1.0, 2.0, True, None, nets,
+                          caveats=["the score table does not record how it was pruned (read from x.jkl)"])
+    c = unknown.consensus(0.5)
+    assert unknown.guarantee.startswith("UNKNOWN: ") and c.guarantee.startswith(UNKNOWN_PREFIX + "complete: ")
+    assert c.pruning_unknown and c.caveats == tuple(unknown.caveats)
