@@ -36,6 +36,7 @@ from .errors import (
 )
 from .config import RunConfig, load_config
 from .examples import example_path
+from .graph_compare import GraphComparison, compare_graphs
 from .network import Network
 from .scoring import LocalScore, register_score, score
 from .scoring.table import Family, ScoreTable
@@ -78,6 +79,9 @@ __all__ = [
     "group_by_class",
     "edge_probabilities",
     "arrow_probabilities",
+    # comparing graphs
+    "compare_graphs",
+    "GraphComparison",
     # errors
     "GobnilpError",
     "DataError",

@@ -558,6 +558,17 @@ class Network:
             parents.setdefault(str(c), []).append(str(p))
         return cls(tuple(names), {c: tuple(ps) for c, ps in parents.items()}, score, **kwargs)
 
+    def _repr_svg_(self) -> str | None:
+        """The network drawn as SVG, which Jupyter shows for a network value (see :mod:`gobnilp_py.drawing.notebook`).
+
+        ``None`` (the text ``repr`` is shown) for a result without a network or
+        with more variables than a picture can hold; matplotlib is imported
+        only here, when a notebook asks.
+        """
+        from .drawing.notebook import network_svg
+
+        return network_svg(self)
+
     def __repr__(self) -> str:
         try:
             shape = self.to_modelstring()

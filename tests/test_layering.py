@@ -26,7 +26,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("_validation", "_scip_params"),
     ("data",),
     ("scoring",),
-    ("network", "equivalence", "constraints", "interop"),
+    ("network", "equivalence", "constraints", "interop", "drawing", "graph_compare"),
     ("search", "ilp"),
     ("solve",),
     ("output", "config", "compare", "examples"),

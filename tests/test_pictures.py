@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import os
+import shutil
 import stat
 import sys
 import textwrap
 import types
+from pathlib import Path
 
 import numpy as np
 import pytest
+from matplotlib.path import Path as Path_
 
-from gobnilp_py import Network, enumerate_networks, read_data
+from gobnilp_py import Network, cpdag, enumerate_networks, read_data
 from gobnilp_py.errors import ConfigError
 from gobnilp_py.examples import example_path
-from gobnilp_py.output import layout as L
+from gobnilp_py.drawing import figures as F
+from gobnilp_py.drawing import layout as L
 from gobnilp_py.output import pictures as P
 from gobnilp_py.solve.credible import CredibleSet
 
@@ -295,6 +300,130 @@ def test_parse_plain_reads_quoted_names_and_scale():
     centres, routes = L.parse_plain('graph 2 1 1\nnode "a b" 0.5 0.25 1 1 "a b" solid ellipse black white\n'
                                     'edge "a b" c 4 0 0 0 1 0 2 0 3 solid black\nstop\n')
     assert centres == {"a b": (1.0, 0.5)} and routes[("a b", "c")][-1].tolist() == [0.0, 6.0]
+
+
+# ----------------------------------------------------------------------------- arrowheads (issue 39)
+RECORDED = json.loads((Path(__file__).parent / "data" / "graphviz_plain.json").read_text())["graphs"]
+
+
+def _recorded(name: str) -> tuple[list[str], list[tuple[str, str]], str]:
+    g = RECORDED[name]
+    return g["names"], [tuple(e) for e in g["edges"]], g["plain"]
+
+
+def _dot_printing(tmp_path, monkeypatch, plain: str) -> None:
+    """A fake ``dot`` on PATH that prints a recorded ``-Tplain`` output (so no Graphviz is needed)."""
+    folder = _fake_dot(tmp_path, f"""
+        import sys
+        sys.stdin.read()
+        assert sys.argv[1:] == ["-Tplain"]
+        sys.stdout.write({plain!r})
+        """)
+    monkeypatch.setenv("PATH", folder + os.pathsep + os.environ.get("PATH", ""))
+
+
+def _ellipse_r(p, centre, size) -> float:
+    a, b = (s / 2 for s in size)
+    return ((p[0] - centre[0]) / a) ** 2 + ((p[1] - centre[1]) / b) ** 2
+
+
+def _bad_heads(fig, lay: L.Layout, arrows) -> list:
+    """Arrows drawn without a head, or whose head does not touch its child, or points elsewhere.
+
+    A good head: its base (the back edge) is outside the child's ellipse, so it is seen; its tip is
+    within 0.04 inch of the border (matplotlib pulls the tip back by the line's half width); it
+    points into the child (the direction base -> tip makes less than 80 degrees with the inward normal
+    of the border where it ends)."""
+    heads = {(u, v): (tip, base) for u, v, tip, base in F.arrow_heads(fig)}
+    assert set(heads) == set(arrows)
+    bad = []
+    for (u, v), (tip, base) in sorted(heads.items()):
+        if tip is None:
+            bad.append((u, v, "no head"))
+            continue
+        c, size = np.array(lay.pos[v]), lay.size[v]
+        d = (tip - base) / np.linalg.norm(tip - base)
+        border = L._border(c, tip - c, size)
+        inward = -np.array([(border[0] - c[0]) / size[0] ** 2, (border[1] - c[1]) / size[1] ** 2])
+        inward /= np.linalg.norm(inward)
+        if _ellipse_r(base, c, size) <= 1.0:
+            bad.append((u, v, "head hidden under the child"))
+        elif np.linalg.norm(tip - border) > 0.04:
+            bad.append((u, v, "head does not touch the child"))
+        elif float(np.dot(d, inward)) < math.cos(math.radians(80)):
+            bad.append((u, v, f"head points away from the child ({float(np.dot(d, inward)):.2f})"))
+    return bad
+
+
+def _routes_end_heading_in(lay: L.Layout) -> list:
+    bad = []
+    for (u, v), pts in lay.routes.items():
+        for pt, w in ((pts[0], u), (pts[-1], v)):
+            if abs(_ellipse_r(pt, lay.pos[w], lay.size[w]) - 1.0) > 1e-6:
+                bad.append((u, v, f"does not end on {w}'s border"))
+        if not L._points_in(pts[-1] - pts[-2], pts[-1], lay.pos[v], lay.size[v]):
+            bad.append((u, v, "last tangent does not point into the child"))
+    return bad
+
+
+@pytest.mark.parametrize("name", sorted(RECORDED))
+def test_recorded_dot_layout_draws_every_arrowhead_pointing_at_its_child(name, tmp_path, monkeypatch):
+    """Asia lost lung->either and either->dysp with dot on PATH: routes ended in a backward stub."""
+    names, edges, plain = _recorded(name)
+    _dot_printing(tmp_path, monkeypatch, plain)
+    net = Network.from_edges(names, edges, score=-1.0)
+    lay = L.layout_dag(names, edges)
+    assert lay.engine == "dot"
+    assert _routes_end_heading_in(lay) == []
+    assert _bad_heads(P._dag_figure(net), lay, edges) == []
+    fig = P._cpdag_figure(net)
+    g = cpdag(net)
+    assert _bad_heads(fig, lay, sorted(g.directed)) == []
+    lines = [p for p in fig.axes[0].patches if (p.get_label() or "").startswith("_line\t")]
+    assert len(lines) == len(g.undirected)
+    assert all(Path_.CLOSEPOLY not in (p.get_path().codes if p.get_path().codes is not None else [])
+               for p in lines)  # undirected edges carry no head
+
+
+@pytest.mark.parametrize("name", sorted(RECORDED))
+def test_layered_layout_draws_every_arrowhead_pointing_at_its_child(name):
+    names, edges, _ = _recorded(name)
+    net = Network.from_edges(names, edges, score=-1.0)
+    lay = L.layered_layout(names, edges)
+    assert _routes_end_heading_in(lay) == []
+    assert _bad_heads(P._dag_figure(net, engine="layered"), lay, edges) == []
+    assert _bad_heads(P._cpdag_figure(net, engine="layered"), lay, sorted(cpdag(net).directed)) == []
+
+
+def test_asia_cpdag_draws_its_compelled_v_structure_with_heads(tmp_path, monkeypatch):
+    """The picture agrees with its legend: tub -> either <- lung and either -> dysp <- bronc are arrows."""
+    names, edges, plain = _recorded("asia")
+    _dot_printing(tmp_path, monkeypatch, plain)
+    heads = {(u, v): tip for u, v, tip, _ in F.arrow_heads(P._cpdag_figure(Network.from_edges(names, edges, -1.0)))}
+    for arrow in (("tub", "either"), ("lung", "either"), ("either", "dysp"), ("bronc", "dysp")):
+        assert heads[arrow] is not None, arrow
+
+
+def test_fit_route_cuts_a_route_that_ends_inside_the_child():
+    """Graphviz's end a little inside our ellipse: cut where the curve enters, not a stub back out."""
+    size = (0.5, 0.38)
+    inside_end = np.array([[0.0, 2.0], [0.0, 1.6], [0.0, 0.6], [0.05, 0.15]])  # ends inside the child at (0, 0)
+    r = L.fit_route(inside_end, (0, 2.2), size, (0, 0), size)
+    assert abs(_ellipse_r(r[-1], (0, 0), size) - 1) < 1e-9 and L._points_in(r[-1] - r[-2], r[-1], (0, 0), size)
+    short = np.array([[0.0, 2.0], [0.0, 1.6], [0.0, 0.6], [0.0, 0.2]])  # 0.01 short of the border: snapped
+    r = L.fit_route(short, (0, 2.2), size, (0, 0), size)
+    assert r.shape == (4, 2) and abs(r[-1][1] - 0.19) < 1e-12
+    assert L.fit_route(np.array([[0, 0.1], [0, 0.5], [0, 1.0], [0, 1.5]]), (0, 2), size, (0, 0), size) is None
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
+@pytest.mark.parametrize("seed", range(6))
+def test_real_dot_draws_every_arrowhead_pointing_at_its_child(seed):
+    net = random_dag(10 + 5 * seed, seed, max_parents=2 + seed % 3)
+    lay = L.layout_dag(list(net.names), net.edges, engine="graphviz")
+    assert lay.engine == "dot"
+    assert _routes_end_heading_in(lay) == []
+    assert _bad_heads(P._dag_figure(net, engine="graphviz"), lay, net.edges) == []
 
 
 # ----------------------------------------------------------------------------- axes and labels

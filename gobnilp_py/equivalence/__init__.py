@@ -7,7 +7,8 @@ class its essential graph (:func:`cpdag`); :mod:`.extensions` counts, lists
 and counts arrows over a class's member DAGs exactly (optionally restricted
 by structural constraints); :mod:`.averaging` turns scores into posterior
 probabilities of networks, classes, edges and arrows, from listed networks
-or from whole classes.
+or from whole classes; :mod:`.consensus` turns those probabilities into one
+network (the arrows or edges reaching a threshold, kept acyclic).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from .cpdag import (
     group_by_class,
     network_parts,
 )
+from .consensus import ConsensusNetwork, consensus_network
 from .extensions import Extensions, MemberConstraints, arrow_counts, count_members, iter_members
 
 __all__ = [
@@ -62,4 +64,6 @@ __all__ = [
     "class_edge_probabilities",
     "class_arrow_probabilities",
     "class_feature_table",
+    "ConsensusNetwork",
+    "consensus_network",
 ]

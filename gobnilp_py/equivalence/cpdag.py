@@ -456,6 +456,16 @@ class CPDAG:
             "undirected": [[u, v] for u, v in self._undirected_pairs()],
         }
 
+    def _repr_svg_(self) -> str | None:
+        """The class drawn as SVG (compelled arrows, reversible edges dashed, a legend), which Jupyter shows.
+
+        Laid out by one of its member DAGs; ``None`` (the text ``repr``) when
+        there are more variables than a picture can hold.
+        """
+        from ..drawing.notebook import cpdag_svg
+
+        return cpdag_svg(self)
+
     def _order(self, edge: tuple[str, str]) -> tuple[int, int]:
         idx = _index(self.names)
         return idx[edge[0]], idx[edge[1]]

@@ -389,6 +389,43 @@ class CredibleSet:
                             "use gobnilp_py.load_result")
         return out
 
+    # ------------------------------------------------------- notebook and consensus
+    def _repr_html_(self) -> str:
+        """The set as Jupyter shows it: the guarantee line, counts, best networks, classes, edge probabilities.
+
+        See :func:`gobnilp_py.drawing.notebook.credible_html`; an incomplete or
+        approximate set says so in its first line, in the words of :attr:`guarantee`.
+        """
+        from ..drawing.notebook import credible_html
+
+        return credible_html(self)
+
+    def consensus(self, threshold: float = 0.5, *, on: str = "arrows") -> Any:
+        """The consensus network: the arrows (``on="edges"``: the adjacencies) with probability >= ``threshold``.
+
+        Arrows are added in decreasing probability and one that would close a
+        directed cycle is skipped (``on="edges"``: turned round), and reported;
+        see :mod:`gobnilp_py.equivalence.consensus` for the rules.  Returns a
+        :class:`~gobnilp_py.equivalence.consensus.ConsensusNetwork` (a
+        :class:`~gobnilp_py.network.Network` without a score) holding the
+        probability of each arrow kept; its guarantee starts with this set's
+        label, so the consensus of an incomplete or approximate set says so.
+
+        Raises
+        ------
+        DataError
+            The set holds no network.
+        ParameterError
+            ``threshold`` outside ``(0, 1]``, or ``on`` not ``"arrows"``/``"edges"``.
+        """
+        from ..equivalence.consensus import consensus_network
+        from ..errors import DataError
+
+        if not self.networks:
+            raise DataError("consensus: the set holds no network, so there is nothing to average")
+        return consensus_network(self.arrow_probabilities(), threshold, on=on, edges=self.edge_probabilities(),
+                                 source=self)
+
     def __repr__(self) -> str:
         if self.infeasible:
             state = "INFEASIBLE"

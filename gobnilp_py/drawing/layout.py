@@ -2,7 +2,7 @@
 
 Both layouts give node centres and, for every arrow, a route (the control
 points of a cubic Bézier curve from the tail's border to the head's border),
-in inches with ``y`` pointing up, so :mod:`gobnilp_py.output.pictures` draws
+in inches with ``y`` pointing up, so :mod:`gobnilp_py.drawing.figures` draws
 either one the same way.
 
 **Graphviz** (:func:`graphviz_layout`).  Used when the ``dot`` program is on
@@ -70,6 +70,8 @@ __all__ = [
     "graphviz_layout",
     "graphviz_engine",
     "parse_plain",
+    "layout_from_plain",
+    "fit_route",
     "count_crossings",
 ]
 
@@ -221,6 +223,32 @@ def graphviz_layout(names: Sequence[str], edges: Sequence[tuple[str, str]], *, p
         if proc.returncode != 0:
             raise RuntimeError(f"{program} exited with code {proc.returncode}: {proc.stderr.strip()[:200]}")
         plain = proc.stdout
+    return layout_from_plain(names, edges, plain, engine="pygraphviz" if program == "pygraphviz" else "dot")
+
+
+def layout_from_plain(names: Sequence[str], edges: Sequence[tuple[str, str]], plain: str, *,
+                      engine: str = "dot") -> Layout:
+    """The layout Graphviz's ``-Tplain`` text describes, with every route fitted to the drawn nodes.
+
+    ``plain`` is what ``dot -Tplain`` prints for :func:`_dot_for_layout`'s
+    graph (nodes ``n0``, ``n1``, ... in ``names`` order).  Graphviz ends each
+    spline on *its* node outline (a polygon approximating the ellipse, sizes
+    rounded to points, coordinates to 5 digits), which is up to a few
+    thousandths of an inch inside or outside the ellipse drawn here.  Each
+    route is therefore cut where it first enters its child's ellipse (and
+    where it last leaves its parent's), or carried on to the border when it
+    stops short (:func:`fit_route`): it then ends on the border, heading
+    into the child, and the arrowhead drawn along that last tangent points at
+    the child.  (Extending the route by a tiny segment from a point just
+    inside the ellipse to the border, as before, gave a tangent pointing
+    *out of* the child: the head was drawn backwards and hidden under the
+    node, Asia losing 2 of its 7 arrowheads.)
+
+    Raises
+    ------
+    RuntimeError
+        When the text lacks a node.
+    """
     ids = {f"n{i}": v for i, v in enumerate(names)}
     centres, routes = parse_plain(plain)
     missing = [k for k in ids if k not in centres]
@@ -228,16 +256,18 @@ def graphviz_layout(names: Sequence[str], edges: Sequence[tuple[str, str]], *, p
         raise RuntimeError(f"Graphviz output lacks node {missing[0]}")
     pos = {ids[k]: centres[k] for k in ids}
     size = {v: node_size(v) for v in names}
+    index = {v: i for i, v in enumerate(names)}
     out: dict[tuple[str, str], np.ndarray] = {}
     for u, v in edges:
-        key = (f"n{names.index(u)}", f"n{names.index(v)}")
-        pts = routes.get(key)
-        if pts is None or len(pts) < 4 or (len(pts) - 1) % 3:
-            pts = _bezier_through(_clip_ends([np.array(pos[u]), np.array(pos[v])], size[u], size[v]))
-        else:
-            pts = _reach_border(pts, np.array(pos[v]), size[v])
-        out[(u, v)] = pts
-    return Layout(pos, size, out, "pygraphviz" if program == "pygraphviz" else "dot")
+        pts = routes.get((f"n{index[u]}", f"n{index[v]}"))
+        fitted = None
+        if pts is not None and len(pts) >= 4 and (len(pts) - 1) % 3 == 0:
+            fitted = fit_route(pts, pos[u], size[u], pos[v], size[v])
+        if fitted is None:  # no usable spline: a straight line between the borders
+            log.debug("Graphviz route of %s -> %s unusable; drawing a straight line", u, v)
+            fitted = _bezier_through(_clip_ends([np.array(pos[u]), np.array(pos[v])], size[u], size[v]))
+        out[(u, v)] = fitted
+    return Layout(pos, size, out, engine)
 
 
 def parse_plain(text: str) -> tuple[dict[str, tuple[float, float]], dict[tuple[str, str], np.ndarray]]:
@@ -279,14 +309,142 @@ def parse_plain(text: str) -> tuple[dict[str, tuple[float, float]], dict[tuple[s
     return centres, routes
 
 
-def _reach_border(pts: np.ndarray, centre: np.ndarray, size: tuple[float, float]) -> np.ndarray:
-    """Extend a route that stops short of the head (room Graphviz keeps for its own arrowhead)."""
-    end = pts[-1]
-    target = _border(centre, end - centre, size)
-    if np.linalg.norm(target - end) < 1e-3:
-        return pts
-    seg = np.array([end + (target - end) / 3, end + 2 * (target - end) / 3, target])
-    return np.vstack([pts, seg])
+#: A route whose end is this close (inches) to the border is moved onto it; farther, it is carried on by a line.
+_SNAP = 0.02
+#: The last tangent must point into the child by at least this cosine (about 84 degrees off the border) and
+#: be this long (inches): matplotlib draws the head along ``p3 - p2``, so a stub of a few thousandths of an
+#: inch would give a head pointing wherever rounding sends it.
+_MIN_COS = 0.1
+_MIN_TANGENT = 0.01
+
+
+def _inside(pts: np.ndarray, centre: Sequence[float], size: tuple[float, float]) -> np.ndarray:
+    a, b = size[0] / 2, size[1] / 2
+    return ((pts[..., 0] - centre[0]) / a) ** 2 + ((pts[..., 1] - centre[1]) / b) ** 2 < 1.0
+
+
+def _cubic(seg: np.ndarray, t: np.ndarray) -> np.ndarray:
+    t = np.asarray(t, dtype=float)[..., None]
+    p0, p1, p2, p3 = seg
+    return (1 - t) ** 3 * p0 + 3 * (1 - t) ** 2 * t * p1 + 3 * (1 - t) * t ** 2 * p2 + t ** 3 * p3
+
+
+def _split(seg: np.ndarray, t: float) -> tuple[np.ndarray, np.ndarray]:
+    """De Casteljau: the two cubic pieces of ``seg`` before and after parameter ``t``."""
+    p0, p1, p2, p3 = seg
+    a, b, c = p0 + t * (p1 - p0), p1 + t * (p2 - p1), p2 + t * (p3 - p2)
+    d, e = a + t * (b - a), b + t * (c - b)
+    f = d + t * (e - d)
+    return np.array([p0, a, d, f]), np.array([f, e, c, p3])
+
+
+def _crossing(seg: np.ndarray, t_out: float, t_in: float, centre: Sequence[float],
+              size: tuple[float, float]) -> float:
+    """The parameter between ``t_out`` (outside the ellipse) and ``t_in`` (inside) where ``seg`` crosses it."""
+    for _ in range(50):
+        mid = (t_out + t_in) / 2
+        if _inside(_cubic(seg, np.array(mid)), centre, size):
+            t_in = mid
+        else:
+            t_out = mid
+    return t_out
+
+
+def _points_in(tangent: np.ndarray, end: np.ndarray, centre: Sequence[float], size: tuple[float, float]) -> bool:
+    """Whether ``tangent`` at the border point ``end`` points into the ellipse, clearly and not as a stub."""
+    a, b = size[0] / 2, size[1] / 2
+    inward = -np.array([(end[0] - centre[0]) / a ** 2, (end[1] - centre[1]) / b ** 2])
+    length = float(np.hypot(*tangent))
+    if length < _MIN_TANGENT or not np.any(inward):
+        return False
+    return float(np.dot(tangent, inward)) >= _MIN_COS * length * float(np.hypot(*inward))
+
+
+def _line(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    return np.array([p, p + (q - p) / 3, p + 2 * (q - p) / 3, q])
+
+
+def fit_route(pts: np.ndarray, pos_u: Sequence[float], size_u: tuple[float, float], pos_v: Sequence[float],
+              size_v: tuple[float, float], samples: int = 64) -> np.ndarray | None:
+    """A route (cubic Bézier control points) made to leave the tail's ellipse and end on the head's, heading in.
+
+    * *Head.*  Where the curve first enters the head's ellipse (found on
+      ``samples`` points per segment, then by bisection to 2^-50 of a
+      segment), the segment is split (de Casteljau) and the rest dropped.
+      A curve entering a convex shape crosses its border heading inwards,
+      so the last tangent points into the child.  A curve that stops
+      short is moved onto the border when within :data:`_SNAP` inches
+      (keeping its last tangent), else carried on by a straight segment
+      towards the centre.
+    * *Tail.*  Likewise, from where the curve last leaves the tail's ellipse.
+
+    Returns ``None`` when no such route exists (overlapping nodes, a curve
+    that starts inside the head) or when the last tangent still does not
+    point into the child; the caller then draws a straight line, whose end
+    always does.
+
+    Examples
+    --------
+    >>> r = fit_route(np.array([[0, 2.0], [0, 1.5], [0, 0.5], [0, 0.1]]), (0, 2), (0.5, 0.38), (0, 0), (0.5, 0.38))
+    >>> [round(float(x), 6) for x in r[0]], [round(float(x), 6) for x in r[-1]]
+    ([0.0, 1.81], [0.0, 0.19])
+    """
+    pts = np.asarray(pts, dtype=float)
+    segs = [pts[i:i + 4] for i in range(0, len(pts) - 3, 3)]
+    t = np.linspace(0.0, 1.0, samples + 1)
+    # head: the first entry into v's ellipse
+    cut = None
+    for k, seg in enumerate(segs):
+        inside = _inside(_cubic(seg, t), pos_v, size_v)
+        if inside.any():
+            j = int(np.argmax(inside))
+            if j == 0:
+                if k == 0:
+                    return None  # starts inside the head: nothing sensible to draw
+                cut = (k, 0.0)
+            else:
+                cut = (k, _crossing(seg, float(t[j - 1]), float(t[j]), pos_v, size_v))
+            break
+    if cut is not None:
+        k, tc = cut
+        segs = segs[:k] + ([_split(segs[k], tc)[0]] if tc > 0 else [])
+        if not segs:
+            return None
+        end = segs[-1][3]
+        segs[-1] = segs[-1].copy()
+        segs[-1][3] = _border(np.asarray(pos_v, float), end - np.asarray(pos_v, float), size_v)
+    else:
+        end = segs[-1][3]
+        target = _border(np.asarray(pos_v, float), end - np.asarray(pos_v, float), size_v)
+        if float(np.hypot(*(target - end))) <= _SNAP:
+            segs[-1] = segs[-1].copy()
+            segs[-1][3] = target
+        else:
+            segs.append(_line(end, target))
+    # tail: the last exit from u's ellipse
+    for k in range(len(segs) - 1, -1, -1):
+        inside = _inside(_cubic(segs[k], t), pos_u, size_u)
+        if inside.any():
+            j = samples - int(np.argmax(inside[::-1]))  # the last sample inside
+            if j == samples:
+                segs = segs[k + 1:]
+            else:
+                tc = _crossing(segs[k], float(t[j + 1]), float(t[j]), pos_u, size_u)
+                segs = [_split(segs[k], tc)[1]] + segs[k + 1:]
+            break
+    if not segs:
+        return None
+    start = segs[0][0]
+    origin = _border(np.asarray(pos_u, float), start - np.asarray(pos_u, float), size_u)
+    if float(np.hypot(*(origin - start))) <= _SNAP:
+        segs[0] = segs[0].copy()
+        segs[0][0] = origin
+    else:
+        segs.insert(0, _line(origin, start))
+    out = np.vstack([segs[0]] + [s[1:] for s in segs[1:]])
+    if not _points_in(out[-1] - out[-2], out[-1], pos_v, size_v):
+        return None
+    return out
 
 
 # ----------------------------------------------------------------------------- layered
