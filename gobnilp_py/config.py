@@ -55,11 +55,13 @@ from ._validation import (
     check_lower_bound,
     check_memory_limit,
     check_method,
+    check_missing_values,
     check_n_jobs,
     check_number,
     check_order,
     check_palim,
     check_score_name,
+    check_state_names,
     check_str,
     show,
     suggest,
@@ -175,6 +177,14 @@ def _c_arities(v: Any) -> Any:
     raise _Bad(f"must be a list of integers >= 1 (column order) or a table name = arity, got {_show(v)}")
 
 
+def _c_missing_values(v: Any) -> list[str]:
+    return list(check_missing_values(v, None) or ())
+
+
+def _c_state_names(v: Any) -> dict[str, list[Any]]:
+    return {k: list(x) for k, x in (check_state_names(v, None) or {}).items()}
+
+
 def _c_write(v: Any) -> tuple[str, ...]:
     if isinstance(v, str):
         v = [v]
@@ -276,6 +286,13 @@ SPECS: tuple[Spec, ...] = (
          'CSV field separator, one character or "tab" (default: guessed from the first line).', api="delimiter"),
     Spec("data", "arities", _c_arities, None, "list of int or table",
          "Declared numbers of states, in column order or by name (default: observed).", api="arities"),
+    Spec("data", "missing_values", _c_missing_values, None, "list of string",
+         'The texts read as missing, replacing the default ("NA", "N/A", "NaN", "nan", "null", "NULL", "None", '
+         '"?"); [] reads those as states. An empty field is always missing, and a missing value is an error.',
+         api="missing_values"),
+    Spec("data", "state_names", _c_state_names, None, "table of lists",
+         "Declared states of variables, name = [states...] in order (as pgmpy's state_names): unobserved ones "
+         "count, and change BDeu and BIC.", api="state_names"),
     Spec("scoring", "score", _c_score, "BIC", "string",
          "Local score, one of the registered scores: " + _score_names_text() + " (any case; natural log, higher "
          "is better).", api="score"),
@@ -641,7 +658,11 @@ class RunConfig:
     def read_kwargs(self) -> dict[str, Any]:
         """Keywords of :func:`gobnilp_py.read_data`."""
         d = self.values["data"]
-        return {"header": d["header"], "delimiter": d["delimiter"], "arities": d["arities"]}
+        kw = {"header": d["header"], "delimiter": d["delimiter"], "arities": d["arities"]}
+        for key in ("missing_values", "state_names"):
+            if d.get(key) is not None:
+                kw[key] = d[key]
+        return kw
 
     def scoring_kwargs(self) -> dict[str, Any]:
         """Keywords of :func:`gobnilp_py.score` (only those explicitly set when the input is a table)."""
@@ -1126,7 +1147,7 @@ def _build(layers: Sequence[_Layer], source: str, default_out: Path | None) -> R
             if f"scoring.{key}" in origins:
                 raise origin_of("scoring", key).error(
                     f"cannot apply: [data] path {dpath.name} is a score table, already scored")
-        for key in ("header", "delimiter", "arities"):
+        for key in ("header", "delimiter", "arities", "missing_values", "state_names"):
             if f"data.{key}" in origins:
                 raise origin_of("data", key).error(f"cannot apply: [data] path {dpath.name} is a score table")
     if values["scoring"]["palim"] is None and not values["scoring"]["prune"] and not is_table and job != "score":
