@@ -66,6 +66,7 @@ from ._validation import (
     show,
     suggest,
 )
+from ._wording import excerpt, printable
 from .errors import ConfigError, ConstraintError, ParameterError
 from .ilp.settings import ENUMERATION_PARAMS
 
@@ -763,13 +764,26 @@ def _layer_from_toml(doc: Mapping[str, Any], source: str, base_dir: Path) -> _La
 
 
 def _read_text(path: Path, what: str) -> str:
-    """The UTF-8 text of ``path``, or a one-line :class:`ConfigError` naming ``what`` and the path."""
+    """The UTF-8 text of ``path``, or a one-line :class:`ConfigError` naming ``what`` and the path.
+
+    Only a regular file is read (``/dev/zero`` would never end), and an
+    encoding problem is named, not shown.
+    """
+    shown = printable(path)
     try:
-        return path.read_text(encoding="utf-8")
+        if os.path.exists(path) and not os.path.isdir(path) and not os.path.isfile(path):
+            raise ConfigError(f"cannot read {what} {shown}: not a regular file (a device, socket or pipe)")
+        raw = path.read_bytes()
     except FileNotFoundError:
-        raise ConfigError(f"{what} not found: {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read {what} {path}: {exc}") from None
+        raise ConfigError(f"{what} not found: {shown}") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {what} {shown}: {exc.strerror or exc}") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        kind = "UTF-16 text" if raw.startswith((b"\xff\xfe", b"\xfe\xff")) else \
+            f"not UTF-8 text (invalid byte 0x{raw[exc.start]:02x} at offset {exc.start})"
+        raise ConfigError(f"cannot read {what} {shown}: {kind}; save it as UTF-8") from None
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -828,10 +842,10 @@ def _settings_value(raw: str) -> Any:
     if raw.startswith('"'):
         end = raw.find('"', 1)
         if end < 0:
-            raise _Bad(f"has an unterminated string {raw}")
+            raise _Bad(f"has an unterminated string {excerpt(raw)}")
         rest = raw[end + 1:].strip()
         if rest and not rest.startswith("#"):
-            raise _Bad(f"has text after the closing quote: {rest}")
+            raise _Bad(f"has text after the closing quote: {excerpt(rest)}")
         return raw[1:end]
     raw = raw.split("#", 1)[0].strip()
     if raw.upper() in ("TRUE", "FALSE"):
@@ -895,15 +909,19 @@ def read_settings_file(path: str | Path, *, base_dir: Path | None = None) -> tup
     raw: dict[str, Any] = {}
     countsols = False
     scip_names = _scip_defaults()
+    shown = printable(p)
     for no, line in enumerate(text.splitlines(), 1):
         s = line.strip()
         if not s or s.startswith("#"):
             continue
-        where = f"{p}:{no}"
+        where = f"{shown}:{no}"
         m = _LINE_RE.match(s)
         if not m:
             hint = _data_hint(p) if _looks_like_data(p, s) else ""
-            raise ConfigError(f"{where}: cannot read {s!r}; expected name = value{hint}")
+            # The first line may belong to a file that is no settings file (a password file named by
+            # mistake): quote only a few characters of it, unless it reads as a setting (``a/b ...``).
+            limit = 40 if raw or re.match(r"^[A-Za-z0-9_.\-]+/[A-Za-z0-9_/.\-]*(\s|$)", s) else 12
+            raise ConfigError(f"{where}: cannot read {excerpt(s, limit)}; expected name = value{hint}")
         name, rhs = m.group(1), m.group(2)
         try:
             value = _settings_value(rhs)
