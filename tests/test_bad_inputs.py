@@ -49,6 +49,12 @@ def _make_runtime_files(root: Path) -> None:
         "# gobnilp_py: score = \"BIC\"\n# gobnilp_py: epsilon = 1.0986122886681098\n"
         "# gobnilp_py: guarantee = \"epsilon-safe\"\n# gobnilp_py: prune = true\n"
         "2\na 2\n-1.5 0\n-1.0 1 b\nb 1\n-2.0 0\n")
+    # a provenance value nested 100,000 deep (it was a RecursionError, exit 3)
+    (root / "jkl" / "deep_provenance.jkl").write_text(
+        "# gobnilp_py: pruning = " + "[" * 100_000 + "]" * 100_000 + "\n2\na 1\n-1.5 0\nb 1\n-2.0 0\n")
+    os.symlink("/dev/zero", root / "constraints" / "zero.con")
+    os.symlink("/dev/zero", root / "configs" / "zero.toml")
+    (d / "line\nbreak.csv").write_text("a,b\n0,NA\n1,0\n")  # a path with a line break (it split the error line)
     (root / "gg.jkl").write_text(  # a table the global gap rule pruned: unsafe under an order
         "# gobnilp_py: score = \"BIC\"\n# gobnilp_py: epsilon = 1.0986122886681098\n"
         "# gobnilp_py: guarantee = \"epsilon-safe\"\n# gobnilp_py: prune = true\n"
@@ -97,6 +103,25 @@ CASES: list[tuple[str, list[str], int, str]] = [
     ("data folder", ["learn", "data/a_folder.csv"], E, r"data file data/a_folder.csv is a folder"),
     ("data /dev/zero", ["learn", "data/zero.csv"], E, r"is not a regular file"),
     ("data missing file", ["learn", "data/nope.csv"], E, r"data file not found: data/nope.csv"),
+    ("data escape in header", ["learn", "data/escape_header.csv"], E,
+     r"variable name 'a\\x1b\[31mred' contains a control character"),
+    ("data bidi in header", ["learn", "data/bidi_header.csv"], E, r"variable name 'a\\u202eb' contains a control character"),
+    ("data path with a line break", ["learn", "data/line\nbreak.csv"], E,
+     r"error: data/line\\nbreak.csv, line 2, column 'b': missing value 'NA'"),
+    ("data missing path with a line break", ["learn", "data/no\nsuch\r.csv"], E,
+     r"error: data file not found: data/no\\nsuch\\r.csv$"),
+    ("data missing None names the option", ["learn", "data/missing_na.csv"], E,
+     r"missing value 'NA'; .*\(--missing-values, \[data\] missing_values\)"),
+    ("data missing-values kept", ["learn", "data/missing_question.csv", "--missing-values", "NA,?"], E,
+     r"missing value '\?'"),
+    ("data --states unknown value", ["learn", "good.csv", "--states", "a=1"], E,
+     r"column 'a' holds the value '0', which is not one of its declared states \('1'\)"),
+    ("data --states malformed", ["learn", "good.csv", "--states", "a"], E, r"--states must look like VAR=S1,S2,..."),
+    ("data --states empty state", ["learn", "good.csv", "--states", "a=0,,1"], E, r"a state has an empty name"),
+    ("data --states unknown variable", ["learn", "good.csv", "--states", "zz=0,1"], E,
+     r"state_names given for unknown variable 'zz'"),
+    ("data not a data file", ["learn", "passwd_like"], E,
+     r"has a different value in every one of its 12 rows \(an identifier or free text"),
     ("data unterminated quote", ["learn", "data/quote_open.csv"], E, r"quote_open.csv, line 2: ragged row with 1 fields, expected 2"),
     ("dat bad arity", ["learn", "data/dat_bad_arity.dat"], E, r"line 2, column 'b': arity 'x' is not an integer"),
     ("dat short arities", ["learn", "data/dat_short_arities.dat"], E, r"line 2: 2 arities for 3 variables"),
@@ -152,6 +177,14 @@ CASES: list[tuple[str, list[str], int, str]] = [
     ("jkl provenance epsilon", ["learn", "jkl/bad_provenance_eps.jkl"], E, r"provenance epsilon must be a number >= 0"),
     ("jkl provenance guarantee", ["learn", "jkl/bad_provenance_guarantee.jkl"], E, r"provenance guarantee 'maybe'"),
     ("jkl provenance line", ["learn", "jkl/bad_provenance_line.jkl"], E, r"line 1: malformed provenance line"),
+    ("jkl 0 variables", ["learn", "jkl/zero_variables.jkl"], E, r"line 1: the file declares 0 variables"),
+    ("jkl provenance Infinity", ["learn", "jkl/provenance_infinity.jkl"], E,
+     r"line 1: provenance value of 'epsilon' is not valid JSON: 'Infinity'"),
+    ("jkl provenance NaN", ["learn", "jkl/provenance_nan.jkl"], E, r"line 1: provenance value of 'epsilon' is not valid JSON"),
+    ("jkl provenance nested deep", ["learn", "jkl/deep_provenance.jkl"], E,
+     r"line 1: provenance value of 'pruning' is nested too deeply"),
+    ("jkl escape in name", ["learn", "jkl/escape_name.jkl"], E,
+     r"line 2: variable name 'a\\x1b\[31mx' contains a control character"),
     ("jkl no families", ["learn", "jkl/no_families.jkl"], E, r"'a' has no candidate parent set"),
     ("jkl missing m", ["learn", "jkl/missing_m.jkl"], E, r"line 3: expected 'score m parent1 .. parentm', got only a score"),
     ("jkl bad m", ["learn", "jkl/bad_m.jkl"], E, r"line 3: expected the parent count \(an integer\), got 'x'"),
@@ -172,6 +205,17 @@ CASES: list[tuple[str, list[str], int, str]] = [
     ("constraints binary", ["learn", "good.csv", "--constraints", "constraints/binary.con"], E,
      r"constraints file constraints/binary.con is not a text file \(binary data at byte 5\)"),
     ("constraints missing", ["learn", "good.csv", "--constraints", "constraints/nope.con"], E, r"cannot read constraints file constraints/nope.con: No such file"),
+    ("constraints UTF-16", ["learn", "good.csv", "--constraints", "constraints/utf16.con"], E,
+     r"constraints file constraints/utf16.con is UTF-16 text; save it as UTF-8"),
+    ("constraints UTF-16 without BOM", ["learn", "good.csv", "--constraints", "constraints/utf16_nobom.con"], E,
+     r"utf16_nobom.con is UTF-16 text"),
+    ("constraints Latin-1", ["learn", "good.csv", "--constraints", "constraints/latin1.con"], E,
+     r"constraints file constraints/latin1.con is not UTF-8 text \(invalid byte 0xf6 at offset 4: Latin-1 or "
+     r"another encoding\?\); save it as UTF-8"),
+    ("constraints /dev/zero", ["learn", "good.csv", "--constraints", "constraints/zero.con"], E,
+     r"constraints/zero.con is not a regular file"),
+    ("constraints not a constraints file", ["learn", "good.csv", "--constraints", "passwd_like"], E,
+     r"passwd_like, line 1: cannot read constraint 'root:x:0:0:r\.\.\.' \(31 characters\)"),
     ("constraints folder", ["learn", "good.csv", "--constraints", "constraints/a_folder.con"], E, r"a_folder.con: Is a directory"),
     ("constraints self loop", ["learn", "good.csv", "--constraints", "constraints/self_loop.con"], E, r"a->a \(constraints/self_loop.con, line 1\) repeats a variable"),
     ("constraints contradiction", ["learn", "good.csv", "--constraints", "constraints/contradiction.con"], E,
@@ -223,6 +267,16 @@ CASES: list[tuple[str, list[str], int, str]] = [
     ("config output dir is a file", ["run", "configs/output_dir_is_file.toml"], E, r"exists and is not a folder"),
     ("settings vbcfilename", ["run", "settings/vbc.set", "--data", "good.csv"], E,
      r"vbc.set:1: visual/vbcfilename = .* names a file SCIP would write or read"),
+    ("settings dagconstraintsfile not constraints", ["run", "settings/constraints_not_constraints.set", "--data",
+                                                     "good.csv"], E,
+     r"gobnilp/dagconstraintsfile .*is invalid: .*passwd_like, line 1: cannot read constraint 'root:x:0:0:r\.\.\.'"),
+    ("config data not a data file", ["run", "configs/data_not_data.toml"], E, r"an identifier or free text"),
+    ("config missing_values numbers", ["run", "configs/missing_values_numbers.toml"], E,
+     r"\[data\] missing_values must be a list of strings \(the texts read as missing\), got the item 1"),
+    ("config state_names unknown", ["run", "configs/state_names_unknown.toml"], E,
+     r"state_names given for unknown variable 'zz'"),
+    ("config constraints UTF-16", ["run", "configs/constraints_utf16.toml"], E, r"utf16.con is UTF-16 text"),
+    ("config /dev/zero", ["run", "configs/zero.toml"], E, r"zero.toml: not a regular file"),
     ("settings alns rewardfilename", ["run", "settings/alns_reward.set", "--data", "good.csv"], E,
      r"heuristics/alns/rewardfilename = \"rewards.txt\" names a file"),
     ("settings positive prunegap", ["run", "settings/positive_prunegap.set", "--data", "good.csv"], E,
