@@ -32,6 +32,8 @@ import stat
 import tempfile
 from pathlib import Path
 
+from ._wording import count
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
@@ -110,6 +112,8 @@ def remove_stale(folder: str | os.PathLike[str], prefixes: tuple[str, ...], what
                  suffix: str = "") -> list[str]:
     """Delete the stale leftovers in ``folder`` whose names start with one of ``prefixes``; log what was removed.
 
+    ``what`` names one leftover (``"staging folder"``), for the warning.
+
     Only names that carry a process id (:func:`owner_pid`) are considered,
     and only those whose writer is gone (see the module docstring).  Errors
     are ignored: cleaning up is a courtesy, never a reason to fail a run.
@@ -135,8 +139,8 @@ def remove_stale(folder: str | os.PathLike[str], prefixes: tuple[str, ...], what
         removed.append(entry.name)
     if removed:
         shown = ", ".join(removed[:3]) + (f" and {len(removed) - 3} more" if len(removed) > 3 else "")
-        log.warning("removed %d stale %s left in %s by an earlier run that was killed: %s", len(removed), what,
-                    folder, shown)
+        log.warning("removed %s left in %s by an earlier run that was killed: %s",
+                    count(len(removed), f"stale {what}"), folder, shown)
     return removed
 
 
@@ -153,7 +157,7 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, mode: int |
     dest = Path(path)
     folder = dest.parent if str(dest.parent) else Path(".")
     final_mode = default_file_mode(dest) if mode is None else mode
-    remove_stale(folder, (f".{dest.name}.tmp-",), "temporary files", suffix=".part")
+    remove_stale(folder, (f".{dest.name}.tmp-",), "temporary file", suffix=".part")
     fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.tmp-{os.getpid()}-", suffix=".part", dir=folder)
     lock(fd)
     try:

@@ -123,6 +123,15 @@ _MAGIC = ((b"\x1f\x8b", "gzip", lambda f: gzip.GzipFile(fileobj=f, mode="rb")), 
 _COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz")
 
 
+def _q(text: object) -> str:
+    """A name or value from the data, quoted for a message: escaped, and cut at 40 characters.
+
+    Why cut: when the "data" is some other file (a password file named by mistake), its lines
+    become names and values; a message must identify them, not copy them.
+    """
+    return excerpt(str(text))
+
+
 def continuous_threshold(n_rows: int) -> int:
     """A numeric column with more distinct values than this looks continuous: ``max(20, sqrt(N))``."""
     return max(20, int(math.sqrt(max(n_rows, 0))))
@@ -371,10 +380,10 @@ def _parse_csv(text: str, src: str, *, header: bool, delimiter: str | None) -> t
         first_line = 2
         if names and all(_is_number(c) for c in names) and rows and all(_is_number(c) for c in rows[0]):
             log.warning("%s: the header row %s looks like data; pass header=False (--no-header) if the file has no header",
-                        src, ",".join(names[:5]))
+                        src, _q(",".join(names[:5])))
     elif len(rows) > 1 and rows[0] and not any(_is_number(c) for c in rows[0]) and all(_is_number(c) for c in rows[1]):
         log.warning("%s: the first row %s looks like a header (no number in it, only numbers below); it is read as "
-                    "data because header=False (--no-header) was given", src, ",".join(c.strip() for c in rows[0][:5]))
+                    "data because header=False (--no-header) was given", src, _q(",".join(c.strip() for c in rows[0][:5])))
     width = len(names) if names is not None else (len(rows[0]) if rows else 0)
     if width == 1 and delimiter is not None:
         _refuse_one_field(lines[0], delimiter, src)
@@ -401,9 +410,9 @@ def _parse_dat(text: str, src: str) -> tuple[list[list[str]], list[str], list[in
         try:
             a = int(tok)
         except ValueError:
-            raise DataError(f"{src}, line 2, column {nm!r}: arity {tok!r} is not an integer") from None
+            raise DataError(f"{src}, line 2, column {_q(nm)}: arity {_q(tok)} is not an integer") from None
         if a < 1:
-            raise DataError(f"{src}, line 2, column {nm!r}: arity must be >= 1, got {a}")
+            raise DataError(f"{src}, line 2, column {_q(nm)}: arity must be >= 1, got {a}")
         declared.append(a)
     rows = [ln.split() for ln in lines[2:]]
     for r, row in enumerate(rows):
@@ -450,7 +459,7 @@ def _check_same_declared(declared: list[int], arities: object, names: list[str],
     given = _arity_list(arities, names, src)
     for nm, a, b in zip(names, declared, given):
         if a != b:
-            raise DataError(f"{src}: arity of {nm!r} declared as {a} in the file but {b} in the arities argument")
+            raise DataError(f"{src}: arity of {_q(nm)} declared as {a} in the file but {b} in the arities argument")
 
 
 # ------------------------------------------------------------ frames, arrays
@@ -463,7 +472,7 @@ def _from_frame(frame: object, *, names: Sequence[str] | None, arities: object, 
     na = frame.isna().to_numpy()
     if na.any():
         r, c = np.argwhere(na)[0]
-        raise DataError(f"{src}: missing value at row {r} (index {frame.index[r]!r}), column {cols[c]!r}; the "
+        raise DataError(f"{src}: missing value at row {r} (index {frame.index[r]!r}), column {_q(cols[c])}; the "
                         "scores need complete data: drop or fill the rows with missing values first")
     table = []
     categories: dict[int, tuple[Any, ...]] = {}
@@ -512,7 +521,7 @@ def _arity_list(arities: object, names: Sequence[str], src: str) -> list[int | N
 
     def one(a: object, nm: str) -> int:
         try:
-            return int(check_positive_int(a, f"arity of {nm!r}"))  # type: ignore[arg-type]
+            return int(check_positive_int(a, f"arity of {_q(nm)}"))  # type: ignore[arg-type]
         except ParameterError as exc:
             raise DataError(f"{src}: {exc}") from None
 
@@ -521,7 +530,7 @@ def _arity_list(arities: object, names: Sequence[str], src: str) -> list[int | N
     if isinstance(arities, Mapping):
         unknown = [k for k in arities if str(k) not in names]
         if unknown:
-            raise DataError(f"{src}: arity given for unknown variable {unknown[0]!r}")
+            raise DataError(f"{src}: arity given for unknown variable {_q(unknown[0])}")
         given = {str(k): v for k, v in arities.items()}
         return [None if nm not in given else one(given[nm], nm) for nm in names]
     if isinstance(arities, (str, bytes)) or not isinstance(arities, Sequence | np.ndarray):
@@ -542,9 +551,9 @@ def _check_names(names: Sequence[str], src: str) -> None:
             raise DataError(f"{src}: variable name {excerpt(nm)} contains a control character (an escape "
                             "sequence or a line break); names are printed, so they must be plain text")
         if nm in seen:
-            raise DataError(f"{src}: duplicate variable name {nm!r}")
+            raise DataError(f"{src}: duplicate variable name {_q(nm)}")
         if any(ch.isspace() for ch in nm):
-            raise DataError(f"{src}: variable name {nm!r} contains white space (score and constraint files could not name it)")
+            raise DataError(f"{src}: variable name {_q(nm)} contains white space (score and constraint files could not name it)")
         seen.add(nm)
 
 
@@ -597,28 +606,28 @@ def _encode(
                 missing = np.isin(np.char.strip(as_str), list(missing_tokens))
             if missing.any():
                 r = int(np.argmax(missing))
-                raise DataError(f"{src}, {line(r)}, column {names[j]!r}: missing value {str(col[r]).strip()!r}; "
+                raise DataError(f"{src}, {line(r)}, column {_q(names[j])}: missing value {_q(str(col[r]).strip())}; "
                                 + _MISSING_HINT)
         uniq, inv, numeric, nonintegral = _unique(col, src, names[j], line)
         r_obs = len(uniq)
         if numeric and listed is None and (r_obs > continuous_threshold(n_rows)
                                            or (nonintegral and r_obs > CONTINUOUS_NONINTEGRAL)):
             kind = "non-integral numeric" if nonintegral else "numeric"
-            warnings.warn(f"{src}: column {names[j]!r} has {r_obs} distinct {kind} values in {n_rows} rows and looks "
+            warnings.warn(f"{src}: column {_q(names[j])} has {r_obs} distinct {kind} values in {n_rows} rows and looks "
                           f"continuous; each value becomes a state of its own ({r_obs} states): discretise it "
                           "first (e.g. into a few quantile bins)", ContinuousColumnWarning, stacklevel=3)
         r_decl = declared[j]
         if listed is not None:
             col_codes, col_labels = _declared_codes(uniq, inv, numeric, listed, src, names[j])
             if r_decl is not None and r_decl != len(col_labels):
-                raise DataError(f"{src}: column {names[j]!r} has {len(col_labels)} declared states but its declared "
+                raise DataError(f"{src}: column {_q(names[j])} has {len(col_labels)} declared states but its declared "
                                 f"arity is {r_decl}")
             codes[:, j] = col_codes
             labels.append(col_labels)
             ar[j] = len(col_labels)
         elif r_decl is not None:
             if r_decl < r_obs:
-                raise DataError(f"{src}: column {names[j]!r} has {r_obs} distinct values but its declared arity is {r_decl}")
+                raise DataError(f"{src}: column {_q(names[j])} has {r_obs} distinct values but its declared arity is {r_decl}")
             ints = _as_state_indices(uniq, r_decl)
             if ints is not None:
                 # labels are the states 0..r-1 themselves: keep label k as code k
@@ -630,7 +639,7 @@ def _encode(
             ar[j] = r_decl
         else:
             if not numeric and col.dtype.kind != "b" and r_obs == n_rows >= IDENTIFIER_ROWS:
-                raise DataError(f"{src}: column {names[j]!r} has a different value in every one of its {n_rows} rows "
+                raise DataError(f"{src}: column {_q(names[j])} has a different value in every one of its {n_rows} rows "
                                 "(an identifier or free text, not a discrete variable; or the file is not a data "
                                 "table); drop the column, or declare its states (state_names=) if they are meant")
             codes[:, j] = inv
@@ -639,10 +648,10 @@ def _encode(
         if r_obs == 1:
             constant.append(names[j])
     if len(constant) == 1:
-        warnings.warn(f"{src}: variable {constant[0]!r} is constant (one value); every parent set of it scores the "
+        warnings.warn(f"{src}: variable {_q(constant[0])} is constant (one value); every parent set of it scores the "
                       "same and it is independent of everything in the data", ConstantColumnWarning, stacklevel=3)
     elif constant:
-        shown = ", ".join(repr(c) for c in constant[:5]) + (f" and {len(constant) - 5} more" if len(constant) > 5 else "")
+        shown = ", ".join(_q(c) for c in constant[:5]) + (f" and {len(constant) - 5} more" if len(constant) > 5 else "")
         warnings.warn(f"{src}: {len(constant)} variables are constant (one value): {shown}; every parent set of each "
                       "scores the same and each is independent of everything in the data",
                       ConstantColumnWarning, stacklevel=3)
@@ -656,7 +665,7 @@ def _state_lists(given: Mapping[str, tuple[Any, ...]] | None, categories: Mappin
     out: list[tuple[Any, ...] | None] = [categories.get(j) for j in range(len(names))]
     for var, listed in (given or {}).items():
         if var not in names:
-            raise DataError(f"{src}: state_names given for unknown variable {var!r}")
+            raise DataError(f"{src}: state_names given for unknown variable {_q(var)}")
         out[list(names).index(var)] = listed
     return out
 
@@ -693,14 +702,14 @@ def _declared_codes(uniq: np.ndarray, inv: np.ndarray, numeric: bool, listed: tu
     position: dict[tuple[str, Any], int] = {}
     for k, key in enumerate(keys):
         if key in position:
-            raise DataError(f"{src}: the declared states of {name!r} list {excerpt(str(listed[k]))} twice")
+            raise DataError(f"{src}: the declared states of {_q(name)} list {excerpt(str(listed[k]))} twice")
         position[key] = k
     mapping = np.empty(len(uniq), dtype=np.int64)
     for i, u in enumerate(uniq.tolist()):
         k = position.get(_state_key(u, numeric))
         if k is None:
             shown = ", ".join(excerpt(str(x), 20) for x in listed[:6]) + (", ..." if len(listed) > 6 else "")
-            raise DataError(f"{src}: column {name!r} holds the value {excerpt(str(u))}, which is not one of its "
+            raise DataError(f"{src}: column {_q(name)} holds the value {excerpt(str(u))}, which is not one of its "
                             f"declared states ({shown})")
         mapping[i] = k
     labels = tuple(key[1] if numeric and key[0] == "n" else (x.item() if isinstance(x, np.generic) else x)
@@ -764,12 +773,12 @@ def _decimal_label(d: Decimal, text: str, src: str, name: str) -> tuple[int | fl
     assert isinstance(exp, int)
     if exp >= 0 or not any(digits[exp:]):
         if len(digits) + exp > 4300:
-            raise DataError(f"{src}, column {name!r}: the number {excerpt(text)} has more than 4,300 digits; it "
+            raise DataError(f"{src}, column {_q(name)}: the number {excerpt(text)} has more than 4,300 digits; it "
                             "cannot be a state's label (write the column's states as short codes)")
         return int(d), True
     f = float(d)
     if not math.isfinite(f) or f == 0.0 or Decimal(repr(f)) != d:
-        raise DataError(f"{src}, column {name!r}: the number {excerpt(text)} cannot be kept exactly (as a "
+        raise DataError(f"{src}, column {_q(name)}: the number {excerpt(text)} cannot be kept exactly (as a "
                         f"floating-point number it reads {f!r}, which other values may share); write the "
                         "column's states as integers or short codes")
     return f, False
@@ -779,7 +788,7 @@ def _refuse_infinite(col: np.ndarray, src: str, name: str, line: Any) -> None:
     bad = ~np.isfinite(col.astype(np.float64, copy=False))
     if bad.any():
         r = int(np.argmax(bad))
-        raise DataError(f"{src}, {line(r)}, column {name!r}: the value {float(col[r])!r} is not a state (an infinite "
+        raise DataError(f"{src}, {line(r)}, column {_q(name)}: the value {float(col[r])!r} is not a state (an infinite "
                         "number); discretise the column, or write its states as codes")
 
 

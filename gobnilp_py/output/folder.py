@@ -245,9 +245,9 @@ class StagedFolder:
         """Delete what a killed earlier run into ``dest`` left: its staging folders and the folders it moved aside."""
         name = self.dest.name
         if _writable(self.dest.parent):
-            remove_stale(self.dest.parent, (f".{name}.staging-", f".{name}.old-"), "staging folders")
+            remove_stale(self.dest.parent, (f".{name}.staging-", f".{name}.old-"), "staging folder")
         if self.dest.is_dir() and _writable(self.dest):
-            remove_stale(self.dest, (INSIDE_STAGING,), "staging folders")
+            remove_stale(self.dest, (INSIDE_STAGING,), "staging folder")
 
     def _release(self) -> None:
         if self._lock_fd is not None:

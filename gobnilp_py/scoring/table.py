@@ -482,7 +482,8 @@ class ScoreTable:
             try:
                 v = int(tok)
             except ValueError:
-                raise ScoreError(f"{source}, line {no}: expected {what} (an integer), got {tok[:40]!r}") from None
+                raise ScoreError(f"{source}, line {no}: expected {what} (an integer), got "
+                                 f"{excerpt(tok, 12 if pos == 1 else 40)}") from None
             if v < 0:
                 raise ScoreError(f"{source}, line {no}: {what} must be >= 0, got {v}")
             return v
