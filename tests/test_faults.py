@@ -618,3 +618,33 @@ def test_sigkill_leftovers_are_removed_by_the_next_run_which_says_so(argv, where
         done.stderr
     assert left[0] in warned[0]
     assert top() == sorted([live.name, ".out.staging-notours"])
+
+
+_MOUNT_POINT = r"""
+import errno, os, sys
+mount = os.path.realpath(sys.argv[1])
+real_ismount, real_replace, real_rename = os.path.ismount, os.replace, os.rename
+os.path.ismount = lambda p: os.path.realpath(p) == mount or real_ismount(p)
+def _busy(fn):
+    def wrapped(src, dst, *a, **k):  # a mount point cannot be renamed, nor anything renamed onto it
+        if mount in (os.path.realpath(src), os.path.realpath(dst)):
+            raise OSError(errno.EBUSY, "Device or resource busy", os.fspath(src))
+        return fn(src, dst, *a, **k)
+    return wrapped
+os.replace, os.rename = _busy(real_replace), _busy(real_rename)
+from gobnilp_py.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def test_output_folder_that_is_a_mount_point_is_written_in_place(tmp_path):
+    """``-o /out`` where ``/out`` is a mount point in a writable ``/``: renaming it fails (EBUSY), so stage inside."""
+    work = tmp_path / "w"
+    out = work / "out"
+    out.mkdir(parents=True)
+    for _ in range(2):
+        proc = _run_patched(_MOUNT_POINT, [str(out), "enumerate", "example:asia", "--bf", "3", "-o", "out", "-q"],
+                            work)
+        assert proc.returncode == 0, proc.stderr
+        assert sorted(p.name for p in work.iterdir()) == ["out"]
+        assert {"networks.csv", "summary.json", ".gobnilp-run"} == {p.name for p in out.iterdir()}

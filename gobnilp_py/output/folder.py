@@ -7,9 +7,10 @@ All or nothing
     parent folder are atomic, so readers see the old folder or the new one,
     never a mixture, and an error or an interrupt leaves nothing behind.
 
-A folder whose parent is not writable
-    The usual container mount (``-o /out``, with ``/`` read-only) cannot be
-    replaced as a whole, but it exists and can be written: the staging
+A folder whose parent is not writable, or a mount point
+    The usual container mount (``-o /out``: a mount point, often with ``/``
+    read-only) cannot be replaced as a whole, but it exists and can be
+    written: the staging
     folder is then made *inside* it (``.gobnilp-staging-<pid>-<random>``)
     and the finished files are moved into place one by one, each atomically,
     with the marker last.  A reader may then briefly see new files beside
@@ -215,7 +216,8 @@ class StagedFolder:
     def __enter__(self) -> "StagedFolder":
         check_output_folder(self.dest, force=self.force)
         parent = self.dest.parent
-        self.inside = self.dest.is_dir() and not _writable(parent)
+        # A mount point cannot be renamed (EBUSY) even in a writable parent: stage inside it too.
+        self.inside = self.dest.is_dir() and (not _writable(parent) or os.path.ismount(self.dest))
         self._remove_stale()
         missing = []
         p = parent
