@@ -8,16 +8,44 @@ before the rename it gets the mode an ordinary ``open(path, "w")`` would have
 given it: the existing file's mode when one is replaced, else ``0666`` minus
 the process umask.  Results are meant to be shared like any other file the
 user creates.
+
+Leftovers of a killed run
+    SIGKILL (or a power cut) gives no chance to clean up, so a temporary
+    file (``.NAME.tmp-<pid>-<random>.part``) or a staging folder of
+    :mod:`gobnilp_py.output.folder` can stay behind.  Each carries the
+    writer's process id in its name and is locked (``flock``) by the writer
+    while it exists, so the next write into the same place can tell a stale
+    one from a live one: it is stale when no process holds its lock and its
+    process is gone (or is the current one: a container restarts at the same
+    pid).  :func:`remove_stale` deletes only those, only with our names, and
+    the write logs one warning naming what it removed.  Without ``fcntl``
+    (Windows) nothing is removed.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import re
+import shutil
 import stat
 import tempfile
 from pathlib import Path
 
-__all__ = ["atomic_write_text", "atomic_write_bytes", "umask", "default_file_mode"]
+from ._wording import count
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["atomic_write_text", "atomic_write_bytes", "umask", "default_file_mode", "lock", "remove_stale",
+           "owner_pid"]
+
+log = logging.getLogger("gobnilp_py")
+
+#: The writer's process id inside a leftover's name: ``...-<pid>-<random>`` (``.part`` files, staging folders).
+_PID_RE = re.compile(r"-(\d+)-[A-Za-z0-9_]+(\.part)?$")
 
 
 def umask() -> int:
@@ -35,6 +63,87 @@ def default_file_mode(dest: str | os.PathLike[str]) -> int:
         return 0o666 & ~umask()
 
 
+def owner_pid(name: str) -> int | None:
+    """The process id a leftover's name carries, or ``None`` (not a name we give)."""
+    m = _PID_RE.search(name)
+    return int(m.group(1)) if m else None
+
+
+def lock(fd: int) -> None:
+    """Hold an exclusive ``flock`` on ``fd`` (released when the process ends, however it ends)."""
+    if fcntl is not None:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # a file system without locks: the pid alone then tells live from stale
+            pass
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return False  # our own pid on a leftover: an earlier process that had it (a restarted container)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by another user
+        return True
+    return True
+
+
+def _stale(path: Path) -> bool:
+    """True when ``path`` (one of our leftovers) has no live writer: its process is gone and no one holds its lock."""
+    pid = owner_pid(path.name)
+    if fcntl is None or pid is None or _alive(pid):
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False  # someone holds it: a live writer
+    finally:
+        os.close(fd)
+    return True
+
+
+def remove_stale(folder: str | os.PathLike[str], prefixes: tuple[str, ...], what: str, *,
+                 suffix: str = "") -> list[str]:
+    """Delete the stale leftovers in ``folder`` whose names start with one of ``prefixes``; log what was removed.
+
+    ``what`` names one leftover (``"staging folder"``), for the warning.
+
+    Only names that carry a process id (:func:`owner_pid`) are considered,
+    and only those whose writer is gone (see the module docstring).  Errors
+    are ignored: cleaning up is a courtesy, never a reason to fail a run.
+    """
+    if fcntl is None:
+        return []
+    try:
+        entries = [e for e in os.scandir(folder) if e.name.startswith(prefixes) and e.name.endswith(suffix)]
+    except OSError:
+        return []
+    removed = []
+    for entry in entries:
+        path = Path(entry.path)
+        if entry.is_symlink() or not _stale(path):
+            continue
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+        except OSError:
+            continue
+        removed.append(entry.name)
+    if removed:
+        shown = ", ".join(removed[:3]) + (f" and {len(removed) - 3} more" if len(removed) > 3 else "")
+        log.warning("removed %s left in %s by an earlier run that was killed: %s",
+                    count(len(removed), f"stale {what}"), folder, shown)
+    return removed
+
+
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, mode: int | None = None) -> None:
     """Write ``data`` to ``path`` atomically (temp file in the same folder, then rename).
 
@@ -48,7 +157,9 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, mode: int |
     dest = Path(path)
     folder = dest.parent if str(dest.parent) else Path(".")
     final_mode = default_file_mode(dest) if mode is None else mode
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=folder)
+    remove_stale(folder, (f".{dest.name}.tmp-",), "temporary file", suffix=".part")
+    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.tmp-{os.getpid()}-", suffix=".part", dir=folder)
+    lock(fd)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

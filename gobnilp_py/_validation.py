@@ -58,6 +58,8 @@ __all__ = [
     "check_max_networks",
     "check_bayes_factor_epsilon",
     "check_delimiter",
+    "check_missing_values",
+    "check_state_names",
     "check_width",
     "check_names_for",
     "NAME_SEPARATORS",
@@ -324,6 +326,63 @@ def check_delimiter(value: Any, name: str | None = "delimiter") -> str | None:
     return value
 
 
+def check_missing_values(value: Any, name: str | None = "missing_values") -> tuple[str, ...] | None:
+    """``None`` (the reader's default tokens) or the texts that mean "missing": one string or a list of strings.
+
+    Modelled on pandas' ``na_values`` with ``keep_default_na=False``: the
+    tokens given *replace* the default ones, so ``[]`` (or ``""``) leaves only
+    the empty field missing and ``NA``, ``None`` and ``?`` become states.
+    Tokens are compared after stripping blanks.
+
+    Examples
+    --------
+    >>> check_missing_values(["NA", " ?"]), check_missing_values([]), check_missing_values(None)
+    (('NA', '?'), (), None)
+    """
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = [value]
+    if isinstance(value, (bytes, Mapping)) or not isinstance(value, Iterable):
+        raise _fail(f"must be a list of strings (the texts read as missing), got {show(value)}", name,
+                    type_error=True)
+    out = []
+    for tok in value:
+        if not isinstance(tok, str):
+            raise _fail(f"must be a list of strings (the texts read as missing), got the item {show(tok)}", name,
+                        type_error=True)
+        if tok.strip():
+            out.append(tok.strip())
+    return tuple(dict.fromkeys(out))
+
+
+def check_state_names(value: Any, name: str | None = "state_names") -> dict[str, tuple[Any, ...]] | None:
+    """``None`` or a mapping ``variable -> list of its states`` (strings or numbers), each list non-empty.
+
+    As pgmpy's ``state_names``: the listed states are the variable's states,
+    in that order, observed or not.
+    """
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise _fail(f"must be a mapping variable -> list of states, got {show(value)}", name, type_error=True)
+    out: dict[str, tuple[Any, ...]] = {}
+    for var, states in value.items():
+        where = f"{name}[{show(str(var))}]" if name else f"state_names[{show(str(var))}]"
+        if isinstance(states, (str, bytes, Mapping)) or not isinstance(states, Iterable):
+            raise _fail(f"must be a list of states, got {show(states)}", where, type_error=True)
+        items = list(states)
+        if not items:
+            raise _fail("must list at least one state", where)
+        for st in items:
+            if isinstance(st, float) and not math.isfinite(st):
+                raise _fail(f"lists {show(st)}, which is not a state", where)
+            if not isinstance(st, (str, int, float, bool)) and not _is_real(st):
+                raise _fail(f"must list strings or numbers, got {show(st)}", where, type_error=True)
+        out[str(var)] = tuple(items)
+    return out
+
+
 def check_width(n_variables: int, *, palim: int | None, max_candidates: int | None,
                 n_constant: int = 0, source: str = "data") -> None:
     """Refuse, before any scoring, a problem too wide to score within ``max_candidates``.
@@ -575,7 +634,7 @@ def check_lower_bound(value: Any, name: str | None = "lower_bound") -> float | s
 # ------------------------------------------------------------------ keywords of the public functions
 #: Options of :func:`gobnilp_py.read_data` that ``score`` and every driver accept beside the scoring
 #: options, so that ``learn(frame, arities=...)`` reads the data as asked before scoring it.
-READ_OPTIONS = ("header", "delimiter", "arities", "names")
+READ_OPTIONS = ("header", "delimiter", "arities", "names", "missing_values", "state_names")
 
 #: The public functions whose ``**`` keywords pass through to scoring: name -> (module, extra keywords
 #: taken there besides the scorer's own and :data:`READ_OPTIONS`).  ``learn`` also scores by independence

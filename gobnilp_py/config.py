@@ -55,15 +55,18 @@ from ._validation import (
     check_lower_bound,
     check_memory_limit,
     check_method,
+    check_missing_values,
     check_n_jobs,
     check_number,
     check_order,
     check_palim,
     check_score_name,
+    check_state_names,
     check_str,
     show,
     suggest,
 )
+from ._wording import excerpt, printable
 from .errors import ConfigError, ConstraintError, ParameterError
 from .ilp.settings import ENUMERATION_PARAMS
 
@@ -175,6 +178,14 @@ def _c_arities(v: Any) -> Any:
     raise _Bad(f"must be a list of integers >= 1 (column order) or a table name = arity, got {_show(v)}")
 
 
+def _c_missing_values(v: Any) -> list[str]:
+    return list(check_missing_values(v, None) or ())
+
+
+def _c_state_names(v: Any) -> dict[str, list[Any]]:
+    return {k: list(x) for k, x in (check_state_names(v, None) or {}).items()}
+
+
 def _c_write(v: Any) -> tuple[str, ...]:
     if isinstance(v, str):
         v = [v]
@@ -276,6 +287,13 @@ SPECS: tuple[Spec, ...] = (
          'CSV field separator, one character or "tab" (default: guessed from the first line).', api="delimiter"),
     Spec("data", "arities", _c_arities, None, "list of int or table",
          "Declared numbers of states, in column order or by name (default: observed).", api="arities"),
+    Spec("data", "missing_values", _c_missing_values, None, "list of string",
+         'The texts read as missing, replacing the default ("NA", "N/A", "NaN", "nan", "null", "NULL", "None", '
+         '"?"); [] reads those as states. An empty field is always missing, and a missing value is an error.',
+         api="missing_values"),
+    Spec("data", "state_names", _c_state_names, None, "table of lists",
+         "Declared states of variables, name = [states...] in order (as pgmpy's state_names): unobserved ones "
+         "count, and change BDeu and BIC.", api="state_names"),
     Spec("scoring", "score", _c_score, "BIC", "string",
          "Local score, one of the registered scores: " + _score_names_text() + " (any case; natural log, higher "
          "is better).", api="score"),
@@ -641,7 +659,11 @@ class RunConfig:
     def read_kwargs(self) -> dict[str, Any]:
         """Keywords of :func:`gobnilp_py.read_data`."""
         d = self.values["data"]
-        return {"header": d["header"], "delimiter": d["delimiter"], "arities": d["arities"]}
+        kw = {"header": d["header"], "delimiter": d["delimiter"], "arities": d["arities"]}
+        for key in ("missing_values", "state_names"):
+            if d.get(key) is not None:
+                kw[key] = d[key]
+        return kw
 
     def scoring_kwargs(self) -> dict[str, Any]:
         """Keywords of :func:`gobnilp_py.score` (only those explicitly set when the input is a table)."""
@@ -742,13 +764,26 @@ def _layer_from_toml(doc: Mapping[str, Any], source: str, base_dir: Path) -> _La
 
 
 def _read_text(path: Path, what: str) -> str:
-    """The UTF-8 text of ``path``, or a one-line :class:`ConfigError` naming ``what`` and the path."""
+    """The UTF-8 text of ``path``, or a one-line :class:`ConfigError` naming ``what`` and the path.
+
+    Only a regular file is read (``/dev/zero`` would never end), and an
+    encoding problem is named, not shown.
+    """
+    shown = printable(path)
     try:
-        return path.read_text(encoding="utf-8")
+        if os.path.exists(path) and not os.path.isdir(path) and not os.path.isfile(path):
+            raise ConfigError(f"cannot read {what} {shown}: not a regular file (a device, socket or pipe)")
+        raw = path.read_bytes()
     except FileNotFoundError:
-        raise ConfigError(f"{what} not found: {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read {what} {path}: {exc}") from None
+        raise ConfigError(f"{what} not found: {shown}") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {what} {shown}: {exc.strerror or exc}") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        kind = "UTF-16 text" if raw.startswith((b"\xff\xfe", b"\xfe\xff")) else \
+            f"not UTF-8 text (invalid byte 0x{raw[exc.start]:02x} at offset {exc.start})"
+        raise ConfigError(f"cannot read {what} {shown}: {kind}; save it as UTF-8") from None
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -807,10 +842,10 @@ def _settings_value(raw: str) -> Any:
     if raw.startswith('"'):
         end = raw.find('"', 1)
         if end < 0:
-            raise _Bad(f"has an unterminated string {raw}")
+            raise _Bad(f"has an unterminated string {excerpt(raw)}")
         rest = raw[end + 1:].strip()
         if rest and not rest.startswith("#"):
-            raise _Bad(f"has text after the closing quote: {rest}")
+            raise _Bad(f"has text after the closing quote: {excerpt(rest)}")
         return raw[1:end]
     raw = raw.split("#", 1)[0].strip()
     if raw.upper() in ("TRUE", "FALSE"):
@@ -874,15 +909,19 @@ def read_settings_file(path: str | Path, *, base_dir: Path | None = None) -> tup
     raw: dict[str, Any] = {}
     countsols = False
     scip_names = _scip_defaults()
+    shown = printable(p)
     for no, line in enumerate(text.splitlines(), 1):
         s = line.strip()
         if not s or s.startswith("#"):
             continue
-        where = f"{p}:{no}"
+        where = f"{shown}:{no}"
         m = _LINE_RE.match(s)
         if not m:
             hint = _data_hint(p) if _looks_like_data(p, s) else ""
-            raise ConfigError(f"{where}: cannot read {s!r}; expected name = value{hint}")
+            # The first line may belong to a file that is no settings file (a password file named by
+            # mistake): quote only a few characters of it, unless it reads as a setting (``a/b ...``).
+            limit = 40 if raw or re.match(r"^[A-Za-z0-9_.\-]+/[A-Za-z0-9_/.\-]*(\s|$)", s) else 12
+            raise ConfigError(f"{where}: cannot read {excerpt(s, limit)}; expected name = value{hint}")
         name, rhs = m.group(1), m.group(2)
         try:
             value = _settings_value(rhs)
@@ -1126,7 +1165,7 @@ def _build(layers: Sequence[_Layer], source: str, default_out: Path | None) -> R
             if f"scoring.{key}" in origins:
                 raise origin_of("scoring", key).error(
                     f"cannot apply: [data] path {dpath.name} is a score table, already scored")
-        for key in ("header", "delimiter", "arities"):
+        for key in ("header", "delimiter", "arities", "missing_values", "state_names"):
             if f"data.{key}" in origins:
                 raise origin_of("data", key).error(f"cannot apply: [data] path {dpath.name} is a score table")
     if values["scoring"]["palim"] is None and not values["scoring"]["prune"] and not is_table and job != "score":

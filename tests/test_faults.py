@@ -483,3 +483,168 @@ def test_kbest_beyond_the_tables_gap_is_not_complete(wine_or_like, tmp_path):
         assert right or (d["complete"] is False and not d["guarantee"].startswith("complete"))
     else:  # refused in one line
         assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+# ------------------------------------------- an output folder whose parent is read-only (a container mount)
+_READ_ONLY_PARENT = r"""
+import errno, os, sys
+parent = os.path.realpath(sys.argv[1])
+def _in_parent(path):
+    if isinstance(path, int):
+        return False
+    return os.path.dirname(os.path.realpath(os.fspath(path))) == parent
+def _deny(fn):
+    def wrapped(*args, **kw):
+        for path in args[:2]:
+            if _in_parent(path):
+                raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+        return fn(*args, **kw)
+    return wrapped
+for name in ("mkdir", "rmdir", "replace", "rename", "unlink", "remove"):
+    setattr(os, name, _deny(getattr(os, name)))
+real_open = os.open
+def guarded_open(path, flags, *a, **k):
+    if flags & os.O_CREAT and _in_parent(path):
+        raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+    return real_open(path, flags, *a, **k)
+os.open = guarded_open
+real_access = os.access
+def access(path, mode, *a, **k):  # the parent folder is read-only for this process
+    if mode & os.W_OK and os.path.realpath(path) == parent:
+        return False
+    return real_access(path, mode, *a, **k)
+os.access = access
+from gobnilp_py.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.parametrize("argv", [
+    ["run", "{cfg}", "-o", "mnt/out", "-q"],
+    ["enumerate", "example:asia", "--bf", "3", "-o", "mnt/out", "-q"],
+    ["kbest", "example:asia", "-k", "3", "-o", "mnt/out", "-q"],
+], ids=["run", "enumerate", "kbest"])
+@pytest.mark.parametrize("force", [False, True], ids=["plain", "force"])
+def test_output_folder_in_a_read_only_parent_is_written_in_place(argv, force, tmp_path):
+    """``-o /out`` where ``/`` is read-only and ``/out`` a writable mount: written (it was refused, even with --force)."""
+    work = tmp_path / "w"
+    out = work / "mnt" / "out"
+    out.mkdir(parents=True)
+    cfg = work / "c.toml"
+    cfg.write_text('[data]\npath = "example:asia"\n[search]\njob = "learn"\n[output]\nwrite = ["json", "gobnilp"]\n')
+    args = [str(work / "mnt")] + [a.format(cfg=cfg) for a in argv] + (["--force"] if force else [])
+    for attempt in range(2):  # into the empty mount, then over our own earlier output
+        proc = _run_patched(_READ_ONLY_PARENT, args, work)
+        assert proc.returncode == 0, proc.stderr
+        assert "error" not in proc.stderr
+        names = sorted(p.name for p in out.iterdir())
+        assert ".gobnilp-run" in names and not any("staging" in n or n.endswith(".part") for n in names), names
+        assert sorted(p.name for p in (work / "mnt").iterdir()) == ["out"]  # nothing beside it
+    marker = json.loads((out / ".gobnilp-run").read_text())
+    assert sorted(marker["files"]) == sorted(n for n in names if n != ".gobnilp-run")
+
+
+def test_output_folder_in_a_read_only_parent_still_guards_foreign_files(tmp_path):
+    work = tmp_path / "w"
+    out = work / "mnt" / "out"
+    out.mkdir(parents=True)
+    (out / "notes.txt").write_text("the user's notes\n")
+    args = [str(work / "mnt"), "enumerate", "example:asia", "--bf", "3", "-o", "mnt/out", "-q"]
+    proc = _run_patched(_READ_ONLY_PARENT, args, work)
+    assert proc.returncode == 1 and "holds 'notes.txt'" in proc.stderr and len(proc.stderr.splitlines()) == 1
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+    proc = _run_patched(_READ_ONLY_PARENT, args + ["--force"], work)
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "notes.txt").read_text() == "the user's notes\n"
+    assert {"networks.csv", "summary.json", ".gobnilp-run"} <= {p.name for p in out.iterdir()}
+
+
+def test_a_missing_folder_in_a_read_only_parent_is_still_refused(tmp_path):
+    work = tmp_path / "w"
+    (work / "mnt").mkdir(parents=True)
+    proc = _run_patched(_READ_ONLY_PARENT, [str(work / "mnt"), "enumerate", "example:asia", "--bf", "3", "-o",
+                                            "mnt/out", "-q"], work)
+    assert proc.returncode == 1 and "is not writable" in proc.stderr and len(proc.stderr.splitlines()) == 1
+    assert proc.stdout == "" and list((work / "mnt").iterdir()) == []
+
+
+# ------------------------------------------- leftovers of a SIGKILL, cleaned by the next run
+_KILLED_WHILE_WRITING = r"""
+import os, signal, sys
+real_fsync = os.fsync
+def killed(fd):  # every file is fsynced before its rename: die there, as a kill -9 would
+    os.kill(os.getpid(), signal.SIGKILL)
+os.fsync = killed
+from gobnilp_py.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("argv, where", [
+    (["run", "{cfg}", "-q"], "staging"),
+    (["enumerate", "example:asia", "--bf", "3", "-o", "out", "-q"], "staging"),
+    (["score", "example:asia", "-o", "a.jkl", "-q"], "part"),
+], ids=["run", "enumerate -o", "score -o"])
+def test_sigkill_leftovers_are_removed_by_the_next_run_which_says_so(argv, where, tmp_path):
+    work = tmp_path / "w"
+    work.mkdir()
+    cfg = work / "c.toml"
+    cfg.write_text('[data]\npath = "example:asia"\n[search]\nbayes_factor = 3\n[output]\ndir = "out"\n'
+                   'write = ["json", "csv"]\n')
+    args = [a.format(cfg=cfg) for a in argv]
+    proc = _run_patched(_KILLED_WHILE_WRITING, args, work)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    def top() -> list[str]:
+        return sorted(n for n in os.listdir(work) if ".staging-" in n or n.endswith(".part"))
+
+    left = top()
+    assert len(left) == 1 and ((".staging-" in left[0]) if where == "staging" else left[0].endswith(".part")), left
+    # a leftover of a live writer (this test process holds its lock) and a file that is not ours stay
+    live = work / (f".out.staging-{os.getpid()}-live" if where == "staging" else f".a.jkl.tmp-{os.getpid()}-live.part")
+    live.mkdir() if where == "staging" else live.write_text("x")
+    fd = os.open(live, os.O_RDONLY)
+    import fcntl
+
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    (work / ".out.staging-notours").mkdir()
+    try:
+        done = subprocess.run([sys.executable, "-m", "gobnilp_py", *[a for a in args if a != "-q"]], cwd=work,
+                              env=_env(), capture_output=True, text=True, timeout=300)
+    finally:
+        os.close(fd)
+    assert done.returncode == 0, done.stderr
+    warned = [ln for ln in done.stderr.splitlines() if "stale" in ln]
+    assert len(warned) == 1 and warned[0].startswith(("WARNING: removed 1 stale staging folder left in", "WARNING: removed 1 stale temporary file left in")) and "killed" in warned[0], \
+        done.stderr
+    assert left[0] in warned[0]
+    assert top() == sorted([live.name, ".out.staging-notours"])
+
+
+_MOUNT_POINT = r"""
+import errno, os, sys
+mount = os.path.realpath(sys.argv[1])
+real_ismount, real_replace, real_rename = os.path.ismount, os.replace, os.rename
+os.path.ismount = lambda p: os.path.realpath(p) == mount or real_ismount(p)
+def _busy(fn):
+    def wrapped(src, dst, *a, **k):  # a mount point cannot be renamed, nor anything renamed onto it
+        if mount in (os.path.realpath(src), os.path.realpath(dst)):
+            raise OSError(errno.EBUSY, "Device or resource busy", os.fspath(src))
+        return fn(src, dst, *a, **k)
+    return wrapped
+os.replace, os.rename = _busy(real_replace), _busy(real_rename)
+from gobnilp_py.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def test_output_folder_that_is_a_mount_point_is_written_in_place(tmp_path):
+    """``-o /out`` where ``/out`` is a mount point in a writable ``/``: renaming it fails (EBUSY), so stage inside."""
+    work = tmp_path / "w"
+    out = work / "out"
+    out.mkdir(parents=True)
+    for _ in range(2):
+        proc = _run_patched(_MOUNT_POINT, [str(out), "enumerate", "example:asia", "--bf", "3", "-o", "out", "-q"],
+                            work)
+        assert proc.returncode == 0, proc.stderr
+        assert sorted(p.name for p in work.iterdir()) == ["out"]
+        assert {"networks.csv", "summary.json", ".gobnilp-run"} == {p.name for p in out.iterdir()}

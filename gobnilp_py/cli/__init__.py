@@ -12,6 +12,10 @@
 * A closed stdout (``... --json | head -c 10``) exits 141 quietly.
 * Anything unexpected exits 3 with its traceback saved to a log file whose
   path is printed, so users can report it.
+* Every error, warning and log line passes through
+  :func:`gobnilp_py._wording.printable`: a name, value or path holding a
+  control character (an ESC sequence, a line break) is shown escaped, so it
+  can neither drive the terminal nor split a one-line error in two.
 
 ``-q`` prints results and errors only (no progress lines, log messages or
 warnings).  Each subcommand lives in its own module and registers itself.
@@ -30,6 +34,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from .._version import __version__
+from .._wording import printable
 from ..errors import GobnilpError
 from ._results import PROG
 
@@ -61,13 +66,20 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _PrintableFormatter(logging.Formatter):
+    """Log lines with control characters escaped (a variable name or path read from a file may hold any)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return printable(super().format(record))
+
+
 @contextmanager
 def _console(quiet: bool, level: str | None) -> Iterator[None]:
     """Logging and warnings as one ``WARNING: ...`` line each on stderr (none with ``-q``), restored after."""
     pkg = logging.getLogger("gobnilp_py")
     old_level = pkg.level
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
+    handler.setFormatter(_PrintableFormatter("%(levelname)s: %(message)s"))
     pkg.addHandler(handler)
     pkg.setLevel(logging.ERROR if quiet and level is None else getattr(logging, level or "WARNING"))
     old_show = warnings.showwarning
@@ -75,7 +87,7 @@ def _console(quiet: bool, level: str | None) -> Iterator[None]:
     def show(message: Warning | str, category: type[Warning], filename: str, lineno: int, file=None,
              line=None) -> None:
         if not quiet:
-            print(f"WARNING: {message}", file=sys.stderr)
+            print(f"WARNING: {printable(message)}", file=sys.stderr)
 
     warnings.showwarning = show  # type: ignore[assignment]
     try:
@@ -131,19 +143,19 @@ def _failure(exc: Exception) -> int:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return exit_status()
     if isinstance(exc, GobnilpError):
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {printable(exc)}", file=sys.stderr)
         return 1
     if isinstance(exc, MemoryError):
         print(f"{PROG}: error: out of memory; try a parent limit (--palim) or fewer variables", file=sys.stderr)
         return 1
     if isinstance(exc, OSError):  # the environment (disk full, permissions), not the package
         where = f" {exc.filename}" if exc.filename else ""
-        print(f"{PROG}: error: cannot access{where}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"{PROG}: error: cannot access{printable(where)}: {printable(exc.strerror or exc)}", file=sys.stderr)
         return 1
     # a bug: keep the traceback, but in a file
     with tempfile.NamedTemporaryFile("w", prefix="gobnilp-py-crash-", suffix=".log", delete=False) as fh:
         traceback.print_exception(type(exc), exc, exc.__traceback__, file=fh)
-    print(f"{PROG}: internal error: {exc!r}; traceback saved to {fh.name}", file=sys.stderr)
+    print(f"{PROG}: internal error: {printable(repr(exc))}; traceback saved to {fh.name}", file=sys.stderr)
     return 3
 
 

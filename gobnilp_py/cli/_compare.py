@@ -12,6 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from .._wording import printable
 from ..errors import ConfigError
 from ._options import add_common_options, add_data_options, add_force, add_scoring_options, \
     load_table_or_data, number, scoring_kwargs
@@ -75,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output_dir:
         paths = cmp.write(args.output_dir)
         if not args.quiet:
-            print("wrote " + ", ".join(str(p) for p in paths.values()), file=sys.stderr)
+            print(printable("wrote " + ", ".join(str(p) for p in paths.values())), file=sys.stderr)
     if args.json:
         print(dumps(cmp.to_dict()))
     else:

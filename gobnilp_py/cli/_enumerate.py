@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .._wording import printable
 from ._options import add_common_options, add_data_options, add_force, add_method_options, add_scoring_options, \
     add_time_limit, check_order_flag, load_table_or_data, method_kwargs, number, scoring_kwargs
 
@@ -125,7 +126,7 @@ def _report(args: argparse.Namespace, cs: Any) -> int:
     if args.output_dir:
         paths = write_collection(cs, Path(args.output_dir), force=args.force)
         if not args.quiet:
-            print("wrote " + " and ".join(str(p) for p in paths), file=sys.stderr)
+            print(printable("wrote " + " and ".join(str(p) for p in paths)), file=sys.stderr)
     if args.json:
         print(dumps(_summary_dict(cs)))
     else:

@@ -46,7 +46,8 @@ TIME_LIMIT_HELP = ("wall-clock seconds for the whole command (reading, scoring a
                    "is labelled INCOMPLETE")
 
 #: Flags that need data; refused with a .jkl input (attribute -> flag).
-_DATA_FLAGS = {"header": "--no-header", "delimiter": "--delimiter", "arities": "--arities"}
+_DATA_FLAGS = {"header": "--no-header", "delimiter": "--delimiter", "arities": "--arities",
+               "missing_values": "--missing-values", "states": "--states"}
 _SCORING_FLAGS = {"score": "--score", "ess": "--ess", "palim": "--palim", "prune": "--no-prune",
                   "max_candidates": "--max-candidates", "memory_limit": "--memory-limit", "n_jobs": "--n-jobs",
                   "backend": "--backend", "scheduler": "--scheduler", "lower_bound": "--lower-bound"}
@@ -95,6 +96,12 @@ def add_data_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--delimiter", default=None, help='CSV field separator: one character or "tab" (default: guessed)')
     p.add_argument("--arities", default=None,
                    help="declared arities, comma separated in column order (default: observed)")
+    p.add_argument("--missing-values", default=None, metavar="TOKENS",
+                   help="comma-separated texts read as missing, replacing the default NA,N/A,NaN,nan,null,NULL,None,?"
+                        " ('' reads those as states; an empty field is always missing, and an error)")
+    p.add_argument("--states", action="append", default=None, metavar="VAR=S1,S2,...",
+                   help="declared states of a variable, in order (unobserved ones count, as pgmpy's state_names); "
+                        "repeatable")
 
 
 def _score_help() -> str:
@@ -213,6 +220,29 @@ def _arities(args: argparse.Namespace) -> list[int] | None:
         raise DataError(f"--arities must be comma-separated integers, got {args.arities!r}") from None
 
 
+def _missing_values(args: argparse.Namespace) -> list[str] | None:
+    text = getattr(args, "missing_values", None)
+    return None if text is None else [tok for tok in text.split(",") if tok.strip()]
+
+
+def _states(args: argparse.Namespace) -> dict[str, list[str]] | None:
+    given = getattr(args, "states", None)
+    if not given:
+        return None
+    out: dict[str, list[str]] = {}
+    for item in given:
+        name, eq, states = item.partition("=")
+        if not eq or not name.strip() or not states.strip():
+            raise DataError(f"--states must look like VAR=S1,S2,..., got {item!r}")
+        if name.strip() in out:
+            raise DataError(f"--states gives the states of {name.strip()!r} twice")
+        listed = [s.strip() for s in states.split(",")]
+        if not all(listed):
+            raise DataError(f"--states {name.strip()}=...: a state has an empty name, in {item!r}")
+        out[name.strip()] = listed
+    return out
+
+
 def is_table_path(path: str) -> bool:
     """True for a ``.jkl`` score file (by suffix)."""
     return Path(path).suffix.lower() == ".jkl"
@@ -253,7 +283,8 @@ def load_table_or_data(args: argparse.Namespace, path: str, *, table_ok: bool = 
                               "these flags need a data file")
         return ScoreTable.from_jkl(path)
     header = True if getattr(args, "header", None) is None else bool(args.header)
-    data = read_data(path, header=header, delimiter=args.delimiter, arities=_arities(args))
+    data = read_data(path, header=header, delimiter=args.delimiter, arities=_arities(args),
+                     missing_values=_missing_values(args), state_names=_states(args))
     if getattr(args, "palim", None) != 0:
         from ..scoring import DEFAULT_MAX_CANDIDATES
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from .._wording import printable
 from ..errors import NetworkError
 
 __all__ = ["exit_code", "is_interrupted", "display", "gobnilp_display", "say_infeasible", "print_notes", "PROG",
@@ -69,10 +70,10 @@ def print_notes(result: Any) -> None:
     from ..output.writers import notes_of
 
     for note in notes_of(result):
-        print(f"# {' '.join(note.split())}")
+        print(f"# {printable(' '.join(note.split()))}")
     line = method_line(result)
     if line:
-        print(f"# {' '.join(line.split())}")
+        print(f"# {printable(' '.join(line.split()))}")
 
 
 def opt_text(result: Any) -> str:
@@ -87,15 +88,16 @@ def opt_text(result: Any) -> str:
 def display(net: Any) -> str:
     """A network on one line: its model string, or its arrows when a name cannot be written in one."""
     try:
-        return net.to_modelstring()
+        return printable(net.to_modelstring())
     except NetworkError:
-        return " ".join(f"{p}->{c}" for p, c in net.edges) or "(no arrows)"
+        return printable(" ".join(f"{p}->{c}" for p, c in net.edges) or "(no arrows)")
 
 
 def gobnilp_display(net: Any) -> str:
     """GOBNILP's network text, or one ``child <- [parents]`` line per node when a name cannot be written in it."""
     try:
-        return net.to_gobnilp_text()
+        text = net.to_gobnilp_text()
     except NetworkError:
         lines = [f"{c} <- {list(net.parents[c])}" for c in net.names]
-        return "\n".join(lines + [f"score {net.score!r}"]) + "\n"
+        text = "\n".join(lines + [f"score {net.score!r}"]) + "\n"
+    return "\n".join(printable(line) for line in text.split("\n"))

@@ -15,6 +15,7 @@ import argparse
 import math
 import sys
 
+from .._wording import printable
 from ._options import TIME_LIMIT_HELP, add_common_options, number
 
 __all__ = ["register"]
@@ -97,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         where = f", writing {', '.join(cfg.outputs)} to {cfg.output_dir}" if cfg.output_dir else ""
         data = check_run(cfg)
         shape = f" ({data.N} rows x {data.n} variables)" if hasattr(data, "N") else f" ({data.n} variables)"
-        print(f"{args.config}: OK: job {cfg.job} on {cfg.data_path}{shape}{where}")
+        print(printable(f"{args.config}: OK: job {cfg.job} on {cfg.data_path}{shape}{where}"))
         return 0
     progress = Progress.for_terminal(phases_of(cfg), quiet=quiet,
                                      time_limit=cfg.values["limits"]["time_limit"])
@@ -129,4 +130,5 @@ def _summary(res, quiet: bool) -> None:
             print(f"  ... {len(r) - 5} more")
     if res.files and not quiet:
         folder = res.files[0].parent
-        print(f"wrote {len(res.files)} files to {folder}: {', '.join(f.name for f in res.files)}", file=sys.stderr)
+        print(printable(f"wrote {len(res.files)} files to {folder}: {', '.join(f.name for f in res.files)}"),
+              file=sys.stderr)

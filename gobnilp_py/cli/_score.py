@@ -13,6 +13,7 @@ import argparse
 import time
 from pathlib import Path
 
+from .._wording import printable
 from ._options import add_common_options, add_data_options, add_force, add_scoring_options, load_table_or_data, \
     scoring_kwargs
 
@@ -62,11 +63,11 @@ def run(args: argparse.Namespace) -> int:
         raise write_error(exc, out) from None
     counts = table.n_candidates()
     eps = table.epsilon if table.epsilon is not None else 0.0
-    print(f"{len(table)} candidate parent sets for {table.n} variables "
-          f"({table.score_name}, epsilon={eps:.6g}) in {elapsed:.2f} s -> {out}")
+    print(printable(f"{len(table)} candidate parent sets for {table.n} variables "
+                    f"({table.score_name}, epsilon={eps:.6g}) in {elapsed:.2f} s -> {out}"))
     print(f"# {table.guarantee}")  # a table's provenance is in the .jkl itself
     if not args.quiet:
         width = max(len(nm) for nm in counts)
         for nm, k in counts.items():
-            print(f"  {nm:<{width}}  {k}")
+            print(printable(f"  {nm:<{width}}  {k}"))
     return 0

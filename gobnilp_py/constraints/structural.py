@@ -36,12 +36,13 @@ from __future__ import annotations
 import logging
 import os
 import re
+import stat
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._wording import count
+from .._wording import count, excerpt, printable
 from ..errors import ConstraintError
 from ..network import Network, find_cycle
 from ..scoring.table import ScoreTable
@@ -92,24 +93,42 @@ _IMMORALITY_RE = re.compile(r"^(.+?)->(.+?)<-(.+)$")
 
 
 # --------------------------------------------------------------------- parsing
+def _decode(raw: bytes, shown: str) -> str:
+    """The UTF-8 text of a constraints file, or a one-line ConstraintError naming the encoding problem."""
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or (len(raw) >= 4 and (raw[1::2].count(0) > len(raw) // 4
+                                                                             or raw[0::2].count(0) > len(raw) // 4)):
+        raise ConstraintError(f"constraints file {shown} is UTF-16 text; save it as UTF-8")
+    nul = raw.find(b"\0")
+    if nul >= 0:
+        raise ConstraintError(f"constraints file {shown} is not a text file (binary data at byte {nul})")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ConstraintError(f"constraints file {shown} is not UTF-8 text (invalid byte 0x{raw[exc.start]:02x} at "
+                              f"offset {exc.start}: Latin-1 or another encoding?); save it as UTF-8") from None
+
+
 def _ci_error(where: str) -> ConstraintError:
     return ConstraintError(
         f"{where}: conditional independence statements (A_|_B or A_|_B|S) are not supported; "
         "only arrows, adjacencies and immoralities are")
 
 
-def _names(parts: Sequence[str], where: str, text: str) -> list[str]:
+def _names(parts: Sequence[str], where: str, text: str, limit: int = 40) -> list[str]:
     out = [p.strip() for p in parts]
     if any(not p for p in out):
-        raise ConstraintError(f"{where}: empty variable name in {text!r}")
+        raise ConstraintError(f"{where}: empty variable name in {excerpt(text, limit)}")
     return out
 
 
-def _parse_statement(text: str, where: str) -> tuple[bool, str, tuple[str, ...]]:
+def _parse_statement(text: str, where: str, limit: int = 40) -> tuple[bool, str, tuple[str, ...]]:
     """Parse one GOBNILP-style statement into (negated, kind, names).
 
     ``kind`` is ``"arrow"`` (names = parent, child), ``"adjacency"`` or
-    ``"immorality"`` (names = x, z, y for ``x->z<-y``).
+    ``"immorality"`` (names = x, z, y for ``x->z<-y``).  Messages quote at
+    most ``limit`` characters of the statement, escaped
+    (:func:`gobnilp_py._wording.excerpt`): the text may come from a file that
+    is not a constraints file at all.
     """
     body = text.strip()
     negated = body.startswith("~")
@@ -119,24 +138,25 @@ def _parse_statement(text: str, where: str) -> tuple[bool, str, tuple[str, ...]]
         raise _ci_error(where)
     m = _IMMORALITY_RE.match(body)
     if m and "->" not in m.group(3) and "<-" not in m.group(3) and "<-" not in m.group(1):
-        x, z, y = _names(m.groups(), where, text)
+        x, z, y = _names(m.groups(), where, text, limit)
         return negated, "immorality", (x, z, y)
     n_left, n_right = body.count("<-"), body.count("->")
     if n_left == 1 and n_right == 0:
-        child, parent = _names(body.split("<-"), where, text)
+        child, parent = _names(body.split("<-"), where, text, limit)
         return negated, "arrow", (parent, child)
     if n_right == 1 and n_left == 0:
-        parent, child = _names(body.split("->"), where, text)
+        parent, child = _names(body.split("->"), where, text, limit)
         return negated, "arrow", (parent, child)
     if n_left == 0 and n_right == 0 and "-" in body:
         if body.count("-") > 1:
             raise ConstraintError(
-                f"{where}: adjacency {text!r} is ambiguous (more than one '-'); "
+                f"{where}: adjacency {excerpt(text, limit)} is ambiguous (more than one '-'); "
                 "give names containing '-' as pairs in a dict/keyword constraint instead")
-        a, b = _names(body.split("-"), where, text)
+        a, b = _names(body.split("-"), where, text, limit)
         return negated, "adjacency", (a, b)
     raise ConstraintError(
-        f"{where}: cannot read constraint {text!r}; expected x<-y, x->y, x-y or x->z<-y, optionally preceded by ~")
+        f"{where}: cannot read constraint {excerpt(text, limit)}; expected x<-y, x->y, x-y or x->z<-y, optionally "
+        "preceded by ~")
 
 
 def _strip_comment(line: str) -> str:
@@ -299,13 +319,24 @@ class StructuralConstraints:
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> "StructuralConstraints":
-        """Read a GOBNILP constraints file (see :meth:`parse`); errors name the file and line."""
+        """Read a GOBNILP constraints file (see :meth:`parse`); errors name the file and line.
+
+        The file must be UTF-8 text (an optional byte-order mark is
+        skipped); UTF-16, Latin-1 and binary files are refused in one line
+        naming the encoding problem, never with their bytes.
+        """
         p = Path(path)
+        shown = printable(p)
         try:
-            text = p.read_text()
+            st = os.stat(p)
+            if stat.S_ISDIR(st.st_mode):
+                raise IsADirectoryError(21, "Is a directory")
+            if not stat.S_ISREG(st.st_mode):
+                raise ConstraintError(f"constraints file {shown} is not a regular file (a device, socket or pipe)")
+            raw = p.read_bytes()
         except OSError as exc:
-            raise ConstraintError(f"cannot read constraints file {p}: {exc.strerror or exc}") from None
-        return cls.parse(text, source=str(p))
+            raise ConstraintError(f"cannot read constraints file {shown}: {exc.strerror or exc}") from None
+        return cls.parse(_decode(raw, shown), source=shown)
 
     @classmethod
     def parse(cls, text: str, *, source: str = "<constraints>") -> "StructuralConstraints":
@@ -319,12 +350,17 @@ class StructuralConstraints:
         """
         buckets: dict[str, list[tuple[str, ...]]] = {k: [] for k in _KEYS[:4] + _KEYS[-2:]}
         origins: dict[tuple[str, tuple[str, ...]], str] = {}
+        source = printable(source)
+        seen = 0
         for no, line in enumerate(text.splitlines(), 1):
             s = _strip_comment(line)
             if not s:
                 continue
             where = f"{source}, line {no}"
-            negated, kind, names = _parse_statement(s, where)
+            # The first statement may be the first line of a file that is no constraints file (a password
+            # file named by mistake): quote only a few characters of it.
+            negated, kind, names = _parse_statement(s, where, 40 if seen else 12)
+            seen += 1
             prefix = "forbidden_" if negated else "required_"
             key = prefix + {"arrow": "arrows", "adjacency": "adjacencies", "immorality": "immoralities"}[kind]
             buckets[key].append(names)

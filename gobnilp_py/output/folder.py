@@ -7,6 +7,23 @@ All or nothing
     parent folder are atomic, so readers see the old folder or the new one,
     never a mixture, and an error or an interrupt leaves nothing behind.
 
+A folder whose parent is not writable, or a mount point
+    The usual container mount (``-o /out``: a mount point, often with ``/``
+    read-only) cannot be replaced as a whole, but it exists and can be
+    written: the staging
+    folder is then made *inside* it (``.gobnilp-staging-<pid>-<random>``)
+    and the finished files are moved into place one by one, each atomically,
+    with the marker last.  A reader may then briefly see new files beside
+    old ones; every file is still complete, and an error or an interrupt
+    before the moves still leaves the folder untouched.
+
+Leftovers of a killed run
+    Staging folders, folders moved aside and temporary files carry the
+    writer's process id and are locked while in use
+    (:mod:`gobnilp_py._io`); a run into the same place removes the stale
+    ones of an earlier, killed run (only ours, only those whose writer is
+    gone) and logs one warning saying so.
+
 Never a file we did not write
     Every folder we write holds a marker file, :data:`RUN_MARKER`, listing the
     files of that run.  A later run may replace exactly those.  Any other file
@@ -38,7 +55,7 @@ from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
-from .._io import atomic_write_bytes, atomic_write_text, umask
+from .._io import atomic_write_bytes, atomic_write_text, lock, remove_stale, umask
 from .._version import __version__
 from ..errors import OutputError
 
@@ -49,6 +66,8 @@ log = logging.getLogger(__name__)
 
 #: Marker file in every output folder gobnilp-py writes: JSON with the list of its files.
 RUN_MARKER = ".gobnilp-run"
+#: Prefix of a staging folder made inside the output folder (when its parent is not writable).
+INSIDE_STAGING = ".gobnilp-staging-"
 #: Files a marker of an earlier version (plain text, no list) may have vouched for.
 _LEGACY_NAMES = frozenset({"result.json", "networks.csv", "networks.txt", "scores.jkl", "modelstrings.txt",
                            "best.dot", "best_dag.png", "best_cpdag.png", "edge_probabilities.png",
@@ -81,8 +100,10 @@ def ours_in(folder: Path) -> frozenset[str] | None:
 
 
 def _foreign(folder: Path) -> list[str]:
+    """Files in ``folder`` our marker does not list (our staging folders inside it are ours)."""
     ours = ours_in(folder) or frozenset()
-    return sorted(p.name for p in folder.iterdir() if p.name != RUN_MARKER and p.name not in ours)
+    return sorted(p.name for p in folder.iterdir()
+                  if p.name != RUN_MARKER and p.name not in ours and not p.name.startswith(INSIDE_STAGING))
 
 
 def _nearest_existing(path: Path) -> Path:
@@ -118,10 +139,7 @@ def check_output_folder(folder: str | os.PathLike[str], *, force: bool = False) 
                                   "another folder, move it away, or pass --force (force = true) to write beside it")
         if not _writable(folder):
             raise OutputError(f"{folder} is not writable")
-        if not _writable(folder.parent if str(folder.parent) else Path(".")):
-            raise OutputError(f"{folder}: its parent folder {folder.parent} is not writable (the folder is "
-                              "replaced as a whole)")
-        return
+        return  # a parent that is not writable is fine: the files are then staged inside the folder
     ancestor = _nearest_existing(folder.parent if str(folder.parent) else Path("."))
     if not ancestor.is_dir():
         raise OutputError(f"{folder}: {ancestor} is not a folder")
@@ -191,29 +209,62 @@ class StagedFolder:
         self.staging: Path | None = None
         self.files: list[str] = []
         self._created: list[Path] = []
+        #: True when the staging folder is inside ``dest`` (its parent is not writable): files move one by one.
+        self.inside = False
+        self._lock_fd: int | None = None
 
     def __enter__(self) -> "StagedFolder":
         check_output_folder(self.dest, force=self.force)
         parent = self.dest.parent
+        # A mount point cannot be renamed (EBUSY) even in a writable parent: stage inside it too.
+        self.inside = self.dest.is_dir() and (not _writable(parent) or os.path.ismount(self.dest))
+        self._remove_stale()
         missing = []
         p = parent
         while not p.exists():
             missing.append(p)
             p = p.parent
         try:
-            parent.mkdir(parents=True, exist_ok=True)
-            self._created = missing  # removed again if the run fails, so a failure leaves nothing behind
-            self.staging = Path(tempfile.mkdtemp(prefix=f".{self.dest.name}.staging-", dir=parent))
+            if self.inside:
+                where, prefix = self.dest, f"{INSIDE_STAGING}{os.getpid()}-"
+            else:
+                parent.mkdir(parents=True, exist_ok=True)
+                self._created = missing  # removed again if the run fails, so a failure leaves nothing behind
+                where, prefix = parent, f".{self.dest.name}.staging-{os.getpid()}-"
+            self.staging = Path(tempfile.mkdtemp(prefix=prefix, dir=where))
+            self._lock_fd = os.open(self.staging, os.O_RDONLY)
+            lock(self._lock_fd)  # held until the end: a later run sees a live staging folder, not a stale one
         except OSError as exc:
+            self._release()
+            if self.staging is not None:
+                shutil.rmtree(self.staging, ignore_errors=True)
+                self.staging = None
             self._remove_created()
             raise write_error(exc, self.dest) from None
         return self
+
+    def _remove_stale(self) -> None:
+        """Delete what a killed earlier run into ``dest`` left: its staging folders and the folders it moved aside."""
+        name = self.dest.name
+        if _writable(self.dest.parent):
+            remove_stale(self.dest.parent, (f".{name}.staging-", f".{name}.old-"), "staging folder")
+        if self.dest.is_dir() and _writable(self.dest):
+            remove_stale(self.dest, (INSIDE_STAGING,), "staging folder")
+
+    def _release(self) -> None:
+        if self._lock_fd is not None:
+            try:
+                os.close(self._lock_fd)
+            except OSError:
+                pass
+            self._lock_fd = None
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         if self.staging is not None and self.staging.exists():
             shutil.rmtree(self.staging, ignore_errors=True)
             self._remove_created()
+        self._release()
 
     def _remove_created(self) -> None:
         for d in self._created:  # deepest first
@@ -266,7 +317,7 @@ class StagedFolder:
             if foreign and not self.force:
                 raise OutputError(f"output folder {self.dest} now holds {foreign[0]!r}, which gobnilp-py did not "
                                   "write; nothing was written")
-            if foreign:
+            if foreign or self.inside:
                 self._merge_into_dest()
                 return [self.dest / f for f in self.files]
         self._swap_in()
@@ -276,11 +327,14 @@ class StagedFolder:
         """Rename the staging folder to ``dest`` (moving an old folder of ours aside first)."""
         assert self.staging is not None
         old: Path | None = None
+        old_fd: int | None = None
         try:
             if self.dest.exists():
-                old = Path(tempfile.mkdtemp(prefix=f".{self.dest.name}.old-", dir=self.dest.parent))
+                old = Path(tempfile.mkdtemp(prefix=f".{self.dest.name}.old-{os.getpid()}-", dir=self.dest.parent))
                 os.rmdir(old)
                 os.replace(self.dest, old)
+                old_fd = os.open(old, os.O_RDONLY)
+                lock(old_fd)  # being deleted by a live process: not stale
             try:
                 os.replace(self.staging, self.dest)
             except BaseException:
@@ -288,13 +342,20 @@ class StagedFolder:
                     os.replace(old, self.dest)
                 raise
         except OSError as exc:
+            if old_fd is not None:
+                os.close(old_fd)
             raise write_error(exc, self.dest) from None
         self.staging = None
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
+        if old_fd is not None:
+            os.close(old_fd)
 
     def _merge_into_dest(self) -> None:
-        """``force`` with foreign files present: replace our files one by one, leave every other file alone."""
+        """Replace our files one by one, leave every other file alone.
+
+        For ``force`` with foreign files present, and for a folder whose parent is not writable (staged inside).
+        """
         assert self.staging is not None
         previous = ours_in(self.dest) or frozenset()
         try:

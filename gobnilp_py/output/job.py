@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from .._version import __version__
+from .._wording import printable
 from ..config import PICTURES, RUN_SOURCE, RunConfig, keyword_overrides, load_config
 from ..progress import Progress
 from . import pictures as P
@@ -319,7 +320,7 @@ def check_run(cfg: RunConfig) -> Any:
 def run_job(cfg: RunConfig, progress: Progress) -> RunResult:
     """Read, score, solve, summarise and write, one phase after the other."""
     t_start = time.perf_counter()            # [limits] time_limit covers reading, scoring and search
-    with progress.phase("reading", str(cfg.data_path)):
+    with progress.phase("reading", printable(cfg.data_path)):
         ds, table = _read(cfg)
         check_before_work(cfg, ds, table)
     result, table = _execute(cfg, progress, ds, table, t_start)
@@ -337,7 +338,7 @@ def run_job(cfg: RunConfig, progress: Progress) -> RunResult:
                                    dpi=cfg.values["output"]["dpi"])
     res.timings = dict(progress.timings)
     if cfg.output_dir is not None:
-        with progress.phase("writing", str(cfg.output_dir)):
+        with progress.phase("writing", printable(cfg.output_dir)):
             res.files = _write(res, pics, progress)
     res.timings = dict(progress.timings)
     return res

@@ -9,10 +9,20 @@ statistics).  :func:`load_result` rebuilds the object, so a saved run can be
 inspected, averaged, drawn or handed on (:mod:`gobnilp_py.interop`) without
 running it again.
 
-What is checked, so a loaded result is never silently different from the saved one:
+What is checked, so a loaded result is never silently different from the saved one
+(every failure a one-line :class:`~gobnilp_py.errors.DataError` naming the field):
 
-* the rebuilt set's ``guarantee`` line equals the saved one (a file edited by
-  hand, or written by a version whose labels differ, fails loudly);
+* the file is a regular file of strict JSON (no ``NaN``/``Infinity``, which
+  the writer never produces; nesting that would exhaust the parser is refused);
+* every field has the type the writer gives it (``"complete"`` is ``true`` or
+  ``false``, never the text ``"false"``; scores are numbers or ``null``;
+  parents are lists of names), and the labels are there: a result without
+  its ``complete`` flag or ``guarantee`` line is refused, never loaded as
+  complete;
+* the rebuilt result's ``guarantee`` line and ``complete`` flag equal the
+  saved ones, in the result and, for a run's ``result.json``, at its top
+  level (a file edited by hand, or written by a version whose labels
+  differ, fails loudly);
 * the networks' count equals ``n_networks``, every network is a DAG over the
   run's variables;
 * the model averages: when the run averaged over *every* credible network
@@ -30,10 +40,12 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .._wording import printable
 from ..errors import DataError
 
 __all__ = ["load_result", "result_from_dict", "credible_set_from_dict", "classes_to_json", "classes_from_json"]
@@ -69,20 +81,48 @@ def load_result(path: str | os.PathLike[str]) -> Any:
     'complete: every network with score >= OPT - 1.09861 (Bayes factor 3)'
     """
     p = _result_file(Path(path))
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DataError(f"{p}: no such file") from None
-    except OSError as exc:
-        raise DataError(f"{p}: cannot read ({exc.strerror or exc})") from None
-    try:
-        d = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{p}: not JSON ({exc.msg} at line {exc.lineno})") from None
+    shown = printable(p)
+    d = _read_json(p, shown)
     try:
         return result_from_dict(d)
     except DataError as exc:
-        raise DataError(f"{p}: {exc}") from None
+        raise DataError(f"{shown}: {exc}") from None
+
+
+def _refuse_constant(token: str) -> Any:
+    raise DataError(f"holds {token}, which is not JSON (the writer writes null for a non-finite number)")
+
+
+def _read_json(p: Path, shown: str) -> Any:
+    """The parsed JSON of a regular file; one-line DataErrors for a device, bad text, deep nesting, no memory."""
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        raise DataError(f"{shown}: no such file") from None
+    except OSError as exc:
+        raise DataError(f"{shown}: cannot read ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise DataError(f"{shown}: not a regular file (a device, socket or pipe); give a result.json or summary.json")
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise DataError(f"{shown}: cannot read ({exc.strerror or exc})") from None
+    except MemoryError:
+        raise DataError(f"{shown}: too large to load ({st.st_size:,} bytes)") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{shown}: not UTF-8 text (invalid byte at offset {exc.start}); not a saved result") from None
+    try:
+        return json.loads(text, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{shown}: not JSON ({exc.msg} at line {exc.lineno})") from None
+    except DataError as exc:
+        raise DataError(f"{shown}: {exc}") from None
+    except RecursionError:
+        raise DataError(f"{shown}: JSON nested too deeply to be a saved result") from None
+    except MemoryError:
+        raise DataError(f"{shown}: too large to load ({st.st_size:,} bytes)") from None
 
 
 #: The JSON a folder holds, in the order they are looked for: ``gobnilp-py run`` writes ``result.json``,
@@ -98,7 +138,7 @@ def _result_file(p: Path) -> Path:
     if not p.is_dir():
         return p
     for name in _FOLDER_FILES:
-        if (p / name).is_file():
+        if (p / name).exists():
             return p / name
     raise DataError(f"{p}: the folder holds no result ({' or '.join(_FOLDER_FILES)}); give a folder written by "
                     "gobnilp-py run, enumerate -o or kbest -o, or a JSON file")
@@ -106,19 +146,32 @@ def _result_file(p: Path) -> Path:
 
 def result_from_dict(d: Mapping[str, Any]) -> Any:
     """:func:`load_result` on an already parsed JSON object."""
+    try:
+        return _result_from_dict(d)
+    except RecursionError:
+        raise DataError("nested too deeply to be a saved result") from None
+
+
+def _result_from_dict(d: Mapping[str, Any]) -> Any:
     if not isinstance(d, Mapping):
-        raise DataError(f"expected a JSON object, got {type(d).__name__}")
+        raise DataError(f"expected a JSON object, got {_kind(d)}")
     if "job" in d and "result" in d:  # a run's result.json
         job = d["job"]
         if job == "score":
             raise DataError("this is a score job's result (a summary of the score table, no networks); "
                             "read its .jkl file with ScoreTable.from_jkl")
-        names = (d.get("inputs") or {}).get("names")
+        if job not in ("learn", "enumerate", "kbest"):
+            raise DataError(f"unknown job {_short(job)}; expected learn, enumerate or kbest")
+        inputs = _get(d, "inputs", (dict,), "", required=False, allow_none=True) or {}
+        names = _get(inputs, "names", (list,), "inputs.", required=False, allow_none=True)
+        if names is not None:
+            _names(names, "inputs.names")
         if job == "learn":
-            return _network(d["result"])
-        if job in ("enumerate", "kbest"):
-            return credible_set_from_dict(d["result"], names=names, summary=d)
-        raise DataError(f"unknown job {job!r}; expected learn, enumerate or kbest")
+            out = _network(d["result"], "result.")
+        else:
+            out = credible_set_from_dict(d["result"], names=names, summary=d, where="result.")
+        _same_labels(d, out, "")
+        return out
     if "networks" in d and "opt" in d:
         return credible_set_from_dict(d)
     if "names" in d and "parents" in d and "score" in d:
@@ -126,29 +179,119 @@ def result_from_dict(d: Mapping[str, Any]) -> Any:
     raise DataError("not a gobnilp-py result: expected a run's result.json, a CredibleSet or a Network")
 
 
+# ----------------------------------------------------------------------------- field checks
+_KIND = {bool: "true or false", str: "a string", int: "an integer", float: "a number", list: "a list",
+         dict: "an object", type(None): "null"}
+
+
+def _kind(x: Any) -> str:
+    if isinstance(x, bool):
+        return "true/false"
+    if isinstance(x, (int, float)):
+        return "a number"
+    return {str: "a string", list: "a list", dict: "an object", type(None): "null"}.get(type(x), type(x).__name__)
+
+
+def _short(x: Any) -> str:
+    text = json.dumps(x, ensure_ascii=False)[:60] if isinstance(x, (str, int, float, bool, type(None))) else _kind(x)
+    return printable(text)
+
+
+def _get(d: Mapping[str, Any], key: str, kinds: tuple[type, ...], where: str, *, required: bool = True,
+         allow_none: bool = False) -> Any:
+    """``d[key]`` checked to be one of ``kinds`` (``float`` admits ints; ``bool`` is never a number)."""
+    if key not in d:
+        if required:
+            raise DataError(f"{where}{key} is missing; the file was edited or is not a gobnilp-py result")
+        return None
+    v = d[key]
+    if v is None and allow_none:
+        return None
+    ok = any(isinstance(v, k) and not (isinstance(v, bool) and k in (int, float)) for k in kinds)
+    if float in kinds and isinstance(v, int) and not isinstance(v, bool):
+        ok = True
+    if not ok:
+        want = " or ".join(_KIND.get(k, k.__name__) for k in kinds) + (" or null" if allow_none else "")
+        raise DataError(f"{where}{key} must be {want}, got {_short(v)}")
+    if int in kinds and float not in kinds and isinstance(v, int) and v < 0:
+        raise DataError(f"{where}{key} must be >= 0, got {v}")
+    return v
+
+
+def _names(x: Any, where: str) -> list[str]:
+    if not isinstance(x, list) or not all(isinstance(v, str) for v in x):
+        raise DataError(f"{where} must be a list of variable names, got {_short(x)}")
+    return x
+
+
+def _parents(x: Any, where: str) -> dict[str, tuple[str, ...]]:
+    if not isinstance(x, dict):
+        raise DataError(f"{where} must be an object variable -> list of parents, got {_short(x)}")
+    out = {}
+    for child, ps in x.items():
+        _names(ps, f"{where}[{printable(json.dumps(child, ensure_ascii=False))}]")
+        out[child] = tuple(ps)
+    return out
+
+
+def _same_labels(d: Mapping[str, Any], result: Any, where: str) -> None:
+    """The saved ``guarantee`` and ``complete`` (when the file has them at this level) equal the rebuilt result's."""
+    from .writers import labels
+
+    got = labels(result)
+    for key in ("guarantee", "complete"):
+        if key in d and d[key] != got[key]:
+            raise DataError(f"the saved {where}{key} {_short(d[key])} differs from the one its fields give "
+                            f"({_short(got[key])}); the file was edited or written by another version")
+
+
 # ----------------------------------------------------------------------------- pieces
 def _float(x: Any, what: str) -> float:
+    """A JSON number as a float; ``null`` (how the writer writes a non-finite value) as NaN."""
     if x is None:
         return math.nan
-    if isinstance(x, str) and x.strip().lower() in ("nan", "inf", "-inf", "+inf", "infinity", "-infinity"):
-        return float(x)
     if isinstance(x, bool) or not isinstance(x, (int, float)):
-        raise DataError(f"{what} must be a number, got {x!r}")
-    return float(x)
+        raise DataError(f"{what} must be a number or null, got {_short(x)}")
+    try:
+        return float(x)
+    except OverflowError:
+        raise DataError(f"{what} is too large for a number, got an integer of {len(str(x))} digits") from None
 
 
-def _network(d: Any) -> Any:
+def _network(d: Any, where: str = "") -> Any:
     from ..errors import GobnilpError
-    from ..network import Network
+    from ..network import STATUSES, Network
 
     if not isinstance(d, Mapping):
-        raise DataError(f"a network must be a JSON object, got {type(d).__name__}")
+        raise DataError(f"{where or 'a network'} must be a JSON object, got {_kind(d)}")
+    _names(_get(d, "names", (list,), where), f"{where}names")
+    _get(d, "score", (float,), where, allow_none=True)
+    status = _get(d, "status", (str,), where)
+    if status not in STATUSES:
+        raise DataError(f"{where}status must be one of {', '.join(STATUSES)}, got {_short(status)}")
+    _get(d, "complete", (bool,), where)
+    _get(d, "guarantee", (str,), where)
+    _get(d, "approximate", (bool,), where, required=False)
+    caveats = _get(d, "caveats", (list,), where, required=False) or []
+    if not all(isinstance(c, str) for c in caveats):
+        raise DataError(f"{where}caveats must be a list of strings")
+    _get(d, "dual_bound", (float,), where, required=False, allow_none=True)
+    parents = _get(d, "parents", (dict,), where, allow_none=True)
+    if parents is not None:
+        _parents(parents, f"{where}parents")
+    local = _get(d, "local_scores", (dict,), where, required=False) or {}
+    for k, v in local.items():
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+            raise DataError(f"{where}local_scores must map names to numbers, got {_short(v)}")
+    _get(d, "stats", (dict,), where, required=False, allow_none=True)
     try:
-        return Network.from_dict(d)
+        net = Network.from_dict(d)
     except DataError:
         raise
     except (GobnilpError, TypeError, ValueError) as exc:
         raise DataError(f"bad network: {exc}") from None
+    _same_labels(d, net, where)
+    return net
 
 
 def classes_to_json(classes: Sequence[Any] | None) -> list[dict[str, Any]] | None:
@@ -228,30 +371,62 @@ def _extension_order(names: Sequence[str], und: Sequence[tuple[str, str]]) -> di
     return order
 
 
-def classes_from_json(data: Sequence[Mapping[str, Any]] | None) -> list[Any] | None:
-    """Inverse of :func:`classes_to_json`."""
+def classes_from_json(data: Sequence[Mapping[str, Any]] | None, where: str = "") -> list[Any] | None:
+    """Inverse of :func:`classes_to_json` (every field checked: a malformed summary is a one-line DataError)."""
     if data is None:
         return None
+    from ..errors import GobnilpError
     from ..solve.classes import ClassSummary
 
+    if not isinstance(data, list):
+        raise DataError(f"{where}classes must be a list or null, got {_kind(data)}")
     out = []
     for i, c in enumerate(data):
+        at = f"{where}classes[{i}]."
+        if not isinstance(c, Mapping):
+            raise DataError(f"{where}classes[{i}] must be an object, got {_kind(c)}")
+        cp = _get(c, "cpdag", (dict,), at)
+        _names(_get(cp, "names", (list,), f"{at}cpdag."), f"{at}cpdag.names")
+        for key in ("directed", "undirected"):
+            for e in _get(cp, key, (list,), f"{at}cpdag.", required=False) or []:
+                if not (isinstance(e, list) and len(e) == 2 and all(isinstance(x, str) for x in e)):
+                    raise DataError(f"{at}cpdag.{key} must list [name, name] pairs, got {_short(e)}")
+        score = _float(_get(c, "score", (float,), at, allow_none=True), f"{at}score")
+        n_members = _get(c, "n_members", (int,), at, required=False, allow_none=True)
+        listed = _get(c, "listed", (int,), at, required=False) or 0
+        counts = _get(c, "arrow_counts", (list,), at, required=False, allow_none=True)
+        for e in counts or []:
+            if not (isinstance(e, list) and len(e) == 3 and isinstance(e[0], str) and isinstance(e[1], str)
+                    and isinstance(e[2], int) and not isinstance(e[2], bool) and e[2] >= 0):
+                raise DataError(f"{at}arrow_counts must list [parent, child, count] triples, got {_short(e)}")
         try:
-            counts = c.get("arrow_counts")
             out.append(ClassSummary(
-                cpdag=_cpdag_from_dict(c["cpdag"]),
-                score=_float(c["score"], f"classes[{i}].score"),
-                n_members=None if c.get("n_members") is None else int(c["n_members"]),
-                listed=int(c.get("listed", 0)),
-                arrow_counts=None if counts is None else {(str(u), str(v)): int(k) for u, v, k in counts},
+                cpdag=_cpdag_from_dict(cp),
+                score=score,
+                n_members=n_members,
+                listed=int(listed),
+                arrow_counts=None if counts is None else {(u, v): int(k) for u, v, k in counts},
             ))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise DataError(f"classes[{i}] is malformed ({exc})") from None
+        except DataError as exc:
+            raise DataError(f"{where}classes[{i}]: {exc}") from None
+        except (GobnilpError, KeyError, TypeError, ValueError) as exc:
+            raise DataError(f"{where}classes[{i}] is malformed ({printable(exc)})") from None
     return out
 
 
+#: The fields of ``CredibleSet.to_dict()``, with the JSON types the writer gives them (``float`` admits ints).
+_SET_FIELDS: dict[str, tuple[tuple[type, ...], bool]] = {  # key -> (kinds, null allowed)
+    "kind": ((str,), False), "caveats": ((list,), False), "method": ((str,), True),
+    "reason": ((str,), True), "infeasible": ((bool,), False), "approximate": ((bool,), False),
+    "threshold": ((float,), True), "tolerance": ((float,), True), "near_boundary": ((int,), True),
+    "n_networks": ((int,), False), "n_networks_total": ((int,), True), "n_classes_total": ((int,), True),
+    "averages_over": ((str,), True), "stats": ((dict,), True), "bayes_factor": ((float,), True),
+    "n_mecs": ((int,), True),
+}
+
+
 def credible_set_from_dict(d: Mapping[str, Any], *, names: Sequence[str] | None = None,
-                           summary: Mapping[str, Any] | None = None) -> Any:
+                           summary: Mapping[str, Any] | None = None, where: str = "") -> Any:
     """A :class:`~gobnilp_py.solve.credible.CredibleSet` from ``CredibleSet.to_dict()``.
 
     Parameters
@@ -264,65 +439,85 @@ def credible_set_from_dict(d: Mapping[str, Any], *, names: Sequence[str] | None 
     summary : mapping, optional
         The enclosing ``result.json``: its ``edge_probabilities`` and
         ``arrow_probabilities`` are compared with the rebuilt set's.
+    where : str
+        Prefix of field names in messages (``"result."`` inside a run's file).
+
+    Raises
+    ------
+    DataError
+        A field missing (``networks``, ``opt``, ``epsilon``, ``complete``,
+        ``guarantee``) or of the wrong type, a network that is not a DAG over
+        the variables, or labels that differ from those the fields give.
     """
     from ..network import Network
     from ..solve.credible import CredibleSet
 
     if not isinstance(d, Mapping):
-        raise DataError(f"a credible set must be a JSON object, got {type(d).__name__}")
-    try:
-        raw_nets = d["networks"]
-        opt = _float(d["opt"], "opt")
-        eps = _float(d["epsilon"], "epsilon")
-        complete = bool(d["complete"])
-    except KeyError as exc:
-        raise DataError(f"the credible set lacks {exc}; was it written with networks=False?") from None
-    if not isinstance(raw_nets, list):
-        raise DataError("'networks' must be a list")
+        raise DataError(f"a credible set must be a JSON object, got {_kind(d)}")
+    if "networks" not in d:
+        raise DataError(f"{where}networks is missing; was the set written with networks=False?")
+    raw_nets = _get(d, "networks", (list,), where)
+    opt = _float(_get(d, "opt", (float,), where, allow_none=True), f"{where}opt")
+    eps = _float(_get(d, "epsilon", (float,), where, allow_none=True), f"{where}epsilon")
+    complete = _get(d, "complete", (bool,), where)
+    saved_guarantee = _get(d, "guarantee", (str,), where)
+    for key, (kinds, nullable) in _SET_FIELDS.items():
+        _get(d, key, kinds, where, required=False, allow_none=nullable)
+    if not all(isinstance(c, str) for c in d.get("caveats") or []):
+        raise DataError(f"{where}caveats must be a list of strings")
+    for i, nd in enumerate(raw_nets):
+        if not isinstance(nd, Mapping):
+            raise DataError(f"{where}networks[{i}] must be an object, got {_kind(nd)}")
+        _get(nd, "score", (float,), f"{where}networks[{i}].", allow_none=True)
+        _parents(_get(nd, "parents", (dict,), f"{where}networks[{i}]."), f"{where}networks[{i}].parents")
     if names is None:
         if raw_nets:
-            names = list(raw_nets[0].get("parents", {}).keys())
+            names = list(raw_nets[0]["parents"].keys())
         elif d.get("classes"):
-            names = list(d["classes"][0]["cpdag"]["names"])
+            first = d["classes"][0]
+            names = _names(first.get("cpdag", {}).get("names") if isinstance(first, Mapping)
+                           and isinstance(first.get("cpdag"), Mapping) else None, f"{where}classes[0].cpdag.names")
         else:
             names = []
     names = tuple(str(x) for x in names)
-    tol = _float(d.get("tolerance", 0.0), "tolerance")
+    tol = _float(d.get("tolerance", 0.0), f"{where}tolerance")
     tol = 0.0 if math.isnan(tol) else tol
     nets = []
     for i, nd in enumerate(raw_nets):
-        try:
-            score = _float(nd["score"], f"networks[{i}].score")
-            parents = {str(k): tuple(str(p) for p in v) for k, v in nd["parents"].items()}
-        except (KeyError, TypeError, AttributeError) as exc:
-            raise DataError(f"networks[{i}] is malformed ({exc})") from None
+        score = _float(nd["score"], f"{where}networks[{i}].score")
+        parents = {str(k): tuple(v) for k, v in nd["parents"].items()}
         status = "optimal" if math.isfinite(opt) and score >= opt - tol else "feasible"
         try:
             nets.append(Network(names, parents, score, status=status))
         except Exception as exc:
-            raise DataError(f"networks[{i}]: {exc}") from None
+            raise DataError(f"{where}networks[{i}]: {printable(exc)}") from None
     n_saved = d.get("n_networks")
-    if n_saved is not None and int(n_saved) != len(nets):
+    if n_saved is not None and n_saved != len(nets):
         raise DataError(f"the file says {n_saved} networks but lists {len(nets)}")
     threshold = d.get("threshold")
-    cs = CredibleSet(
-        opt=opt, epsilon=eps, complete=complete, reason=d.get("reason"), networks=nets, tolerance=tol,
-        near_boundary=int(d.get("near_boundary") or 0), kind=str(d.get("kind", "bayes_factor")),
-        stats=dict(d.get("stats") or {}), method=d.get("method"),
-        threshold=None if threshold is None else _float(threshold, "threshold"),
-        infeasible=bool(d.get("infeasible", False)), approximate=bool(d.get("approximate", False)),
-        caveats=[str(c) for c in d.get("caveats") or []],
-        n_networks_total=d.get("n_networks_total"), n_classes_total=d.get("n_classes_total"),
-        classes=classes_from_json(d.get("classes")),
-    )
-    saved_guarantee = d.get("guarantee")
-    if saved_guarantee is not None and saved_guarantee != cs.guarantee and cs.threshold is None:
+    try:
+        cs = CredibleSet(
+            opt=opt, epsilon=eps, complete=complete, reason=d.get("reason"), networks=nets, tolerance=tol,
+            near_boundary=int(d.get("near_boundary") or 0), kind=str(d.get("kind", "bayes_factor")),
+            stats=dict(d.get("stats") or {}), method=d.get("method"),
+            threshold=None if threshold is None else _float(threshold, f"{where}threshold"),
+            infeasible=bool(d.get("infeasible", False)), approximate=bool(d.get("approximate", False)),
+            caveats=[str(c) for c in d.get("caveats") or []],
+            n_networks_total=d.get("n_networks_total"), n_classes_total=d.get("n_classes_total"),
+            classes=classes_from_json(d.get("classes"), where),
+        )
+    except DataError:
+        raise
+    except (TypeError, ValueError) as exc:
+        raise DataError(f"{where}: a field holds a value of the wrong kind ({printable(exc)})") from None
+    if saved_guarantee != cs.guarantee and cs.threshold is None:
         cs.threshold = -math.inf  # JSON writes a threshold of -inf as null
         if saved_guarantee != cs.guarantee:
             cs.threshold = None
-    if saved_guarantee is not None and saved_guarantee != cs.guarantee:
-        raise DataError(f"the saved guarantee {saved_guarantee!r} differs from the one its fields give "
-                        f"({cs.guarantee!r}); the file was edited or written by another version")
+    if saved_guarantee != cs.guarantee:
+        raise DataError(f"the saved guarantee {_short(saved_guarantee)} differs from the one its fields give "
+                        f"({_short(cs.guarantee)}); the file was edited or written by another version")
+    _same_labels(d, cs, where)
     saved_over = d.get("averages_over")
     every_listed = cs.n_networks_total is not None and int(cs.n_networks_total) == len(nets)
     if saved_over is not None and saved_over != cs.averages_over and every_listed and nets:
@@ -358,8 +553,14 @@ def _check_probabilities(cs: Any, summary: Mapping[str, Any]) -> None:
         saved = summary.get(key)
         if not saved:
             continue
+        if not isinstance(saved, Mapping) or not isinstance(saved.get("names"), list) or \
+                not isinstance(saved.get("matrix"), list):
+            raise DataError(f"{key} must be an object with names and matrix, got {_short(saved)}")
+        try:
+            mat = np.array(saved["matrix"], dtype=float)
+        except (TypeError, ValueError):
+            raise DataError(f"{key}.matrix must be a square list of lists of numbers") from None
         got = fn()
-        mat = np.array(saved["matrix"], dtype=float)
         if list(saved["names"]) != [str(x) for x in got.index] or mat.shape != got.shape or \
                 not np.allclose(got.to_numpy(), mat, rtol=_REL, atol=1e-12):
             cs.caveats.append(f"the rebuilt {key.replace('_', ' ')} differ from the saved ones")

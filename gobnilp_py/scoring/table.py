@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from .._version import __version__
+from .._wording import excerpt, has_control, printable
 from ..errors import ScoreError
 
 __all__ = ["ScoreTable", "Family", "PROVENANCE_PREFIX", "MAX_ABS_SCORE", "jkl_written_by_us"]
@@ -417,30 +418,31 @@ class ScoreTable:
         line, a non-finite score or one with ``|score| >= 1e20``.
         """
         p = Path(path)
+        shown = printable(p)
         try:
             st = os.stat(p)
         except FileNotFoundError:
-            raise ScoreError(f"score file not found: {p}") from None
+            raise ScoreError(f"score file not found: {shown}") from None
         except OSError as exc:
-            raise ScoreError(f"cannot read score file {p}: {exc.strerror or exc}") from None
+            raise ScoreError(f"cannot read score file {shown}: {exc.strerror or exc}") from None
         if stat.S_ISDIR(st.st_mode):
-            raise ScoreError(f"score file {p} is a folder, not a file")
+            raise ScoreError(f"score file {shown} is a folder, not a file")
         if not (stat.S_ISREG(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
-            raise ScoreError(f"score file {p} is not a regular file (a device or socket)")
+            raise ScoreError(f"score file {shown} is not a regular file (a device or socket)")
         try:
             raw = p.read_bytes()
         except OSError as exc:
-            raise ScoreError(f"cannot read score file {p}: {exc.strerror or exc}") from None
+            raise ScoreError(f"cannot read score file {shown}: {exc.strerror or exc}") from None
         nul = raw.find(b"\0")
         if nul >= 0:
-            raise ScoreError(f"score file {p} is not a text file (binary data at byte {nul}); "
+            raise ScoreError(f"score file {shown} is not a text file (binary data at byte {nul}); "
                              "a .jkl score file is text")
         try:
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            raise ScoreError(f"score file {p} is not UTF-8 text (byte {exc.start}); a .jkl score file is text") \
+            raise ScoreError(f"score file {shown} is not UTF-8 text (byte {exc.start}); a .jkl score file is text") \
                 from None
-        return cls.from_jkl_text(text, source=str(p))
+        return cls.from_jkl_text(text, source=shown)
 
     @classmethod
     def from_jkl_text(cls, text: str, *, source: str = "<jkl>") -> "ScoreTable":
@@ -456,10 +458,13 @@ class ScoreTable:
                         raise ScoreError(f"{source}, line {no}: malformed provenance line; expected "
                                          f"'{PROVENANCE_PREFIX} key = <JSON value>'")
                     try:
-                        provenance[m.group(1)] = json.loads(m.group(2))
+                        provenance[m.group(1)] = json.loads(m.group(2), parse_constant=_refuse_constant)
                     except ValueError:
                         raise ScoreError(f"{source}, line {no}: provenance value of {m.group(1)!r} is not "
                                          f"valid JSON: {m.group(2)[:60]!r}") from None
+                    except RecursionError:
+                        raise ScoreError(f"{source}, line {no}: provenance value of {m.group(1)!r} is nested too "
+                                         "deeply to be a provenance value") from None
                 continue
             toks = ln.split()
             if toks:
@@ -477,7 +482,8 @@ class ScoreTable:
             try:
                 v = int(tok)
             except ValueError:
-                raise ScoreError(f"{source}, line {no}: expected {what} (an integer), got {tok[:40]!r}") from None
+                raise ScoreError(f"{source}, line {no}: expected {what} (an integer), got "
+                                 f"{excerpt(tok, 12 if pos == 1 else 40)}") from None
             if v < 0:
                 raise ScoreError(f"{source}, line {no}: {what} must be >= 0, got {v}")
             return v
@@ -493,6 +499,8 @@ class ScoreTable:
         if len(toks) != 1:
             raise ScoreError(f"{source}, line {no}: expected the number of variables alone on the line")
         n = as_int(toks[0], no, "the number of variables")
+        if n == 0:
+            raise ScoreError(f"{source}, line {no}: the file declares 0 variables; a score table needs at least one")
         blocks: list[tuple[str, int, list[tuple[list[str], float]]]] = []
         for vi in range(n):
             no, toks = take(f"a 'name count' header (variable {vi + 1} of {n})")
@@ -531,6 +539,10 @@ class ScoreTable:
             raise ScoreError(f"{source}, line {lines[pos][0]}: unexpected text after the last variable "
                              f"(the file declares {n} variables)")
         names = [b[0] for b in blocks]
+        for name, head_no, _rows in blocks:
+            if has_control(name):
+                raise ScoreError(f"{source}, line {head_no}: variable name {excerpt(name)} contains a control "
+                                 "character (an escape sequence); names are printed, so they must be plain text")
         if len(set(names)) != len(names):
             raise ScoreError(f"{source}: duplicate variable names {_dupes(names)}")
         idx = {nm: i for i, nm in enumerate(names)}
@@ -553,6 +565,11 @@ class ScoreTable:
                 raise ScoreError(f"{source}: provenance isolated_constants names {c!r}, which is not a variable "
                                  "with the empty parent set alone")
         return table
+
+
+def _refuse_constant(token: str) -> Any:
+    """``NaN``/``Infinity`` are not JSON (the writer never writes them): a provenance value holding one is refused."""
+    raise ValueError(f"non-standard JSON constant {token}")
 
 
 def _from_provenance(prov: dict[str, object], source: str
