@@ -354,9 +354,11 @@ SPECS: tuple[Spec, ...] = (
          "forbidden_adjacencies, tiers, max_parents, max_parents_per_variable, min_edges, max_edges, "
          "required_immoralities, forbidden_immoralities.", api="constraints", jobs=("learn", "enumerate", "kbest")),
     Spec("limits", "time_limit", _c_num(0.0, strict=True, unit="seconds"), None, "seconds > 0",
-         "Wall-clock seconds for the whole job (reading, scoring and search); a result cut short says so "
-         "in every output (status / complete = false, guarantee INCOMPLETE).",
-         api="time_limit", jobs=("learn", "enumerate", "kbest")),
+         "Wall-clock seconds for the whole job (reading, scoring, search, summarising, drawing and writing); a "
+         "result cut short says so in every output (status / complete = false, guarantee INCOMPLETE): scoring "
+         "cut short leaves a truncated table, from which nothing is certified about the optimum. 1e20 or more "
+         "means no limit.",
+         api="time_limit", jobs=("score", "learn", "enumerate", "kbest")),
     Spec("limits", "max_networks", _c_int(1), 150_000, "int >= 1",
          "Stop collecting after this many networks (the result is then marked incomplete).",
          api="max_networks", jobs=("enumerate",)),

@@ -13,8 +13,8 @@ import argparse
 import time
 from pathlib import Path
 
-from ._options import add_common_options, add_data_options, add_force, add_scoring_options, load_table_or_data, \
-    scoring_kwargs
+from ._options import add_common_options, add_data_options, add_force, add_scoring_options, add_time_limit, \
+    command_budget, read_input, scoring_kwargs
 
 __all__ = ["register"]
 
@@ -28,6 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_data_options(p)
     add_scoring_options(p)
     p.add_argument("-o", "--output", required=True, help="output .jkl file")
+    add_time_limit(p)
     add_force(p, "file")
     add_common_options(p)
     p.set_defaults(func=run)
@@ -39,21 +40,22 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import ParameterError, ScoreError
     from ..output.folder import check_output_file, make_parent, write_error
 
+    budget = command_budget(args)
     out = Path(args.output)
     check_output_file(out, force=args.force)
     t0 = time.perf_counter()
-    data = load_table_or_data(args, args.data, table_ok=False)
+    data = read_input(args, budget, table_ok=False)
     try:
         check_names_for(data.names, ["jkl"], where=str(out))  # type: ignore[attr-defined]
     except ParameterError as exc:
         raise ScoreError(str(exc)) from None
     from ..progress import Progress
 
-    with Progress.for_terminal((), quiet=args.quiet) as progress:
+    with Progress.for_terminal((), quiet=args.quiet, deadline=budget.deadline) as progress:
         # The shared checks and normalisation of the drivers (backend "serial" is processes with n_jobs=1).
         from ..solve.inputs import check_scoring_options
 
-        table = score(data, progress=progress, **check_scoring_options(scoring_kwargs(args)))
+        table = score(data, progress=progress, time_limit=budget, **check_scoring_options(scoring_kwargs(args)))
     elapsed = time.perf_counter() - t0
     try:
         make_parent(out)
