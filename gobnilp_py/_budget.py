@@ -88,6 +88,8 @@ class Budget:
         collection (summarising and writing it): a collection's listing stops
         early enough to leave them (:meth:`listing_deadline`).  0 for API calls,
         which write nothing.
+    memory_limit : int, optional
+        Bytes the work may hold after scoring too (the search engines).
 
     Examples
     --------
@@ -98,13 +100,17 @@ class Budget:
     (True, True)
     """
 
-    __slots__ = ("time_limit", "start", "per_network")
+    __slots__ = ("time_limit", "start", "per_network", "memory_limit")
 
     def __init__(self, time_limit: float | None = None, *, start: float | None = None,
-                 per_network: float = 0.0) -> None:
+                 per_network: float = 0.0, memory_limit: int | None = None) -> None:
         self.time_limit = None if no_limit(time_limit) else float(time_limit)  # type: ignore[arg-type]
         self.start = time.perf_counter() if start is None else float(start)
         self.per_network = float(per_network)
+        #: Bytes the command's work may hold (``memory_limit`` / ``--memory-limit``), for the phases after
+        #: scoring: the drivers give it to the search engines that can keep to one (see
+        #: :func:`gobnilp_py.solve.methods.with_memory_limit`).  ``None``: none given.
+        self.memory_limit = memory_limit
 
     @classmethod
     def of(cls, time_limit: "float | Budget | None", *, start: float | None = None) -> "Budget":
@@ -156,7 +162,8 @@ class Budget:
         the ones after it); no limit stays no limit."""
         if self.time_limit is None:
             return self
-        return Budget(max(self.time_limit - max(reserve, 0.0), 0.0), start=self.start, per_network=self.per_network)
+        return Budget(max(self.time_limit - max(reserve, 0.0), 0.0), start=self.start, per_network=self.per_network,
+                      memory_limit=self.memory_limit)
 
     def listing_deadline(self, n_listed: int = 0) -> float | None:
         """When building listed networks must stop, with :attr:`per_network` left for each of ``n_listed``."""

@@ -351,7 +351,8 @@ def run_job(cfg: RunConfig, progress: Progress, *, started: float | None = None)
     ``started``: the ``time.perf_counter()`` at which the job's clock started (default: now; the command
     line gives the process's start).
     """
-    budget = Budget(cfg.values["limits"]["time_limit"], start=started)
+    budget = Budget(cfg.values["limits"]["time_limit"], start=started,
+                    memory_limit=cfg.values["scoring"].get("memory_limit"))
     if getattr(progress, "deadline", None) is None:
         progress.deadline = budget.deadline
     with progress.phase("reading", str(cfg.data_path)):

@@ -31,9 +31,9 @@ from .._budget import Budget
 from ._checks import check_budget, check_by, check_epsilon, check_lower_bound_held, check_max_networks, check_method
 from .classes import expand_classes
 from .credible import CredibleSet
-from .inputs import acquire_table, as_constraints, filter_table
+from .inputs import acquire_table, as_constraints, filter_table, memory_limit_of
 from .learn import _check_answer, _stage
-from .methods import engine_module, method_options, resolve_method
+from .methods import engine_module, method_options, resolve_method, with_memory_limit
 from .results import network_from_solution, take_reuse, tolerance_of
 from .verify import verify_collection
 
@@ -174,7 +174,7 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     # by="class" under method="auto" picks a method that collects classes (the order graph does not)
     m, why = resolve_method(method, "epsilon_set", table.n, kinds, len(table), given_options,
                             class_collection=by == "class")
-    opts = method_options(m, given_options)
+    opts = with_memory_limit(m, method_options(m, given_options), memory_limit_of(budget, scoring_options))
     stats: dict[str, Any] = {"method": m.name, "method_reason": why, "time_scoring": info.time_scoring}
     searched = filter_table(table, cons)
     if searched is None:

@@ -36,7 +36,7 @@ from ..errors import ParameterError, ConstraintError, ScoreError
 from ..scoring.table import ScoreTable
 
 __all__ = ["TableInfo", "as_constraints", "is_table_input", "load_table", "acquire_table", "filter_table",
-           "EPS_SLACK", "check_scoring_options", "truncation_caveat"]
+           "EPS_SLACK", "check_scoring_options", "truncation_caveat", "memory_limit_of"]
 
 _log = logging.getLogger(__name__)
 
@@ -255,6 +255,19 @@ def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: Str
     _note_isolated(table, info)
     _note_ties(table, info)
     return table, info
+
+
+def memory_limit_of(budget: Budget | None, scoring_options: Mapping[str, Any]) -> int | None:
+    """The memory limit a driver hands on to its search engine: the budget's (a command's), else the
+    ``memory_limit`` scoring option the caller gave (checked), else ``None``."""
+    if budget is not None and budget.memory_limit is not None:
+        return int(budget.memory_limit)
+    value = scoring_options.get("memory_limit")
+    if value is None:
+        return None
+    from .._validation import check_memory_limit
+
+    return check_memory_limit(value, "memory_limit")
 
 
 def _note_isolated(table: ScoreTable, info: TableInfo) -> None:

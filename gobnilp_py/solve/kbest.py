@@ -63,9 +63,9 @@ from .._wording import ordinal
 from ..errors import ParameterError
 from ._checks import check_budget, check_by, check_k, check_lower_bound_held, check_max_networks, check_method
 from .credible import CredibleSet, shown_epsilon
-from .inputs import acquire_table, as_constraints, filter_table, is_table_input
+from .inputs import acquire_table, as_constraints, filter_table, is_table_input, memory_limit_of
 from .learn import _check_answer, _stage
-from .methods import METHODS, engine_module, method_options, resolve_method
+from .methods import METHODS, engine_module, method_options, resolve_method, with_memory_limit
 from .results import REL_TOL, credible_set, take_reuse, tolerance_of
 
 __all__ = ["kbest", "PARENT_LIMITS"]
@@ -174,7 +174,7 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
     given_options = {"params": params, "verbose": verbose, "memory_budget": memory_budget,
                      **dict(engine_options or {})}
     m, why = resolve_method(method, "kbest", table.n, kinds, len(table), given_options, class_collection=by_class)
-    opts = method_options(m, given_options)
+    opts = with_memory_limit(m, method_options(m, given_options), memory_limit_of(budget, scoring_options))
     if by_class:
         _check_class_kbest(m, table)
     stats: dict[str, Any] = {"method": m.name, "method_reason": why, "k": k, "ties": ties, "by": by}
