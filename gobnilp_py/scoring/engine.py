@@ -1214,6 +1214,7 @@ def _generate_piece(run: _Run, cat: _Level, off: np.ndarray, levels: _LevelViews
             lv = levels[v]
             maxy = _max_elements(lv, k, slice(ra, rb))
             for a0, b0, n_max in _row_chunks(maxy, np.full(maxy.size, v), k, pc_.j0, pc_.j1):
+                run.tick()
                 got = _generate_compiled(run, lv, v, k, ra + a0, ra + b0, pc_.j0, pc_.j1, c.bit, c.arf,
                                          c.nonunit, c.llc, others, n_max,
                                          None if spent is None else spent[off[v]:off[v + 1]])
@@ -1228,6 +1229,7 @@ def _generate_piece(run: _Run, cat: _Level, off: np.ndarray, levels: _LevelViews
             rows, vr = rows[live], vr[live]
         maxy = _max_elements(cat, k, rows)
         for a0, b0, _ in _row_chunks(maxy, vr, k, pc_.j0, pc_.j1):
+            run.tick()
             got = _generate(run, cat, keys, rows[a0:b0], vr[a0:b0], maxy[a0:b0], k, pc_.j0, pc_.j1, c)
             if got is not None:
                 parts.append(got)

@@ -133,10 +133,11 @@ F_CACHE_BYTES = 64 * 1024**2
 #: Parent sets handed to one kernel call (bounds the per-pair input arrays).
 KERNEL_SETS = 4096
 #: ... and at most this many units (pairs x data rows, as :data:`PARALLEL_MIN_UNITS`) per call, so that the
-#: deadline (looked at between calls) is seen within about a tenth of a second (3-15 ns a unit in the kernel):
-#: 4,096 parent sets of 30 children on 1,000 rows were 1.2e8 units, up to 1.8 s.  A pair's values never
-#: depend on the call it is in, so the split changes no result.
-KERNEL_UNITS = 1 << 24
+#: deadline (looked at between calls) is seen within a few hundredths of a second (3-15 ns a unit in the
+#: kernel): 4,096 parent sets of 30 children on 1,000 rows were 1.2e8 units, up to 1.8 s.  With 2^24 the
+#: limit was overrun by 0.2-0.5 s on BDeu (26 variables, 600 rows), with 2^22 by 0.16-0.26 s.  A pair's
+#: values never depend on the call it is in, so the split changes no result.
+KERNEL_UNITS = 1 << 22
 
 #: Memory of the per-process cache of mixed-atom penalties per (child, prior mass) before it is cleared.
 PEN_CACHE_BYTES = 64 * 1024**2
