@@ -4,7 +4,10 @@ The output file is checked before any work (its folder exists and is
 writable; an existing file is overwritten only if gobnilp-py wrote it, or
 with ``--force``), so a long scoring run never ends in "cannot write".  The
 ``.jkl`` ends with provenance comment lines saying how it was pruned
-(see :class:`gobnilp_py.ScoreTable`).
+(see :class:`gobnilp_py.ScoreTable`).  ``--time-limit`` covers reading and
+scoring: a table cut short by it is written whole, truncated at its last
+complete parent-set size and labelled ``INCOMPLETE (time_limit)`` (its
+provenance says so, and every later search of it carries the caveat).
 """
 
 from __future__ import annotations

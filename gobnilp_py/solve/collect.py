@@ -25,9 +25,9 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from .._budget import Budget
 from .._validation import check_bool, check_keywords
 from ..errors import ParameterError, SolverError
-from .._budget import Budget
 from ._checks import check_budget, check_by, check_epsilon, check_lower_bound_held, check_max_networks, check_method
 from .classes import expand_classes
 from .credible import CredibleSet

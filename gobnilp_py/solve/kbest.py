@@ -62,6 +62,7 @@ from .._validation import READ_OPTIONS, check_bool, check_keywords
 from .._wording import ordinal
 from ..errors import ParameterError
 from ._checks import check_budget, check_by, check_k, check_lower_bound_held, check_max_networks, check_method
+from .collect import listing_reserve
 from .credible import CredibleSet, shown_epsilon
 from .inputs import acquire_table, as_constraints, filter_table, is_table_input, memory_limit_of
 from .learn import _check_answer, _stage
@@ -251,8 +252,12 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
     # table is the same.
     reuse = take_reuse(sol, searched) if _takes_reuse(m) else {}
     sol.reuse = None
+    # as a collection does: time kept for building the networks found and for the caller's writing of each
+    listed = max_networks if by_class else k
+    search_left = max(remaining - listing_reserve(remaining, listed, budget.per_network, by_class=by_class), 1e-6) \
+        if remaining is not None else None
     col = _search(m, searched, k, ties=ties, by_class=by_class,
-                  constraints=cons if m.constraint_kinds is None else None, time_limit=budget.left_for_engine(),
+                  constraints=cons if m.constraint_kinds is None else None, time_limit=search_left,
                   epsilon_hint=hint, opt=opt, opts={**opts, **reuse})
     del reuse                         # not kept while the result is built
     stats.update(col.stats)
