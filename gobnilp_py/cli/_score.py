@@ -16,8 +16,8 @@ import argparse
 import time
 from pathlib import Path
 
-from ._options import add_common_options, add_data_options, add_force, add_scoring_options, add_time_limit, \
-    command_budget, read_input, scoring_kwargs
+from ._options import WRITE_FIXED_SECONDS, add_common_options, add_data_options, add_force, add_scoring_options, \
+    add_time_limit, command_budget, read_input, scoring_kwargs
 
 __all__ = ["register"]
 
@@ -58,7 +58,10 @@ def run(args: argparse.Namespace) -> int:
         # The shared checks and normalisation of the drivers (backend "serial" is processes with n_jobs=1).
         from ..solve.inputs import check_scoring_options
 
-        table = score(data, progress=progress, time_limit=budget, **check_scoring_options(scoring_kwargs(args)))
+        # writing the .jkl has its cost too: scoring leaves it a second (at most a tenth of the limit)
+        work = budget if budget.time_limit is None else budget.ending_before(
+            min(WRITE_FIXED_SECONDS, 0.1 * budget.time_limit))
+        table = score(data, progress=progress, time_limit=work, **check_scoring_options(scoring_kwargs(args)))
     elapsed = time.perf_counter() - t0
     try:
         make_parent(out)
