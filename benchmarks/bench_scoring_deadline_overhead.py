@@ -71,11 +71,12 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--output", default=None)
+    ap.add_argument("--only", nargs="*", default=None, help="run only these data sets")
     args = ap.parse_args()
     variants = [("before", args.before, "none"), ("after", args.after, "none"), ("after+limit", args.after, "3600")]
     rows = []
     load0 = os.getloadavg()
-    for case in CASES:
+    for case in [c for c in CASES if args.only is None or c[0] in args.only]:
         res: dict[str, dict[str, list[float]]] = {v: {"first": [], "warm": []} for v, _, _ in variants}
         same = set()
         for _ in range(args.rounds):
