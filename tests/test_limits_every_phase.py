@@ -520,3 +520,13 @@ def test_alarm1000_bdeu_bf20_in_thirty_seconds_under_four_gigabytes():
     assert m.peak_rss < memory, m.peak_rss
     assert m.stdout.startswith("# INCOMPLETE (time_limit)") and "OPT = not proven" in m.stdout
     assert m.leftover == 0
+
+
+def test_run_from_python_reads_to_the_end_and_labels_what_follows(big_csv, tmp_path):
+    """``gobnilp_py.run`` has a result to give only after reading: it reads, then finds the time gone."""
+    cfg = tmp_path / "job.toml"
+    cfg.write_text(f'[data]\npath = "{big_csv}"\n[search]\njob = "learn"\n[limits]\ntime_limit = 0.3\n'
+                   f'[output]\ndir = "{tmp_path / "out"}"\n')
+    res = gp.run(cfg)
+    assert res.result.status == "time_limit" and res.guarantee.startswith("INCOMPLETE (time_limit)")
+    assert json.loads((tmp_path / "out" / "result.json").read_text())["complete"] is False

@@ -340,11 +340,14 @@ def _per_network(cfg: RunConfig, n_vars: int) -> float:
     return n_vars * sum(v for k, v in _SECONDS_PER_NETWORK_VARIABLE.items() if k in outs or k == "summarising")
 
 
-def run_job(cfg: RunConfig, progress: Progress, *, started: float | None = None) -> RunResult:
+def run_job(cfg: RunConfig, progress: Progress, *, started: float | None = None,
+            stop_reading: bool = False) -> RunResult:
     """Read, score, solve, summarise and write, one phase after the other, within ``[limits] time_limit``.
 
     One :class:`~gobnilp_py._budget.Budget`, started before reading, is handed to every phase: reading stops
-    when it runs out (:class:`~gobnilp_py._budget.TimeLimitReached`: there is no result), scoring returns a
+    when it runs out if ``stop_reading`` (:class:`~gobnilp_py._budget.TimeLimitReached`: there is no result;
+    the command line sets it and reports "no result"; from Python the data are read to the end and the
+    later phases find the time gone), scoring returns a
     truncated table, the search and the collection their labelled partial answers, and the collection
     leaves each listed network's summarising and writing time; pictures that no longer fit are skipped
     (the report says so).  Writing itself is never cut: a folder is written whole or not at all.
@@ -356,7 +359,10 @@ def run_job(cfg: RunConfig, progress: Progress, *, started: float | None = None)
     if getattr(progress, "deadline", None) is None:
         progress.deadline = budget.deadline
     with progress.phase("reading", str(cfg.data_path)):
-        with budget.guard("reading"):
+        if stop_reading:
+            with budget.guard("reading"):
+                ds, table = _read(cfg)
+        else:
             ds, table = _read(cfg)
         check_before_work(cfg, ds, table)
     budget.per_network = _per_network(cfg, (ds if ds is not None else table).n)
