@@ -13,7 +13,12 @@ is given or asked for -- applies the global gap rule.
 Memory: candidates are generated in chunks sized to a budget, and before a
 level is kept the memory it needs is estimated; over ``memory_limit`` the walk
 stops with a one-line :class:`ScoreError` naming the variable, the level and
-the memory it would need (no global candidate cap).
+the memory it would need (no global candidate cap).  The workers' memory and
+each family's count table are counted against the same limit.
+
+Time: with ``time_limit`` the walk looks at the clock between levels, pieces,
+generation chunks and blocks of parent sets (workers too), and returns the
+table truncated at the last complete parent-set size (see :func:`score`).
 """
 
 from __future__ import annotations
@@ -192,11 +197,19 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
         *without* structural constraints (it is skipped when ``unpruned`` is
         given).  Default ``None``: off.
     memory_limit : int, optional
-        Bytes the lattice walk may hold (default :data:`DEFAULT_MEMORY_LIMIT`,
-        8 GiB).  Over it, a one-line :class:`ScoreError` names the variable,
-        the level and the memory needed, before allocating it.
+        Bytes scoring may hold in the whole process tree (default
+        :data:`DEFAULT_MEMORY_LIMIT`, 8 GiB): each local worker process's own
+        memory is set aside first (:func:`~gobnilp_py.scoring.parallel.worker_bytes`;
+        a limit too small for the workers starts fewer, down to none, and says
+        so), the lattice walk holds the rest, and each family's count table
+        (:data:`COUNT_BYTES_PER_CELL` a cell) is checked against it before it is
+        counted.  Over it, a one-line :class:`ScoreError` names the variable (and
+        for a table its parents), the level and the memory needed, before
+        allocating it.
     n_jobs : int or None
-        Worker processes (``None`` or -1: every core; 1: in-process).  Even
+        Worker processes (``None`` or -1: every core; 1: in-process; more than
+        the cores this process may use is capped at them, with a warning and
+        ``meta["n_jobs_requested"]``).  Even
         with workers, a lattice level is scored in-process unless it is big
         enough to pay for the pool: at least 4,000 parent sets, at least 2e7
         units of work (Σ children x data rows, about 0.2-1 s in-process) and
