@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from ._version import __version__
 
+from ._budget import Budget
+
 from .constraints.structural import StructuralConstraints
 from .data import ConstantColumnWarning, ContinuousColumnWarning, Dataset, read_data
 from .equivalence import CPDAG, EquivalenceClass, arrow_probabilities, cpdag, edge_probabilities, group_by_class
@@ -67,6 +69,8 @@ __all__ = [
     "enumerate_networks",
     "kbest",
     "CredibleSet",
+    # limits
+    "Budget",
     # config-driven runs
     "run",
     "RunResult",

@@ -310,10 +310,13 @@ SPECS: tuple[Spec, ...] = (
          "a problem whose first level alone exceeds it is refused before scoring.",
          api="max_candidates"),
     Spec("scoring", "memory_limit", _c_memory, None, "number >= 1 (bytes)",
-         "Bytes the scoring walk may hold (default 8 GiB); over it the run stops before allocating, naming the "
-         "variable, the level and the memory needed.", api="memory_limit"),
+         "Bytes scoring may hold in the whole process tree (default 8 GiB): the lattice walk, each worker "
+         "process, each count table; what would not fit is refused before allocating, naming the variable and the "
+         "memory needed. The search engines get it too (the order graph and DP as their memory budget, SCIP as "
+         "limits/memory).", api="memory_limit"),
     Spec("scoring", "n_jobs", _c_n_jobs, None, "int >= 1 or -1",
-         "Scoring worker processes (default: every core; 1: in-process). The table is the same whatever it is.",
+         "Scoring worker processes (default: every core; 1: in-process); at most the cores available are "
+         "started (a larger value is capped, and said). The table is the same whatever it is.",
          api="n_jobs"),
     Spec("scoring", "backend", _c_backend, None, "string",
          'Where scoring runs: "serial" (in-process), "processes" (local cores; the default) or "dask" (a Dask '
@@ -372,9 +375,11 @@ SPECS: tuple[Spec, ...] = (
          "forbidden_adjacencies, tiers, max_parents, max_parents_per_variable, min_edges, max_edges, "
          "required_immoralities, forbidden_immoralities.", api="constraints", jobs=("learn", "enumerate", "kbest")),
     Spec("limits", "time_limit", _c_num(0.0, strict=True, unit="seconds"), None, "seconds > 0",
-         "Wall-clock seconds for the whole job (reading, scoring and search); a result cut short says so "
-         "in every output (status / complete = false, guarantee INCOMPLETE).",
-         api="time_limit", jobs=("learn", "enumerate", "kbest")),
+         "Wall-clock seconds for the whole job (reading, scoring, search, summarising, drawing and writing); a "
+         "result cut short says so in every output (status / complete = false, guarantee INCOMPLETE): scoring "
+         "cut short leaves a truncated table, from which nothing is certified about the optimum. 1e20 or more "
+         "means no limit.",
+         api="time_limit", jobs=("score", "learn", "enumerate", "kbest")),
     Spec("limits", "max_networks", _c_int(1), 150_000, "int >= 1",
          "Stop collecting after this many networks (the result is then marked incomplete).",
          api="max_networks", jobs=("enumerate",)),

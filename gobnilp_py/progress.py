@@ -11,7 +11,16 @@ a total that means something:
 ``progress("scoring", k, max_k, families=n)``
     Scoring walks the parent-set lattice level by level: a bar over levels
     (parent sets of size ``k`` done, of at most ``max_k``: pruning often ends
-    the walk sooner) and the families scored.
+    the walk sooner) and the families scored.  Within a level built in pieces,
+    ``progress("scoring", k - 1, max_k, families=n, level=k, pieces=p,
+    pieces_done=i)`` gives the pieces done, from which the end of *this* level
+    is estimated; later levels are unknown (their sizes depend on the pruning),
+    and the line says so.
+``progress("search", 0, None, stage=s, method=m)``
+    A driver starts a search stage (``"optimum"``, ``"collection"``, ``"k
+    best"``): the line says so, so the last scoring report is not left on
+    screen as if scoring were still running.  No engine estimates its own
+    end, so the line gives the time limit's bound, or "ETA unknown".
 ``progress("collecting", found, cap, bound=b, elapsed=t, target=τ)``
     Collection has no total number of networks (the cap is a safety limit,
     not an expected count, so it is never drawn as a bar): shown are the
@@ -31,6 +40,15 @@ anything else
 When no report has come for a few seconds the status line says how long ago
 the last one was, so work no engine reports on (solving for OPT between
 scoring and collecting, say) is not mistaken for the last reported step.
+
+Every line ends with an estimate of the time left, honest when there is none:
+``~1:20 left`` when the work done and left give one (pieces of a scoring
+level, the bound's way to the target and the networks against the cap in a
+collection, the subsets of the order graph's layers), ``ETA unknown``
+otherwise, and ``limit in 0:25`` when a time limit (:attr:`Progress.deadline`)
+will end the phase sooner than the estimate, or when there is none.  An
+estimate is extrapolated from the pace so far, so it is shown only after
+:data:`ETA_MIN_SECONDS` and 2% of the work.
 
 On a terminal (``stream.isatty()``) this is one status line rewritten in
 place (at most ten times a second, and every second so the clock moves) and
@@ -65,6 +83,9 @@ PHASES = ("reading", "scoring", "solving", "summarising", "writing")
 _BAR = 20
 #: Seconds after which the status line says how old its last report is.
 _STALE = 3.0
+#: Seconds of work (and share of it, 2%) before a pace is extrapolated into an estimate of the time left.
+ETA_MIN_SECONDS = 2.0
+_ETA_MIN_SHARE = 0.02
 
 
 def _clock(seconds: float) -> str:
@@ -99,6 +120,9 @@ class _Report:
     started: float = field(default_factory=time.perf_counter)
     last: float = field(default_factory=time.perf_counter)
     first_bound: float | None = None
+    first_bound_at: float | None = None
+    level: int | None = None          # scoring: the level being built
+    level_started: float = field(default_factory=time.perf_counter)
 
 
 def describe(phase: str, done: int, total: int | None, info: Mapping[str, Any], *,
@@ -121,10 +145,20 @@ def describe(phase: str, done: int, total: int | None, info: Mapping[str, Any], 
     when = f", {_clock(elapsed)}" if elapsed is not None else ""
     if phase == "scoring":
         frac = done / total if total else None
-        level = f"level {done} of <={total}" if total else f"level {done}"
+        building = info.get("level")
+        shown = int(building) if building is not None else done
+        level = f"level {shown} of <={total}" if total else f"level {shown}"
+        if building is not None and info.get("pieces"):
+            level += f" (piece {int(info.get('pieces_done', 0)) + 1} of {int(info['pieces'])})"
         fam = info.get("families")
         extra = f", {_num(int(fam))} families" if fam is not None else ""
         return f"scoring: {level}{extra}{when}", frac
+    if phase == "search":
+        stage = str(info.get("stage", "search"))
+        method = f" ({info['method']})" if info.get("method") else ""
+        what = {"optimum": "searching for the optimum", "collection": "collecting",
+                "k best": "searching for the k best"}.get(stage, stage)
+        return f"{what}{method}{when}", None
     if phase == "collecting":
         parts = [f"collecting: {_num(int(done))} network{'s' if done != 1 else ''}"]
         bound = info.get("bound")
@@ -180,6 +214,10 @@ class Progress:
         The search's time limit, so the heartbeat can say how much is used.
     refresh : float
         Shortest interval between two redraws of the status line.
+    deadline : float, optional
+        ``time.perf_counter()`` at which the command's time limit runs out
+        (:attr:`gobnilp_py._budget.Budget.deadline`): every estimate of the time
+        left is bounded by it (``limit in m:ss``).  May be set later.
 
     Examples
     --------
@@ -193,7 +231,7 @@ class Progress:
 
     def __init__(self, phases: Sequence[str] = PHASES, *, enabled: bool | str = True, stream: TextIO | None = None,
                  heartbeat: float = 30.0, time_limit: float | None = None, prefix: str = "gobnilp-py",
-                 refresh: float = 0.1) -> None:
+                 refresh: float = 0.1, deadline: float | None = None) -> None:
         self.phases = tuple(phases)
         self.stream = stream if stream is not None else sys.stderr
         tty = _isatty(self.stream)
@@ -211,6 +249,7 @@ class Progress:
         self.time_limit = time_limit
         self.prefix = prefix
         self.refresh = float(refresh)
+        self.deadline = deadline
         self.timings: dict[str, float] = {}
         self.current: str | None = None
         self.target: float | None = None
@@ -225,9 +264,11 @@ class Progress:
 
     @classmethod
     def for_terminal(cls, phases: Sequence[str] = PHASES, *, quiet: bool = False,
-                     time_limit: float | None = None, stream: TextIO | None = None) -> "Progress":
+                     time_limit: float | None = None, stream: TextIO | None = None,
+                     deadline: float | None = None) -> "Progress":
         """What a command-line tool wants: silent with ``quiet``, else shown only on a terminal."""
-        return cls(phases, enabled=False if quiet else "auto", time_limit=time_limit, stream=stream)
+        return cls(phases, enabled=False if quiet else "auto", time_limit=time_limit, stream=stream,
+                   deadline=deadline)
 
     # ---------------------------------------------------------------- output
     def _width(self) -> int:
@@ -265,11 +306,56 @@ class Progress:
         since = self._t_phase if self.current is not None else rep.started
         text, frac = describe(rep.phase, rep.done, rep.total, rep.info, target=self.target,
                               first_bound=rep.first_bound, elapsed=now - since)
+        text += ", " + self.eta_text(rep, frac, now)
         age = now - rep.last
         if age >= _STALE:  # the engine has moved on to work it does not report (e.g. solving for OPT)
             text = f"({age:.0f} s ago) {text}"
         narrow = self._width() < 100
         return (_bar(frac, 10 if narrow else _BAR) + " " if frac is not None else "") + text
+
+    def estimate(self, rep: _Report, frac: float | None, now: float) -> tuple[float | None, str]:
+        """Seconds left in the reported work, extrapolated from its pace (``None``: unknown), and its scope.
+
+        Scoring: the pieces of the level being built (later levels are unknown: ``"in this level"``).
+        Collecting: the sooner of the bound's way to the target and the networks' way to the cap.
+        A search stage: unknown.  Anything else with a bar: the bar's share.
+        """
+        def pace(share: float | None, since: float) -> float | None:
+            el = now - since
+            if share is None or not 0 < share < 1 or share < _ETA_MIN_SHARE or el < ETA_MIN_SECONDS:
+                return None
+            return el * (1.0 - share) / share
+
+        info = rep.info
+        if rep.phase == "scoring":
+            pieces, done = info.get("pieces"), info.get("pieces_done")
+            if pieces and done and info.get("level") == rep.level:
+                return pace(float(done) / float(pieces), rep.level_started), "in this level"
+            return None, ""
+        if rep.phase == "search":
+            return None, ""
+        if rep.phase == "collecting":
+            guesses = []
+            if rep.first_bound_at is not None:
+                guesses.append(pace(frac, rep.first_bound_at))
+            if rep.total and rep.done:
+                guesses.append(pace(rep.done / rep.total, rep.started))
+            known = [g for g in guesses if g is not None]
+            return (min(known) if known else None), ""
+        return pace(frac, rep.started), ""
+
+    def eta_text(self, rep: _Report, frac: float | None, now: float) -> str:
+        """``~1:20 left``, ``~0:40 left in this level, limit in 2:00``, ``limit in 0:25`` or ``ETA unknown``."""
+        eta, scope = self.estimate(rep, frac, now)
+        left = None if self.deadline is None else max(self.deadline - now, 0.0)
+        parts = []
+        if eta is not None and (left is None or eta < left):
+            parts.append(f"~{_clock(eta)} left" + (f" {scope}" if scope else ""))
+        if left is not None and (eta is None or eta >= left or scope):
+            parts.append(f"limit in {_clock(left)}")
+        if not parts:
+            parts.append("ETA unknown")
+        return ", ".join(parts)
 
     def _draw(self, force: bool = False) -> None:
         if not self.live:
@@ -378,6 +464,11 @@ class Progress:
             bound = info.get("bound")
             if rep.first_bound is None and isinstance(bound, (int, float)) and math.isfinite(bound):
                 rep.first_bound = float(bound)
+                rep.first_bound_at = rep.last
+            if phase == "scoring":
+                building = int(info.get("level", int(done) + 1))   # a finished level k starts level k + 1
+                if rep.level != building:
+                    rep.level, rep.level_started = building, rep.last
         if self.live:
             if self._beat is None and self.current is None:  # used as a bare callback: keep the clock moving
                 self._start_heartbeat(phase)

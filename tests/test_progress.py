@@ -193,3 +193,69 @@ def test_bare_callback_keeps_the_line_alive_until_closed(monkeypatch):
         time.sleep(1.3)  # the ticker redraws once a second, now with the age of the report
     assert p._beat is None and term.getvalue().endswith("\r\x1b[K")
     assert any("(1 s ago) scoring: level 4 of <=16, 26,650 families" in s for s in term.screens()), term.screens()
+
+
+# ------------------------------------------------------------------ estimates of the time left (issue 39)
+def _report(p: Progress, phase: str, done: int, total, age: float, **info):
+    """Report ``done`` of ``total`` as if the work had started ``age`` seconds ago."""
+    p(phase, done, total, **info)
+    rep = p._report
+    rep.started -= age
+    rep.level_started -= age
+    if rep.first_bound_at is not None:
+        rep.first_bound_at -= age
+    return rep
+
+
+def test_scoring_estimates_the_level_in_progress_and_says_later_levels_are_unknown():
+    p = Progress(stream=FakeTerminal(), refresh=0.0)
+    p("scoring", 3, 20, families=1000)                         # level 3 done: level 4 starts now
+    rep = _report(p, "scoring", 3, 20, 10.0, families=1000, level=4, pieces=8, pieces_done=2)
+    text = p.status_text()
+    assert "level 4 of <=20 (piece 3 of 8)" in text
+    eta, scope = p.estimate(rep, None, time.perf_counter())
+    assert scope == "in this level" and eta == pytest.approx(30.0, rel=0.05)   # 10 s for 2 of 8 pieces
+    assert "~00:30 left in this level" in text or "~00:29 left in this level" in text
+    p2 = Progress(stream=FakeTerminal(), refresh=0.0)
+    p2("scoring", 3, 20, families=1000)
+    assert p2.status_text().endswith("ETA unknown")             # a whole level of unknown size: no guess
+
+
+def test_collection_estimate_is_the_sooner_of_the_bound_and_the_cap():
+    p = Progress(stream=FakeTerminal(), refresh=0.0)
+    p("collecting", 10, 1000, bound=-100.0, target=-110.0)      # first bound seen
+    rep = _report(p, "collecting", 100, 1000, 20.0, bound=-105.0, target=-110.0)
+    # bound: half way in 20 s -> 20 s more; cap: 100 of 1000 in 20 s -> 180 s more
+    eta, _ = p.estimate(rep, 0.5, time.perf_counter())
+    assert eta == pytest.approx(20.0, rel=0.05)
+    assert "left" in p.status_text()
+
+
+def test_a_search_stage_is_shown_with_the_limit_or_honestly_unknown():
+    p = Progress(stream=FakeTerminal(), refresh=0.0)
+    p("search", 0, None, stage="optimum", method="ilp")
+    assert p.status_text().startswith("searching for the optimum (ilp)") and p.status_text().endswith("ETA unknown")
+    p.deadline = time.perf_counter() + 65
+    assert "limit in 01:0" in p.status_text()
+
+
+def test_the_estimate_never_exceeds_the_time_limit():
+    p = Progress(stream=FakeTerminal(), refresh=0.0, deadline=time.perf_counter() + 5)
+    rep = _report(p, "order graph", 1, 20, 10.0, nodes=20)      # 21 of 2^20 subsets in 10 s: hours
+    text = p.status_text()
+    assert "limit in 00:0" in text and "~" not in text
+
+
+def test_kbest_leaves_no_scoring_bar_on_screen_while_it_searches():
+    """The k-best driver scores, then searches: the status line must say so, not freeze on scoring."""
+    import gobnilp_py as gp
+    from datasets import dataset
+
+    term = FakeTerminal()
+    with Progress.for_terminal((), stream=term) as p:           # as the command line uses it
+        gp.kbest(dataset("wine"), 3, header=False, progress=p)
+    screens = [s for s in term.screens() if not s.startswith("gobnilp-py")]
+    assert any(s.lstrip("[#. %0123456789]").startswith("scoring") or "scoring:" in s for s in screens)
+    last_scoring = max(i for i, s in enumerate(screens) if "scoring:" in s)
+    assert any("searching for" in s for s in screens[last_scoring:]), screens[-3:]
+    assert term.getvalue().endswith("\r\x1b[K")                 # and the line is cleared at the end

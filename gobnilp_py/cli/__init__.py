@@ -112,10 +112,19 @@ def _quiet_stdout() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
+    from .._budget import TimeLimitReached
     from .._interrupt import cli_handlers, exit_status
 
+    # The command's clock (--time-limit): from the process's start when this is the process's command (the
+    # console script calls main() without argv), so the interpreter's start and the imports count too.
+    import time
+
+    from .._budget import process_age
+
+    started = time.perf_counter() - (process_age() if argv is None else 0.0)
     parser = _build_parser()
     args = parser.parse_args(argv)
+    args.started = started
     args.quiet = bool(args.quiet or getattr(args, "sub_quiet", False))
     level = getattr(args, "sub_log_level", None) or args.log_level
     with cli_handlers(), _console(args.quiet, level):
@@ -129,8 +138,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         except KeyboardInterrupt:
             print(f"{PROG}: interrupted", file=sys.stderr)
             return exit_status()
+        except TimeLimitReached as exc:
+            return _no_result(args, exc)
         except Exception as exc:
             return _failure(exc)
+
+
+def _no_result(args: argparse.Namespace, exc: BaseException) -> int:
+    """A time limit that ran out before there was anything to answer with (while reading the data).
+
+    The same labels and exit status as a search cut short with no network found: an ``INCOMPLETE
+    (time_limit)`` guarantee line (or JSON object) on stdout, exit 0, and nothing written.
+    """
+    from .._json import dumps
+
+    text = f"INCOMPLETE (time_limit): {exc}; there is no result"
+    if getattr(args, "json", False):
+        print(dumps({"guarantee": text, "complete": False, "approximate": False, "infeasible": False,
+                     "caveats": [], "reason": "time_limit", "phase": getattr(exc, "phase", None)}))
+    else:
+        print(f"# {text}")
+    where = getattr(args, "output_dir", None) or getattr(args, "output", None)
+    if where and not args.quiet:
+        print(f"{PROG}: nothing written to {where}", file=sys.stderr)
+    sys.stdout.flush()
+    return 0
 
 
 def _failure(exc: Exception) -> int:

@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from .._wording import printable
-from ._options import add_common_options, add_data_options, add_force, add_method_options, add_scoring_options, \
-    add_time_limit, check_order_flag, load_table_or_data, method_kwargs, number, scoring_kwargs
+from ._options import JSON_SECONDS_PER_NETWORK_VARIABLE, WRITE_FIXED_SECONDS, WRITE_SECONDS_PER_NETWORK_VARIABLE, \
+    add_common_options, \
+    add_data_options, add_force, add_method_options, add_scoring_options, add_time_limit, check_order_flag, \
+    command_budget, method_kwargs, number, read_input, scoring_kwargs
 
 __all__ = ["register", "write_collection"]
 
@@ -55,16 +57,23 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def _prepare(args: argparse.Namespace, command: str) -> tuple[object, dict]:
-    """Checks that need no work (flags, the output folder), then the data; the keyword arguments of the driver."""
-    from .._validation import check_names_for, check_time_limit
+    """Checks that need no work (flags, the output folder), then the data; the keyword arguments of the driver.
+
+    ``kw["time_limit"]`` is the command's :class:`~gobnilp_py._budget.Budget`, started before reading and
+    told what writing each listed network will cost (``-o``, ``--json``), so the collection leaves it.
+    """
+    from .._validation import check_names_for
     from ..errors import ConfigError, ParameterError
     from ..output.folder import check_output_folder
 
-    args.time_limit = check_time_limit(args.time_limit, "--time-limit")
+    budget = command_budget(args)
     search = method_kwargs(args, command)
     if args.output_dir:
         check_output_folder(Path(args.output_dir), force=args.force)
-    source = load_table_or_data(args, args.data)
+    source = read_input(args, budget)
+    n_vars = len(source.names)  # type: ignore[attr-defined]
+    budget.per_network = n_vars * ((WRITE_SECONDS_PER_NETWORK_VARIABLE if args.output_dir else 0.0)
+                                   + (JSON_SECONDS_PER_NETWORK_VARIABLE if args.json else 0.0))
     check_order_flag(search, source)
     if args.output_dir:
         try:
@@ -77,6 +86,9 @@ def _prepare(args: argparse.Namespace, command: str) -> tuple[object, dict]:
     if args.constraints:
         kw["constraints"] = args.constraints
     kw.update(search)
+    if args.output_dir and budget.time_limit is not None:    # writing the folder has a cost of its own
+        budget = budget.ending_before(min(WRITE_FIXED_SECONDS, 0.1 * budget.time_limit))
+    kw["time_limit"] = budget
     return source, kw
 
 
@@ -94,9 +106,9 @@ def run_enumerate(args: argparse.Namespace) -> int:
     source, kw = _prepare(args, "enumerate")
     from ..progress import Progress
 
-    with Progress.for_terminal((), quiet=args.quiet) as progress:
+    with Progress.for_terminal((), quiet=args.quiet, deadline=kw["time_limit"].deadline) as progress:
         cs = enumerate_networks(source, bayes_factor=args.bayes_factor, epsilon=args.epsilon,
-                                max_networks=args.max_networks, time_limit=args.time_limit, progress=progress, **kw)
+                                max_networks=args.max_networks, progress=progress, **kw)
     return _report(args, cs)
 
 
@@ -108,8 +120,8 @@ def run_kbest(args: argparse.Namespace) -> int:
     source, kw = _prepare(args, "kbest")
     from ..progress import Progress
 
-    with Progress.for_terminal((), quiet=args.quiet) as progress:
-        cs = kbest(source, args.k, time_limit=args.time_limit, progress=progress, **kw)
+    with Progress.for_terminal((), quiet=args.quiet, deadline=kw["time_limit"].deadline) as progress:
+        cs = kbest(source, args.k, progress=progress, **kw)
     return _report(args, cs)
 
 

@@ -6,7 +6,8 @@ import argparse
 import math
 
 from ._options import add_common_options, add_data_options, add_method_options, add_scoring_options, \
-    add_time_limit, check_method_flags, check_order_flag, load_table_or_data, method_kwargs, number, scoring_kwargs
+    add_time_limit, check_method_flags, check_order_flag, command_budget, method_kwargs, number, read_input, \
+    scoring_kwargs
 
 __all__ = ["register"]
 
@@ -32,15 +33,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from .. import StructuralConstraints, learn
     from .._json import dumps
-    from .._validation import check_gap, check_time_limit
+    from .._validation import check_gap
     from ..output.writers import labels
     from ._results import exit_code, gobnilp_display, print_notes, say_infeasible
 
-    time_limit = check_time_limit(args.time_limit, "--time-limit")
+    budget = command_budget(args)          # the command's clock: reading, scoring, search
     gap = check_gap(args.gap, "--gap") if args.gap is not None else 0.0
     search = method_kwargs(args, "learn")
     check_method_flags(search.get("method"), {"gap": gap, **search})
-    source = load_table_or_data(args, args.data)
+    source = read_input(args, budget)
     check_order_flag(search, source)
     cons = StructuralConstraints.from_file(args.constraints) if args.constraints else None
     kw = scoring_kwargs(args) if not hasattr(source, "families") else {}
@@ -48,8 +49,8 @@ def run(args: argparse.Namespace) -> int:
         gap = gap or None
     from ..progress import Progress
 
-    with Progress.for_terminal((), quiet=args.quiet) as progress:
-        net = learn(source, constraints=cons, time_limit=time_limit, gap=gap, progress=progress, **search, **kw)
+    with Progress.for_terminal((), quiet=args.quiet, deadline=budget.deadline) as progress:
+        net = learn(source, constraints=cons, time_limit=budget, gap=gap, progress=progress, **search, **kw)
     if args.json:
         print(dumps({**net.to_dict(), **labels(net), "method": net.stats.get("method"),
                      "method_reason": net.stats.get("method_reason"), "verified_by": net.stats.get("verified_by"),

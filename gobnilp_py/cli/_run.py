@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     progress = Progress.for_terminal(phases_of(cfg), quiet=quiet,
                                      time_limit=cfg.values["limits"]["time_limit"])
-    res = run_job(cfg, progress)
+    res = run_job(cfg, progress, started=getattr(args, "started", None), stop_reading=True)
     _summary(res, quiet)
     say_infeasible(res.result)
     return exit_code(res.result)

@@ -4,7 +4,10 @@ The output file is checked before any work (its folder exists and is
 writable; an existing file is overwritten only if gobnilp-py wrote it, or
 with ``--force``), so a long scoring run never ends in "cannot write".  The
 ``.jkl`` ends with provenance comment lines saying how it was pruned
-(see :class:`gobnilp_py.ScoreTable`).
+(see :class:`gobnilp_py.ScoreTable`).  ``--time-limit`` covers reading and
+scoring: a table cut short by it is written whole, truncated at its last
+complete parent-set size and labelled ``INCOMPLETE (time_limit)`` (its
+provenance says so, and every later search of it carries the caveat).
 """
 
 from __future__ import annotations
@@ -14,8 +17,8 @@ import time
 from pathlib import Path
 
 from .._wording import printable
-from ._options import add_common_options, add_data_options, add_force, add_scoring_options, load_table_or_data, \
-    scoring_kwargs
+from ._options import WRITE_FIXED_SECONDS, add_common_options, add_data_options, add_force, add_scoring_options, \
+    add_time_limit, command_budget, read_input, scoring_kwargs
 
 __all__ = ["register"]
 
@@ -29,6 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_data_options(p)
     add_scoring_options(p)
     p.add_argument("-o", "--output", required=True, help="output .jkl file")
+    add_time_limit(p)
     add_force(p, "file")
     add_common_options(p)
     p.set_defaults(func=run)
@@ -40,21 +44,25 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import ParameterError, ScoreError
     from ..output.folder import check_output_file, make_parent, write_error
 
+    budget = command_budget(args)
     out = Path(args.output)
     check_output_file(out, force=args.force)
     t0 = time.perf_counter()
-    data = load_table_or_data(args, args.data, table_ok=False)
+    data = read_input(args, budget, table_ok=False)
     try:
         check_names_for(data.names, ["jkl"], where=str(out))  # type: ignore[attr-defined]
     except ParameterError as exc:
         raise ScoreError(str(exc)) from None
     from ..progress import Progress
 
-    with Progress.for_terminal((), quiet=args.quiet) as progress:
+    with Progress.for_terminal((), quiet=args.quiet, deadline=budget.deadline) as progress:
         # The shared checks and normalisation of the drivers (backend "serial" is processes with n_jobs=1).
         from ..solve.inputs import check_scoring_options
 
-        table = score(data, progress=progress, **check_scoring_options(scoring_kwargs(args)))
+        # writing the .jkl has its cost too: scoring leaves it a second (at most a tenth of the limit)
+        work = budget if budget.time_limit is None else budget.ending_before(
+            min(WRITE_FIXED_SECONDS, 0.1 * budget.time_limit))
+        table = score(data, progress=progress, time_limit=work, **check_scoring_options(scoring_kwargs(args)))
     elapsed = time.perf_counter() - t0
     try:
         make_parent(out)

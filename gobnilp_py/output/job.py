@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._budget import Budget
 from .._version import __version__
 from .._wording import printable
 from ..config import PICTURES, RUN_SOURCE, RunConfig, keyword_overrides, load_config
@@ -181,26 +182,32 @@ def _read(cfg: RunConfig) -> tuple[Any, Any]:
     return read_data(cfg.data_path, **cfg.read_kwargs()), None
 
 
-def _score(cfg: RunConfig, ds: Any, progress: Any = None, t_start: float | None = None) -> Any:
-    """A table safe for the job's ε (and the constraints), as ``enumerate_networks`` makes it."""
+def _score(cfg: RunConfig, ds: Any, progress: Any = None, budget: Budget | None = None) -> Any:
+    """A table safe for the job's ε (and the constraints), as ``enumerate_networks`` makes it, within the job's
+    time limit (as ``learn`` does, a learn job's scoring leaves :data:`~gobnilp_py.solve.learn.SEARCH_SHARE` of
+    it to the search)."""
     from ..solve.approximate import acquire_for
     from ..solve.methods import AUTO, get_method
 
+    budget = budget if budget is not None else Budget(None)
     method = cfg.values["search"].get("method") or AUTO
     if method != AUTO and not get_method(method).exact:
         # an approximate method scores by independence selection (options exact scoring alone takes are dropped)
         exact_only = {"bayes_factor", "epsilon", "prune", "max_candidates", "memory_limit", "lower_bound"}
         options = {k: v for k, v in cfg.scoring_kwargs().items() if k not in exact_only}
-        table, _ = acquire_for(method, ds, time_limit=_time_left(cfg.values["limits"]["time_limit"], t_start),
-                               epsilon=None,
+        table, _ = acquire_for(method, ds, time_limit=budget.left_for_engine(), epsilon=None,
                                constraints=cfg.constraints, scoring_options=options, progress=progress)
         return table
     from ..solve.inputs import acquire_table
+    from ..solve.learn import SEARCH_SHARE
 
+    scoring_budget = budget
+    if cfg.job == "learn" and budget.time_limit is not None:
+        scoring_budget = budget.ending_before(SEARCH_SHARE * budget.time_limit)
     # One place decides how constraints limit pruning (see StructuralConstraints.unprunable).
     table, _ = acquire_table(ds, epsilon=cfg.epsilon, constraints=cfg.constraints,
                              scoring_options=cfg.scoring_kwargs(), progress=progress,
-                             optimum_only=cfg.job == "learn")
+                             optimum_only=cfg.job == "learn", budget=scoring_budget)
     return table
 
 
@@ -209,19 +216,11 @@ def _ordered(cfg: RunConfig) -> bool:
     return cfg.values["search"].get("order") is not None and cfg.job in ("learn", "enumerate")
 
 
-def _time_left(limit: float | None, t_start: float | None) -> float | None:
-    """What is left of the job's ``[limits] time_limit`` (reading, scoring and search), at least a
-    microsecond: the drivers then stop at once and label the result, as the API's do."""
-    if limit is None or t_start is None:
-        return limit
-    return max(limit - (time.perf_counter() - t_start), 1e-6)
-
-
-def _solve(cfg: RunConfig, ds: Any, table: Any, progress: Any = None, t_start: float | None = None) -> Any:
+def _solve(cfg: RunConfig, ds: Any, table: Any, progress: Any = None, budget: Budget | None = None) -> Any:
     from ..solve import enumerate_networks, kbest, learn
 
     s, lim = cfg.values["search"], cfg.values["limits"]
-    common: dict[str, Any] = {"constraints": cfg.constraints, "time_limit": _time_left(lim["time_limit"], t_start),
+    common: dict[str, Any] = {"constraints": cfg.constraints, "time_limit": budget,
                               "params": cfg.scip_params or None, "verbose": s["verbose"], **cfg.search_kwargs()}
     source = table if ds is None else ds
     if _ordered(cfg):
@@ -243,13 +242,13 @@ def _solve(cfg: RunConfig, ds: Any, table: Any, progress: Any = None, t_start: f
 
 
 def _execute(cfg: RunConfig, progress: Progress, ds: Any, table: Any,
-             t_start: float | None = None) -> tuple[Any, Any]:
-    """Scoring and solving: the work, within what ``t_start`` (the job's start) leaves of the time
-    limit.  Returns (result, table)."""
+             budget: Budget | None = None) -> tuple[Any, Any]:
+    """Scoring and solving: the work, within what the job's ``budget`` (started before reading) leaves of
+    the time limit.  Returns (result, table)."""
     if ds is not None and cfg.job != "kbest" and not _ordered(cfg):
         with progress.phase("scoring", f"{cfg.values['scoring']['score']} on {ds.N} rows x {ds.n} variables"
                             + (f", safe for epsilon {cfg.epsilon:.4g}" if cfg.epsilon else "")):
-            table = _score(cfg, ds, progress, t_start)
+            table = _score(cfg, ds, progress, budget)
         log.info("score table: %d candidate parent sets", len(table))
     if cfg.job == "score":
         return table, table
@@ -257,7 +256,7 @@ def _execute(cfg: RunConfig, progress: Progress, ds: Any, table: Any,
               "enumerate": f"every network within Bayes factor {math.exp(cfg.epsilon):.4g} of the optimum",
               "kbest": f"the {cfg.values['search']['k']} best networks"}[cfg.job]
     with progress.phase("solving", detail):
-        result = _solve(cfg, ds, table, progress, t_start)
+        result = _solve(cfg, ds, table, progress, budget)
     return result, table
 
 
@@ -317,13 +316,61 @@ def check_run(cfg: RunConfig) -> Any:
     return ds if ds is not None else table
 
 
-def run_job(cfg: RunConfig, progress: Progress) -> RunResult:
-    """Read, score, solve, summarise and write, one phase after the other."""
-    t_start = time.perf_counter()            # [limits] time_limit covers reading, scoring and search
+#: Seconds a listed network costs after the search, per variable, for each output that lists every network
+#: (and for summarising a collection: its classes and edge probabilities): a time-limited collection stops
+#: listing early enough to leave them (:attr:`gobnilp_py._budget.Budget.per_network`).  Measured on wine BF 150
+#: (26,153 networks of 14 variables): networks.csv 195 us a network, result.json's networks 311 us, classes and
+#: edge probabilities 18 us; model strings and the report's rows are taken as about half of networks.csv.
+_SECONDS_PER_NETWORK_VARIABLE = {"csv": 15e-6, "json": 25e-6, "modelstring": 8e-6, "report": 8e-6,
+                                 "arc_strength": 4e-6, "summarising": 2e-6}
+
+#: Seconds kept at the end of a time-limited job that writes a folder, whatever it holds (at most a tenth of
+#: the limit): the fixed cost of writing (imports, the report's template), about half a second measured.
+WRITE_FIXED_SECONDS = 1.0
+
+#: Seconds kept per picture: a picture asked for is skipped (and the report says why) when less time than this
+#: is left of the job's time limit before drawing (matplotlib's import alone is about half a second).
+DRAW_SECONDS_PER_PICTURE = 1.0
+
+
+def _per_network(cfg: RunConfig, n_vars: int) -> float:
+    """Seconds each listed network will cost after the search (summarising and writing what ``cfg`` asks)."""
+    if cfg.job not in ("enumerate", "kbest"):
+        return 0.0
+    outs = set(cfg.outputs) if cfg.output_dir is not None else set()
+    return n_vars * sum(v for k, v in _SECONDS_PER_NETWORK_VARIABLE.items() if k in outs or k == "summarising")
+
+
+def run_job(cfg: RunConfig, progress: Progress, *, started: float | None = None,
+            stop_reading: bool = False) -> RunResult:
+    """Read, score, solve, summarise and write, one phase after the other, within ``[limits] time_limit``.
+
+    One :class:`~gobnilp_py._budget.Budget`, started before reading, is handed to every phase: reading stops
+    when it runs out if ``stop_reading`` (:class:`~gobnilp_py._budget.TimeLimitReached`: there is no result;
+    the command line sets it and reports "no result"; from Python the data are read to the end and the
+    later phases find the time gone), scoring returns a
+    truncated table, the search and the collection their labelled partial answers, and the collection
+    leaves each listed network's summarising and writing time; pictures that no longer fit are skipped
+    (the report says so).  Writing itself is never cut: a folder is written whole or not at all.
+    ``started``: the ``time.perf_counter()`` at which the job's clock started (default: now; the command
+    line gives the process's start).
+    """
+    budget = Budget(cfg.values["limits"]["time_limit"], start=started,
+                    memory_limit=cfg.values["scoring"].get("memory_limit"))
+    if getattr(progress, "deadline", None) is None:
+        progress.deadline = budget.deadline
     with progress.phase("reading", printable(cfg.data_path)):
-        ds, table = _read(cfg)
+        if stop_reading:
+            with budget.guard("reading"):
+                ds, table = _read(cfg)
+        else:
+            ds, table = _read(cfg)
         check_before_work(cfg, ds, table)
-    result, table = _execute(cfg, progress, ds, table, t_start)
+    budget.per_network = _per_network(cfg, (ds if ds is not None else table).n)
+    work = budget
+    if cfg.output_dir is not None and budget.time_limit is not None:   # writing the folder has a cost of its own
+        work = budget.ending_before(min(WRITE_FIXED_SECONDS, 0.1 * budget.time_limit))
+    result, table = _execute(cfg, progress, ds, table, work)
     res = RunResult(cfg, result, dataset=ds, table=table)
     if cfg.job in ("enumerate", "kbest"):
         with progress.phase("summarising", f"{len(result)} networks"):
@@ -332,6 +379,11 @@ def run_job(cfg: RunConfig, progress: Progress) -> RunResult:
                 result.edge_probabilities()
     pics = P.PictureSet()
     wanted = tuple(p for p in cfg.outputs if p in PICTURES) if cfg.output_dir is not None else ()
+    left = budget.remaining()
+    if wanted and left is not None and left < DRAW_SECONDS_PER_PICTURE * len(wanted):
+        pics.skipped.update(dict.fromkeys(wanted, f"not drawn: the {budget.time_limit:g} s time limit left "
+                                                  f"{max(left, 0.0):.1f} s to draw {len(wanted)} picture(s)"))
+        wanted = ()
     if wanted:
         with progress.phase("drawing", f"{len(wanted)} picture{'s' if len(wanted) != 1 else ''}"):
             pics = P.draw_pictures(result, wanted, format=cfg.values["output"]["picture_format"],

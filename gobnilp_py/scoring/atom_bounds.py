@@ -44,7 +44,29 @@ import numpy as np
 
 from .counts import ParentConfigs, xlogx_table
 
-__all__ = ["atom_cells", "others_ids", "ChildAtoms", "child_atoms", "atom_penalties", "lambda_penalties"]
+__all__ = ["atom_cells", "others_ids", "ChildAtoms", "child_atoms", "atom_penalties", "lambda_penalties",
+           "atoms_are_wide", "atom_cells_sparse"]
+
+
+def atoms_are_wide(m: int, r: int, rows: int) -> bool:
+    """Whether a child's (atom x state) table would be far wider than its data (``m * r`` beyond
+    ``64 * rows + 1024`` cells, the rule of ``ParentConfigs._compress``): a child or other variables
+    with thousands of states (a row id).  Such tables are counted sparsely (:func:`atom_cells_sparse`):
+    the dense one costs memory quadratic in the rows (12,000 rows of a 12,000-state column: 1.4e8 cells).
+    """
+    return m * r > 64 * rows + 1024
+
+
+def atom_cells_sparse(pc: ParentConfigs, child: int, z: np.ndarray,
+                      m: int) -> tuple[np.ndarray, np.ndarray]:
+    """The observed (atom, state) cells of ``child`` as ``(atom, count)`` pairs, states ascending within
+    each atom (the nonzero cells of :func:`atom_cells`'s table, in its order), weighted by multiplicities."""
+    r = max(int(pc.arities[child]), 1)
+    codes = z.astype(np.int64) * r + pc.X[child]
+    uniq, inv = np.unique(codes, return_inverse=True)
+    mult = pc.weights if pc.weights is not None else np.ones(pc.rows)
+    count = np.rint(np.bincount(inv.ravel(), weights=mult, minlength=uniq.size)).astype(np.int64)
+    return uniq // r, count
 
 
 def atom_cells(pc: ParentConfigs, child: int,
@@ -109,7 +131,14 @@ class ChildAtoms:
 def child_atoms(pc: ParentConfigs, child: int, rows: np.ndarray) -> ChildAtoms:
     """Counts of the atoms of ``child`` that hold the given rows of ``pc`` (its mixed rows)."""
     r = max(int(pc.arities[child]), 1)
-    z, m, cell = atom_cells(pc, child)
+    n = int(pc.arities.size)
+    others = tuple(j for j in range(n) if j != child)
+    z, m = pc.ids(others) if others else (np.zeros(pc.rows, dtype=np.int64), 1)
+    if m > 4 * pc.rows + 1024:
+        z, m = ParentConfigs._compress(z, m)
+    if atoms_are_wide(m, r, pc.rows):
+        return _child_atoms_sparse(pc, child, rows, z, m, r)
+    z, m, cell = atom_cells(pc, child, (z, m))
     uniq, inv = np.unique(z[rows], return_inverse=True)
     S = -np.sort(-cell.reshape(m, r)[uniq], axis=1)           # counts per atom, descending
     na = S.sum(axis=1)
@@ -126,6 +155,42 @@ def child_atoms(pc: ParentConfigs, child: int, rows: np.ndarray) -> ChildAtoms:
                       ml=ml.astype(np.float64), fr_atom=fa.astype(np.int64),
                       fr_p=before[fa, fk].astype(np.float64), ent_atom=ent_atom.astype(np.int64),
                       ent_i=ent_i.astype(np.float64), ent_p=np.repeat(before[ea, ek], reps).astype(np.float64))
+
+
+def _child_atoms_sparse(pc: ParentConfigs, child: int, rows: np.ndarray, z: np.ndarray, m: int,
+                        r: int) -> ChildAtoms:
+    """:func:`child_atoms` from the observed cells only (:func:`atoms_are_wide` tables): the same entries in
+    the same order (each atom's counts in descending order, ties in state order as a stable sort gives
+    them); an atom's ``ml`` is summed over its observed cells in that order (the dense route sums zeros
+    too, in numpy's pairwise order: the same value up to rounding)."""
+    uniq, inv = np.unique(z[rows], return_inverse=True)
+    atom, count = atom_cells_sparse(pc, child, z, m)
+    pos = np.searchsorted(uniq, atom)
+    keep = (pos < uniq.size) & (uniq[np.minimum(pos, uniq.size - 1)] == atom)
+    a, c = pos[keep], count[keep]
+    order = np.lexsort((-c, a))            # by atom, then count descending (stable: state order on ties)
+    a, c = a[order], c[order]
+    k = uniq.size
+    na = np.bincount(a, weights=c, minlength=k).astype(np.int64)
+    t = xlogx_table(int(na.max(initial=0)))
+    ml = np.bincount(a, weights=t[c], minlength=k) - t[na]
+    first = np.ones(a.size, dtype=bool)
+    first[1:] = a[1:] != a[:-1]
+    seg = np.cumsum(first) - 1
+    start = np.flatnonzero(first)
+    csum = np.cumsum(c)
+    before = csum - c - (csum[start] - c[start])[seg]   # rows of the earlier states of the same atom
+    fr = (c > 0) & (before > 0)
+    en = (c >= 2) & (before > 0)
+    reps = c[en] - 1
+    ent_atom = np.repeat(a[en], reps)
+    st = np.repeat(np.cumsum(reps) - reps, reps)
+    ent_i = np.arange(ent_atom.size, dtype=np.int64) - st + 1
+    return ChildAtoms(r=r, lnr=float(np.log(r)), inv=inv.astype(np.int64),
+                      d=np.bincount(a, minlength=k).astype(np.int64), ml=ml.astype(np.float64),
+                      fr_atom=a[fr].astype(np.int64), fr_p=before[fr].astype(np.float64),
+                      ent_atom=ent_atom.astype(np.int64), ent_i=ent_i.astype(np.float64),
+                      ent_p=np.repeat(before[en], reps).astype(np.float64))
 
 
 def atom_penalties(at: ChildAtoms, A: float) -> tuple[np.ndarray, np.ndarray]:

@@ -13,7 +13,12 @@ is given or asked for -- applies the global gap rule.
 Memory: candidates are generated in chunks sized to a budget, and before a
 level is kept the memory it needs is estimated; over ``memory_limit`` the walk
 stops with a one-line :class:`ScoreError` naming the variable, the level and
-the memory it would need (no global candidate cap).
+the memory it would need (no global candidate cap).  The workers' memory and
+each family's count table are counted against the same limit.
+
+Time: with ``time_limit`` the walk looks at the clock between levels, pieces,
+generation chunks and blocks of parent sets (workers too), and returns the
+table truncated at the last complete parent-set size (see :func:`score`).
 """
 
 from __future__ import annotations
@@ -29,19 +34,20 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._budget import Budget
 from .._memory import format_bytes
 from .._validation import (READ_OPTIONS, check_bool, check_keywords, check_lower_bound, check_memory_limit, check_palim,
-                           check_positive_int, check_positive_number)
+                           check_positive_int, check_positive_number, check_time_limit)
 from ..data.reader import as_dataset
 from ..errors import DataError, ParameterError, ScoreError
 from . import pruning as P
-from .atom_bounds import atom_cells, others_ids
+from .atom_bounds import atom_cells, atom_cells_sparse, atoms_are_wide, others_ids
 from .candidates import immediate_subsets, next_level
 from .counts import (ParentConfigs, argsort_distinct, distinct_small, find_sorted as _lookup, lex_order, segment_ids,
                      unique_inverse)
 from .local_scores import DirichletScore, LocalScore, PenalisedLL, make_score
-from .parallel import (FlatGroups, LevelScorer, Payload, PendingScores, counts_by_sets, set_counting_possible,
-                       set_counting_reads_atoms)
+from .parallel import (FlatGroups, LevelScorer, Payload, PendingScores, ScoringDeadline, counts_by_sets,
+                       set_counting_possible, set_counting_reads_atoms, worker_bytes)
 from .table import ScoreTable
 
 __all__ = ["score", "resolve_epsilon", "DEFAULT_MAX_CANDIDATES", "DEFAULT_MEMORY_LIMIT", "active_rules"]
@@ -142,7 +148,7 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
           unpruned: Iterable[str] = (), progress: Callable[..., Any] | None = None,
           lower_bound: float | str | None = None, memory_limit: int | None = None,
           n_jobs: int | None = None, backend: str = "processes", scheduler: Any = None,
-          **read_options: Any) -> ScoreTable:
+          time_limit: "float | Budget | None" = None, **read_options: Any) -> ScoreTable:
     """Local scores of every candidate parent set that a network within ε of the optimum can use.
 
     Parameters
@@ -191,11 +197,19 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
         *without* structural constraints (it is skipped when ``unpruned`` is
         given).  Default ``None``: off.
     memory_limit : int, optional
-        Bytes the lattice walk may hold (default :data:`DEFAULT_MEMORY_LIMIT`,
-        8 GiB).  Over it, a one-line :class:`ScoreError` names the variable,
-        the level and the memory needed, before allocating it.
+        Bytes scoring may hold in the whole process tree (default
+        :data:`DEFAULT_MEMORY_LIMIT`, 8 GiB): each local worker process's own
+        memory is set aside first (:func:`~gobnilp_py.scoring.parallel.worker_bytes`;
+        a limit too small for the workers starts fewer, down to none, and says
+        so), the lattice walk holds the rest, and each family's count table
+        (:data:`COUNT_BYTES_PER_CELL` a cell) is checked against it before it is
+        counted.  Over it, a one-line :class:`ScoreError` names the variable (and
+        for a table its parents), the level and the memory needed, before
+        allocating it.
     n_jobs : int or None
-        Worker processes (``None`` or -1: every core; 1: in-process).  Even
+        Worker processes (``None`` or -1: every core; 1: in-process; more than
+        the cores this process may use is capped at them, with a warning and
+        ``meta["n_jobs_requested"]``).  Even
         with workers, a lattice level is scored in-process unless it is big
         enough to pay for the pool: at least 4,000 parent sets, at least 2e7
         units of work (Σ children x data rows, about 0.2-1 s in-process) and
@@ -210,6 +224,19 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
         ``dask`` extra).
     scheduler : str or distributed.Client, optional
         With ``backend="dask"``: the scheduler address (``"tcp://host:8786"``) or a client.
+    time_limit : float or Budget, optional
+        Wall-clock seconds for scoring (or a :class:`gobnilp_py.Budget` started
+        earlier, whose clock then covers what ran before).  The walk looks at
+        the clock between lattice levels, between pieces of a level and
+        between blocks of parent sets (in worker processes too), never per
+        family.  When it runs out the level being built is dropped and the
+        table is returned *truncated*: each variable still growing keeps its
+        parent sets up to the last complete size (what ``palim`` of that size
+        would have given it), the others all of theirs.  Such a table says so
+        (``meta["incomplete"]``, a guarantee starting ``INCOMPLETE
+        (time_limit)``, the ``.jkl`` provenance), is safe for no gap
+        (``safe_epsilon`` is ``None``) and guarantees nothing about the
+        optimum: a network may need the parent sets never scored.
     **read_options
         ``header``, ``delimiter``, ``arities``, ``names``: how to read ``data`` given as a file,
         frame or array, as in :func:`gobnilp_py.read_data` and the drivers (``learn`` etc.).
@@ -235,8 +262,11 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
             max_candidates = check_positive_int(max_candidates, "max_candidates")
         memory_limit = check_memory_limit(memory_limit, "memory_limit")
         lower_bound = check_lower_bound(lower_bound, "lower_bound")
+        if not isinstance(time_limit, Budget):
+            time_limit = check_time_limit(time_limit, "time_limit")
     except ParameterError as exc:
         raise ScoreError(str(exc)) from None
+    budget = Budget.of(time_limit, start=t0)
     palim_auto = palim == "auto"
     mem = DEFAULT_MEMORY_LIMIT if memory_limit is None else memory_limit
     lb_given = None if lower_bound is None or lower_bound == "auto" else float(lower_bound)
@@ -314,10 +344,14 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
             determined = ~(llc_all < -P.tolerance(0.0))
         payload.by_sets = counts_by_sets(sc, n, pc.rows, determined)
     scorer = LevelScorer(payload, n_jobs=n_jobs, backend=backend, scheduler=scheduler, counts=pc)
+    walk_memory = _reserve_workers(scorer, payload, float(mem), backend)
     try:
         # Level 0: the empty parent set, all children in one batch.
         res0 = scorer.run([((), np.arange(n, dtype=np.int64))])
         _check_finite(res0.scores, names, [()] * n, list(range(n)))
+        # Level 0 (every variable's empty set) is always scored: a table needs it.  From level 1 on the scorer
+        # stops at the deadline too, per block of parent sets, in this process and in the workers.
+        scorer.deadline = budget.wall_deadline()
         s0 = res0.scores
         kept: list[list[tuple[tuple[int, ...], float]]] = [[((), float(s0[v]))] for v in range(n)]
 
@@ -336,8 +370,9 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
                                                 float(s0[v]), eps, float(llc[v]))
         run = _Run(sc=sc, scorer=scorer, names=names, ar=ar, eps=eps, prune=prune, keep_all=keep_all,
                    rules=frozenset(active), coef=coef, kmax=kmax, vlim=vlim, llc=llc, counters=counters,
-                   kept=kept, max_candidates=max_candidates, memory_limit=float(mem), t0=t0,
-                   progress=progress)
+                   kept=kept, max_candidates=max_candidates, memory_limit=walk_memory, t0=t0,
+                   progress=progress, deadline=budget.deadline, rows=pc.rows,
+                   processes=max(1, scorer.n_jobs) if backend == "processes" else 1, memory_total=float(mem))
         for v in range(n):
             caps = [vlim[v]] if vlim[v] is not None else []
             if (kmax[v] is not None and prune and v not in keep_all and "parent_count" in active
@@ -349,6 +384,8 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
         n_scored, per_level, n_batches = _walk_in_batches(walk, run, res0, limit, n)
     finally:
         scorer.close()
+    if run.truncated is not None:
+        _truncate(kept, run.truncated)
 
     meta: dict[str, Any] = {
         "N": ds.N,
@@ -364,6 +401,7 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
         "families_scored": n_scored,
         "families_scored_per_level": per_level,
         "n_jobs": scorer.n_jobs if backend == "processes" else None,
+        **({"n_jobs_requested": scorer.n_jobs_requested} if scorer.n_jobs_requested != scorer.n_jobs else {}),
         "child_batches": n_batches,
         "backend": backend,
         "source": ds.source,
@@ -374,13 +412,57 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
         meta["palim_auto"] = {names[v]: vlim[v] for v in range(n)}
     if want_llc:
         meta["ll_all_others"] = {names[v]: float(llc[v]) for v in range(n)}
+    if run.truncated is not None:
+        meta["incomplete"] = {"reason": "time_limit", "stopped_at_size": run.level,
+                              "truncated": {names[v]: d for v, d in sorted(run.truncated.items())}}
+        meta["time_limit"] = budget.time_limit
+        log.warning("scoring stopped by the time limit while scoring parent sets of size %d: the table is "
+                    "truncated (%d of %d variables)", run.level, len(run.truncated), n)
     if prune and lower_bound is not None:
-        _apply_global_gap(kept, counters, names, eps, lower_bound, lb_given, keep_all, meta)
+        if run.truncated is not None or budget.expired():
+            # out of time: the rule's heuristics are not run (keeping families is always safe)
+            meta["global_gap"] = "skipped (time limit)"
+        else:
+            _apply_global_gap(kept, counters, names, eps, lower_bound, lb_given, keep_all, meta)
     elapsed = time.perf_counter() - t0
     meta["time"] = elapsed
     pruning_report = {names[v]: counters[v] for v in range(n)} if prune else {}
     log.info("scored %d families in %.2f s; kept %d", n_scored, elapsed, sum(len(f) for f in kept))
     return ScoreTable.from_scoring(names, kept, epsilon=eps, score_name=sc.name, pruning=pruning_report, meta=meta)
+
+
+#: Bytes a cell of a family's count table costs while it is counted and scored (the counts, their offsets,
+#: the score's temporaries): a family of ``m`` observed parent configurations and a child of ``r`` states
+#: costs ``m * r`` cells.  Checked before counting (:meth:`_Run.check_tables`), as the issue that asked for it
+#: measured: a column of thousands of states (a row id) costs about rows^2 x 48 bytes.
+COUNT_BYTES_PER_CELL = 48
+
+#: Below this many bytes for the largest table the data can give (rows x the largest arity x
+#: :data:`COUNT_BYTES_PER_CELL`), the tables are not checked at all: the walk's hot path pays nothing.
+TABLES_UNCHECKED_BYTES = 64 * 1024**2
+
+
+def _reserve_workers(scorer: LevelScorer, payload: Payload, mem: float, backend: str) -> float:
+    """The lattice walk's share of ``memory_limit`` once the local worker processes have theirs.
+
+    ``memory_limit`` bounds what scoring holds in the whole process tree: the walk in this process and each
+    worker's own memory (:func:`~gobnilp_py.scoring.parallel.worker_bytes`).  Workers may take at most half of
+    it; a limit too small for the workers asked for starts fewer (one or none: scoring in-process), and says so.
+    Dask workers run elsewhere and are not counted.
+    """
+    if backend != "processes" or scorer.n_jobs <= 1:
+        return mem
+    each = worker_bytes(payload)
+    fit = int((mem / 2) // each)
+    if fit < scorer.n_jobs:
+        if fit <= 1:
+            log.warning("memory_limit %s leaves no room for scoring worker processes (each may hold about %s): "
+                        "scoring in-process", format_bytes(mem), format_bytes(each))
+        else:
+            log.warning("memory_limit %s leaves room for %d scoring worker processes (each may hold about %s), "
+                        "not %d", format_bytes(mem), fit, format_bytes(each), scorer.n_jobs)
+        scorer.n_jobs = max(1, fit)
+    return mem - (scorer.n_jobs * each if scorer.n_jobs > 1 else 0)
 
 
 def _bytes_per_pair(k: int) -> int:
@@ -414,8 +496,24 @@ def _atom_likelihoods(pc: ParentConfigs, ar: list[int],
     mixed = np.zeros((n, pc.rows)) if tables else None
     Z, M = others_ids(pc)
     for v in range(n):
-        z, m, cell = atom_cells(pc, v, (Z[v], int(M[v])))
         r = max(ar[v], 1)
+        z, m = Z[v], int(M[v])
+        if m > 4 * pc.rows + 1024:
+            z, m = ParentConfigs._compress(z, m)
+        if atoms_are_wide(m, r, pc.rows):
+            # thousands of states (a row id): only the observed cells, never the m x r table
+            atom, count = atom_cells_sparse(pc, v, z, m)
+            na_s = np.bincount(atom, weights=count, minlength=m).astype(np.int64)
+            tt = xlogx_table(int(max(pc.N, na_s.max(initial=0))))
+            lla = np.bincount(atom, weights=tt[count], minlength=m) - tt[na_s]
+            llc[v] = float(lla.sum())
+            if w is not None and mixed is not None:
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    share = np.where(na_s > 0, lla / np.maximum(na_s, 1), 0.0)
+                w[v] = share[z] * mult
+                mixed[v] = (np.bincount(atom, minlength=m) >= 2)[z]
+            continue
+        z, m, cell = atom_cells(pc, v, (z, m))
         na = cell.reshape(m, r).sum(axis=1)
         lla = t[cell].reshape(m, r).sum(axis=1) - t[na]
         llc[v] = float(lla.sum())
@@ -536,6 +634,16 @@ class _OverBudget(Exception):
     """The walk of the current batch of children would exceed ``memory_limit`` (message ready)."""
 
 
+class _OutOfTime(Exception):
+    """The time limit ran out during the walk (the level being built is dropped)."""
+
+
+def _truncate(kept: list[list[tuple[tuple[int, ...], float]]], truncated: dict[int, int]) -> None:
+    """Keep each truncated child's parent sets of at most its complete size (the level cut short goes)."""
+    for v, size in truncated.items():
+        kept[v] = [f for f in kept[v] if len(f[0]) <= size]
+
+
 def _walk_in_batches(walk: Callable[..., tuple[int, list[int]]], run: "_Run", res0: Any, limit: int,
                      n: int) -> tuple[int, list[int], int]:
     """Walk all children together; when that would exceed the memory budget, halve the batch.
@@ -556,8 +664,23 @@ def _walk_in_batches(walk: Callable[..., tuple[int, list[int]]], run: "_Run", re
         snap_kept = {v: list(run.kept[v]) for v in batch}
         snap_cnt = {v: dict(run.counters[v]) for v in batch}
         run.active = frozenset(batch)
+        run.growing = frozenset()
         try:
             ns, pl = walk(run, res0, limit)
+        except (_OutOfTime, ScoringDeadline):
+            # The level being built is dropped: the children still growing keep their complete sizes, the
+            # children of batches not walked yet their empty set only (level 0, scored for everyone).
+            truncated = {v: max(run.level - 1, 0) for v in run.growing & run.active}
+            for later in pending:
+                truncated.update(dict.fromkeys(later, 0))
+            run.truncated = truncated
+            batches += 1
+            ns, pl = run.done_so_far       # the complete levels of this batch
+            n_scored += ns - pl[0]
+            per_level += [0] * (len(pl) - len(per_level))
+            for k in range(1, len(pl)):
+                per_level[k] += pl[k]
+            break
         except (_OverBudget, MemoryError) as exc:
             # MemoryError: the system refused an allocation below the budget (an address-space cap, other
             # processes); numpy fails cleanly, so a smaller batch may still fit -- else one line, no traceback.
@@ -617,6 +740,19 @@ class _Run:
     vlim_arr: np.ndarray | None = None      # palim="auto" bound (None: no child has one)
     kmax_arr: np.ndarray | None = None      # parent_count bound (None: no child has one)
     pruned_arr: np.ndarray | None = None    # bool: the rules may prune this child (not in keep_all)
+    deadline: float | None = None           # time.perf_counter() at which the time limit runs out
+    rows: int = 0                           # rows counted (distinct rows when merged): bounds a set's configurations
+    processes: int = 1                      # processes that may count a table at once (the workers, or this one)
+    memory_total: float = 0.0               # memory_limit itself (the walk's share is memory_limit above)
+    growing: frozenset[int] = field(default_factory=frozenset)  # children whose level ``level`` is being built
+    truncated: dict[int, int] | None = None  # after a stop by the time limit: child -> largest size kept
+    done_so_far: tuple[int, list[int]] = (0, [0])  # the walk's (families scored, per level) after its last level
+
+    def tick(self) -> None:
+        """Stop the walk (:class:`_OutOfTime`) once the time limit has passed: called per level and per piece,
+        never per family, so the hot loops do not pay for it."""
+        if self.deadline is not None and time.perf_counter() >= self.deadline:
+            raise _OutOfTime
 
     def child_arrays(self) -> None:
         """Fill :attr:`vlim_arr`, :attr:`kmax_arr` and :attr:`pruned_arr` (no bound: a count never reached)."""
@@ -627,6 +763,35 @@ class _Run:
         self.kmax_arr = (None if all(x is None for x in self.kmax)
                          else np.array([never if x is None else x for x in self.kmax], dtype=np.int64))
         self.pruned_arr = np.array([v not in self.keep_all for v in range(n)], dtype=bool)
+
+    def check_tables(self, child: np.ndarray, q: np.ndarray, parents: Callable[[int], tuple[int, ...]], k: int,
+                     need: float) -> None:
+        """One-line ScoreError when counting a pair's table would exceed the memory limit (before counting).
+
+        A pair ``(child, parent set)`` is counted in a table of ``min(q, rows)`` configurations times the
+        child's states (:data:`COUNT_BYTES_PER_CELL` a cell), in every process that counts at once;
+        ``need`` is what the walk holds meanwhile.  Checked only on data whose widest possible table
+        passes :data:`TABLES_UNCHECKED_BYTES` (a column of thousands of states).
+        """
+        if not child.size:
+            return
+        ar = np.asarray(self.ar, dtype=np.float64)
+        cells = np.minimum(q, float(max(self.rows, 1))) * ar[child]
+        i = int(np.argmax(cells))
+        table = float(cells[i]) * COUNT_BYTES_PER_CELL
+        if need + table * self.processes <= self.memory_limit:
+            return
+        v = int(child[i])
+        ps = parents(i)
+        wide = sorted((j for j in (v, *ps) if self.ar[j] >= 100), key=lambda j: -self.ar[j])
+        shown = ", ".join(f"{self.names[j]!r} ({self.ar[j]:,} states)" for j in wide[:3])
+        raise ScoreError(
+            f"scoring variable {self.names[v]!r} with parents {{{','.join(self.names[p] for p in ps)}}} needs a count "
+            f"table of {int(min(float(q[i]), self.rows)):,} x {self.ar[v]:,} cells, about {format_bytes(table)}"
+            + (f" in each of {self.processes} processes" if self.processes > 1 else "")
+            + f", over memory_limit {format_bytes(self.memory_total)}"
+            + (f": {shown} look like row ids or continuous values; drop or discretise them" if wide else "")
+            + ", set palim, or raise memory_limit")
 
     def check_budget(self, n_scored: int, per_child: np.ndarray, k: int, extra: float | None = None) -> None:
         """One-line ScoreError when the candidate cap or the memory budget would be exceeded.
@@ -731,6 +896,11 @@ class _LevelViews:
         """Child ``v``'s masks (a view, sorted)."""
         a, b = self.bounds[v]
         return self.cat.masks[a:b]
+
+
+def _tables_checked(run: _Run) -> bool:
+    """Whether a count table of this data can be big enough to need :meth:`_Run.check_tables` (rarely)."""
+    return float(max(run.rows, 1)) * max(run.ar, default=1) * COUNT_BYTES_PER_CELL > TABLES_UNCHECKED_BYTES
 
 
 def _grows(run: _Run, v: int, k: int) -> bool:
@@ -1057,6 +1227,7 @@ def _generate_piece(run: _Run, cat: _Level, off: np.ndarray, levels: _LevelViews
             lv = levels[v]
             maxy = _max_elements(lv, k, slice(ra, rb))
             for a0, b0, n_max in _row_chunks(maxy, np.full(maxy.size, v), k, pc_.j0, pc_.j1):
+                run.tick()
                 got = _generate_compiled(run, lv, v, k, ra + a0, ra + b0, pc_.j0, pc_.j1, c.bit, c.arf,
                                          c.nonunit, c.llc, others, n_max,
                                          None if spent is None else spent[off[v]:off[v + 1]])
@@ -1071,6 +1242,7 @@ def _generate_piece(run: _Run, cat: _Level, off: np.ndarray, levels: _LevelViews
             rows, vr = rows[live], vr[live]
         maxy = _max_elements(cat, k, rows)
         for a0, b0, _ in _row_chunks(maxy, vr, k, pc_.j0, pc_.j1):
+            run.tick()
             got = _generate(run, cat, keys, rows[a0:b0], vr[a0:b0], maxy[a0:b0], k, pc_.j0, pc_.j1, c)
             if got is not None:
                 parts.append(got)
@@ -1106,7 +1278,9 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
     levels = cat.views(off)
     table = _LevelKeys.dense_table(n)
     n_scored, per_level = n, [n]
+    run.done_so_far = (n_scored, list(per_level))
     transient = _bytes_per_pair
+    check_tables = _tables_checked(run)
 
     for k in range(1, limit + 1):
         grow = [levels.size(v) > 0 and _grows(run, v, k - 1) for v in range(n)]
@@ -1118,6 +1292,8 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
         # Keep this level only if some child can go on from it (its rows are the next level's subsets).
         store = k < limit and any(_grows(run, v, k) for v in range(n) if v in run.active)
         run.level = k
+        run.growing = frozenset(v for v in range(n) if grow[v])
+        run.tick()
         spent = _level_spent(run, cat, off, grow, k, consts)
         others = _kernel_inputs(run, cat, off) if _use_walk_kernel(run, levels, grow) else None
         if others is None:
@@ -1138,7 +1314,11 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
         # Pipelined: piece i is scored (by the workers) while piece i + 1 is generated and grouped here.
         inflight: _Grouped | None = None
         try:
-            for pc_ in pieces:
+            for i_piece, pc_ in enumerate(pieces):
+                run.tick()
+                if run.progress is not None and i_piece:
+                    run.progress("scoring", k - 1, limit, families=n_scored, level=k, pieces=len(pieces),
+                                 pieces_done=i_piece)
                 parts = _generate_piece(run, cat, off, levels, keys, others, grow, pc_, k, consts, spent)
                 if not parts:
                     continue
@@ -1148,6 +1328,10 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
                 run.check_budget(n_scored, per_child, k, extra=stored + m_pairs * transient(k))
                 grouped = _group_piece(run, parts, k)
                 del parts
+                if check_tables:
+                    run.check_tables(grouped.cc, grouped.q[grouped.gid],
+                                     lambda i, g=grouped: tuple(g.elems[g.gid[i]].tolist()), k,
+                                     run.held_bytes + stored + m_pairs * transient(k))
                 grouped.pending = run.scorer.submit(grouped.groups)
                 if inflight is not None:
                     got_sets, got_bytes = _finish_piece(run, inflight, built if store else None)
@@ -1184,6 +1368,7 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
         levels = cat.views(off)
         n_scored += n_pairs
         per_level.append(n_pairs)
+        run.done_so_far = (n_scored, list(per_level))
         if run.progress is not None:
             run.progress("scoring", k, limit, families=n_scored)
         log.info("scoring level %d: %d families scored (%d parent sets, %d pieces), %.2f s", k, n_pairs,
@@ -1581,9 +1766,12 @@ def _walk_python(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
         {(): (float(s0[v]), float(res0.ll[v]), float(s0[v]), int(res0.cells[v]), float(res0.ub[v]))}
         if v in run.active else {} for v in range(n)]
     n_scored, per_level = n, [n]
+    run.done_so_far = (n_scored, list(per_level))
     for k in range(1, limit + 1):
         batches: dict[tuple[int, ...], list[tuple[int, float, float]]] = {}
         per_child = np.zeros(n, dtype=np.int64)
+        run.level = k
+        run.growing = frozenset(v for v in range(n) if cur[v] and _grows(run, v, k - 1))
         for v in range(n):
             prev = cur[v]
             if not prev:
@@ -1591,6 +1779,7 @@ def _walk_python(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
             if not _grows(run, v, k - 1):
                 _count_capped(run, v, len(prev))
                 continue
+            run.tick()
             gen = [(j,) for j in range(n) if j != v] if k == 1 else next_level(prev)
             spent = _spent_sets(run, v, prev)
             for x in gen:
@@ -1615,6 +1804,11 @@ def _walk_python(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
         order = sorted(batches)
         groups = [(x, np.fromiter((it[0] for it in batches[x]), dtype=np.int64, count=len(batches[x])))
                   for x in order]
+        if _tables_checked(run):
+            xs = [x for x, ch in groups for _ in range(ch.size)]
+            run.check_tables(np.concatenate([ch for _, ch in groups]),
+                             np.array([float(math.prod(run.ar[p] for p in x)) for x in xs]),
+                             lambda i: xs[i], k, run.held_bytes)
         res = run.scorer.run(groups)
         nxt: list[dict[tuple[int, ...], tuple[float, float, float, int, float]]] = [{} for _ in range(n)]
         pos = 0
@@ -1634,6 +1828,7 @@ def _walk_python(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
             pos += len(items)
         n_scored += n_pairs
         per_level.append(n_pairs)
+        run.done_so_far = (n_scored, list(per_level))
         if run.progress is not None:
             run.progress("scoring", k, limit, families=n_scored)
         log.info("scoring level %d: %d families scored (%d parent sets), %.2f s", k, n_pairs,

@@ -37,6 +37,7 @@ import math
 import os
 import signal
 import pickle
+import time
 import uuid
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
@@ -52,7 +53,8 @@ from .counts import ParentConfigs, csr, distinct_small, find_sorted, ranges
 from .local_scores import K2, BDeu, BDs, DirichletScore, LocalScore, PenalisedLL, _lgamma_cache
 
 __all__ = ["Payload", "GroupResults", "FlatGroups", "PendingScores", "score_groups", "LevelScorer", "resolve_n_jobs", "BACKENDS",
-           "KERNEL", "use_kernel", "kernel_available"]
+           "KERNEL", "use_kernel", "kernel_available", "ScoringDeadline", "usable_cores", "worker_bytes",
+           "kernel_table_bytes"]
 
 log = logging.getLogger(__name__)
 
@@ -130,6 +132,12 @@ F_CACHE_BYTES = 64 * 1024**2
 
 #: Parent sets handed to one kernel call (bounds the per-pair input arrays).
 KERNEL_SETS = 4096
+#: ... and at most this many units (pairs x data rows, as :data:`PARALLEL_MIN_UNITS`) per call, so that the
+#: deadline (looked at between calls) is seen within a few hundredths of a second (3-15 ns a unit in the
+#: kernel): 4,096 parent sets of 30 children on 1,000 rows were 1.2e8 units, up to 1.8 s.  With 2^24 the
+#: limit was overrun by 0.2-0.5 s on BDeu (26 variables, 600 rows), with 2^22 by 0.16-0.26 s.  A pair's
+#: values never depend on the call it is in, so the split changes no result.
+KERNEL_UNITS = 1 << 22
 
 #: Memory of the per-process cache of mixed-atom penalties per (child, prior mass) before it is cleared.
 PEN_CACHE_BYTES = 64 * 1024**2
@@ -153,6 +161,20 @@ class Payload:
     #: count every pair per variable set (:func:`_score_groups_sets`); the engine decides (:func:`counts_by_sets`)
     by_sets: bool = False
     token: str = ""
+
+
+class ScoringDeadline(Exception):
+    """The time limit ran out while a block of parent sets was being counted (in this process or a worker).
+
+    Raised between blocks (a few thousand parent sets, milliseconds of work), never per family; the
+    lattice walk drops the level it was building (:func:`gobnilp_py.scoring.score`, ``time_limit``).
+    """
+
+
+def _check_deadline(ctx: "_Context") -> None:
+    d = ctx.deadline
+    if d is not None and time.time() >= d:
+        raise ScoringDeadline("the time limit ran out while scoring")
 
 
 @dataclass
@@ -230,6 +252,9 @@ class _Context:
 
     def __init__(self, payload: Payload, counts: ParentConfigs | None = None) -> None:
         self.p = payload
+        #: ``time.time()`` after which the call being run stops (:class:`ScoringDeadline`), checked once per
+        #: block of parent sets: the wall clock, so that workers on other machines (Dask) read the same deadline
+        self.deadline: float | None = None
         self.pc = counts if counts is not None and counts.data is payload.data else ParentConfigs(payload.data)
         self.lnr = np.log(np.maximum(np.asarray(payload.data.arities, dtype=np.float64), 1.0))
         self._mixed_rows: dict[int, np.ndarray] = {}
@@ -319,16 +344,19 @@ class _Context:
 
 
 def score_groups(ctx: _Context, groups: list[tuple[tuple[int, ...], np.ndarray]],
-                 kernel: bool | None = None) -> GroupResults:
+                 kernel: bool | None = None, deadline: float | None = None) -> GroupResults:
     """Count and score every ``(parent set, children)`` group; arrays concatenated in order.
 
     ``kernel``: use the compiled kernel for a built-in score (``None``: decide from these groups
     with :func:`use_kernel`; callers that split a level decide once for the whole level).
+    ``deadline``: ``time.time()`` after which :class:`ScoringDeadline` is raised, looked at once per
+    block of parent sets.
     """
+    ctx.deadline = deadline
     p = ctx.p
     if _blocks_apply(p.score):
         if kernel is None:
-            kernel = use_kernel(p.score, groups, ctx.pc.rows)
+            kernel = use_kernel(p.score, groups, ctx.pc.rows, pc=ctx.pc)
         if kernel:
             return _score_groups_kernel(ctx, groups)
         return _score_groups_blocks(ctx, groups)
@@ -341,6 +369,7 @@ def score_groups(ctx: _Context, groups: list[tuple[tuple[int, ...], np.ndarray]]
     ubs = np.full(total, np.inf)
     pos = 0
     for b in range(0, len(groups), BATCH):
+        _check_deadline(ctx)
         block = groups[b:b + BATCH]
         fcs = []
         start = pos
@@ -395,14 +424,29 @@ def _builtin_prior(sc: LocalScore) -> bool:
         for base in (BDeu, K2, BDs))
 
 
+#: Most bytes of the tables the compiled kernel allocates per call whatever it counts (a code table and a
+#: count table, each ``8 * max(rows, dense limit) * largest arity`` bytes): above it the level goes to the numpy
+#: blocks, whose tables grow with each family's own configurations.  Why: a column of 12,000 states on 12,000
+#: rows made every kernel call allocate 2.3 GB.
+KERNEL_TABLE_BYTES = 64 * 1024**2
+
+
+def kernel_table_bytes(pc: ParentConfigs) -> int:
+    """Bytes of the tables one call of the compiled kernel allocates on ``pc``'s data (see :data:`KERNEL_TABLE_BYTES`)."""
+    return 16 * max(int(pc.dense_limit), int(pc.rows), 1) * max(1, int(pc.arities.max(initial=1)))
+
+
 def use_kernel(sc: LocalScore, groups: list[tuple[tuple[int, ...], np.ndarray]], rows: int,
-               units_before: int = 0) -> bool:
+               units_before: int = 0, pc: ParentConfigs | None = None) -> bool:
     """Whether a level (``groups``) is scored by the compiled kernel (see :data:`KERNEL`).
 
-    ``units_before``: work of the run's earlier levels (see :data:`KERNEL_MIN_UNITS`).
+    ``units_before``: work of the run's earlier levels (see :data:`KERNEL_MIN_UNITS`).  ``pc``: the data's
+    counting (never the kernel when its fixed tables would exceed :data:`KERNEL_TABLE_BYTES`).
     """
     mode = KERNEL
     if mode == "numpy" or not len(groups) or not _kernel_scores(sc) or not kernel_available():
+        return False
+    if pc is not None and kernel_table_bytes(pc) > KERNEL_TABLE_BYTES:
         return False
     if mode == "numba":
         return True
@@ -504,6 +548,7 @@ def _score_groups_sets(ctx: _Context, fg: FlatGroups) -> GroupResults:
         cum = np.cumsum(cnt * rows)
         b, pos = 0, 0
         while b < gs.size:     # consecutive sets: at most BLOCK_SETS, about SET_BLOCK_ROW_PAIRS pair-rows
+            _check_deadline(ctx)
             base = int(cum[b - 1]) if b else 0
             e = int(np.searchsorted(cum, base + SET_BLOCK_ROW_PAIRS, side="left")) + 1
             e = min(max(e, b + 1), gs.size, b + BLOCK_SETS)
@@ -555,6 +600,7 @@ def _score_groups_blocks_pairs(ctx: _Context, groups: list[tuple[tuple[int, ...]
     rows = max(1, ctx.pc.rows)
     pos, b, G = 0, 0, len(groups)
     while b < G:
+        _check_deadline(ctx)
         e, acc = b, 0
         while e < G and (e == b or (e - b < BLOCK_SETS and acc < BLOCK_ROW_PAIRS)):
             acc += int(groups[e][1].size) * rows
@@ -618,8 +664,16 @@ def _score_groups_kernel(ctx: _Context, groups: list[tuple[tuple[int, ...], np.n
     ar = ctx.pc._ar_list
     flat = groups if isinstance(groups, FlatGroups) else FlatGroups.of(groups)
     pos = 0
-    for b in range(0, len(flat), KERNEL_SETS):
-        chunk = flat.part(b, min(len(flat), b + KERNEL_SETS))
+    per_unit = max(1, pc.rows)
+    G = len(flat)
+    b = 0
+    while b < G:
+        _check_deadline(ctx)
+        # at most KERNEL_SETS sets and about KERNEL_UNITS units (at least one set)
+        e = int(np.searchsorted(flat.ch_ptr, flat.ch_ptr[b] + KERNEL_UNITS // per_unit, side="right")) - 1
+        e = min(max(e, b + 1), G, b + KERNEL_SETS)
+        chunk = flat.part(b, e)
+        b = e
         set_ptr = chunk.set_ptr.astype(np.int64, copy=False)
         set_el = chunk.set_el.astype(np.int64, copy=False)
         ch_ptr = chunk.ch_ptr.astype(np.int64, copy=False)
@@ -841,26 +895,51 @@ def _init_worker(payload: Payload) -> None:
     _WORKER[payload.token] = _Context(payload)
 
 
-def _run_chunk(token: str, groups: list[tuple[tuple[int, ...], np.ndarray]], kernel: bool = False) -> GroupResults:
-    return score_groups(_WORKER[token], groups, kernel)
+def _run_chunk(token: str, groups: list[tuple[tuple[int, ...], np.ndarray]], kernel: bool = False,
+               deadline: float | None = None) -> GroupResults:
+    return score_groups(_WORKER[token], groups, kernel, deadline)
 
 
 def _run_chunk_dask(payload: Payload, groups: list[tuple[tuple[int, ...], np.ndarray]],
-                    kernel: bool = False) -> GroupResults:
+                    kernel: bool = False, deadline: float | None = None) -> GroupResults:
     ctx = _WORKER.get(payload.token)
     if ctx is None:
         _WORKER.clear()
         ctx = _WORKER[payload.token] = _Context(payload)
-    return score_groups(ctx, groups, kernel)
+    return score_groups(ctx, groups, kernel, deadline)
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system says, else the machine's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+#: Bytes of working memory a scoring worker may hold beyond what it shares with the driver, besides its
+#: payload's own arrays (:func:`worker_bytes`): its caches (:data:`F_CACHE_BYTES`, :data:`PEN_CACHE_BYTES`,
+#: ``ParentConfigs.SET_IDS_CACHE_BYTES`` and ``TILE_CACHE_BYTES``, 208 MiB at most) and a chunk's arrays.
+WORKER_WORKING_BYTES = 240 * 1024**2
+
+
+def worker_bytes(payload: Payload) -> int:
+    """What one scoring worker may hold of its own: :data:`WORKER_WORKING_BYTES` and its payload's tables
+    (the atom tables of ``ml_ceiling``, the data), which a forked worker shares only until it writes near them."""
+    own = WORKER_WORKING_BYTES + int(payload.data.codes.nbytes)
+    for arr in (payload.atom_weights, payload.atom_mixed):
+        if arr is not None:
+            own += int(arr.nbytes)
+    return own
 
 
 def resolve_n_jobs(n_jobs: int | None) -> int:
-    """``None`` or ``-1``: every usable core; otherwise a positive int (one-line ScoreError if not)."""
+    """``None`` or ``-1``: every usable core; otherwise the positive int asked for (one-line ScoreError if not).
+
+    The number asked for, not yet capped: :class:`LevelScorer` starts at most :func:`usable_cores` workers.
+    """
     if n_jobs is None or (isinstance(n_jobs, int) and not isinstance(n_jobs, bool) and n_jobs == -1):
-        try:
-            return max(1, len(os.sched_getaffinity(0)))
-        except AttributeError:  # pragma: no cover - not Linux
-            return max(1, os.cpu_count() or 1)
+        return usable_cores()
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
         raise ScoreError(f"n_jobs must be a positive integer, -1 or None (all cores), got {n_jobs!r}")
     return int(n_jobs)
@@ -888,13 +967,22 @@ class LevelScorer:
         self.payload = payload
         self.backend = backend
         self.scheduler = scheduler
-        self.n_jobs = resolve_n_jobs(n_jobs) if backend == "processes" else 0
+        self.n_jobs_requested = resolve_n_jobs(n_jobs) if backend == "processes" else 0
+        self.n_jobs = self.n_jobs_requested
+        if backend == "processes" and self.n_jobs > usable_cores():
+            # Scoring is CPU-bound: workers beyond the cores only share them, each holding its own copy of the
+            # data, and thousands of them exhaust the process table (fork fails with EAGAIN).
+            self.n_jobs = usable_cores()
+            log.warning("n_jobs=%d capped at %d, the cores this process may use (scoring is CPU-bound: more "
+                        "workers than cores would only share them)", self.n_jobs_requested, self.n_jobs)
         self.local = _Context(payload, counts)
         self._pool: Executor | None = None
         self._client: Any = None
         self._own_client = False
         self._remote_payload: Any = None
         self._units = 0          # work of the levels run so far (kernel switch, KERNEL_MIN_UNITS)
+        #: ``time.time()`` after which every call stops (:class:`ScoringDeadline`), in-process and in the workers
+        self.deadline: float | None = None
         if backend == "dask":
             self._open_dask()
 
@@ -950,10 +1038,10 @@ class LevelScorer:
         :meth:`run`, whatever is done in between.
         """
         # one decision for the whole call, sent to every chunk: all processes score it with the same code
-        kernel = use_kernel(self.payload.score, groups, self.local.pc.rows, self._units)
+        kernel = use_kernel(self.payload.score, groups, self.local.pc.rows, self._units, pc=self.local.pc)
         self._units += n_pairs(groups) * max(1, self.local.pc.rows)
         if self.backend == "processes" and (self.n_jobs <= 1 or not self.worth_sending(groups)):
-            return PendingScores(done=score_groups(self.local, groups, kernel))
+            return PendingScores(done=score_groups(self.local, groups, kernel, self.deadline))
         workers = self.n_jobs if self.backend == "processes" else max(1, _dask_workers(self._client))
         chunks = _split(groups, 4 * workers)
         if self.backend == "processes":
@@ -963,11 +1051,40 @@ class LevelScorer:
             # The first submissions fork the workers; a Ctrl-C / SIGTERM handler that raised inside fork's
             # callbacks (logging's at-fork lock release) would be printed and lost, and the run would go on:
             # hold the signal until the submissions are made (seen in CI, SIGTERM during `score`).
-            with held():
-                futures = [self._pool.submit(_run_chunk, self.payload.token, c, kernel) for c in chunks]
+            import multiprocessing as mp
+
+            before = set(mp.active_children())
+            try:
+                with held():
+                    futures = [self._pool.submit(_run_chunk, self.payload.token, c, kernel, self.deadline)
+                               for c in chunks]
+            except OSError as exc:
+                # fork refused (EAGAIN: the process table or memory is full): the workers started so far would
+                # wait on their queue for ever and hang the interpreter's exit, so they are ended here.
+                self._abandon_pool(before)
+                raise ScoreError(f"cannot start scoring worker process {len(mp.active_children()) + 1} of "
+                                 f"{self.n_jobs} ({exc.strerror or exc}); give fewer n_jobs (--n-jobs), or 1 to "
+                                 "score in-process") from None
             return PendingScores(futures=futures)
-        futs = [self._client.submit(_run_chunk_dask, self._remote_payload, c, kernel, pure=False) for c in chunks]
+        futs = [self._client.submit(_run_chunk_dask, self._remote_payload, c, kernel, self.deadline, pure=False)
+                for c in chunks]
         return PendingScores(futures=futs, client=self._client)
+
+    def _abandon_pool(self, before: set[Any]) -> None:
+        """End the workers this scorer started (those not in ``before``) and drop the pool without waiting."""
+        import multiprocessing as mp
+
+        for p in mp.active_children():
+            if p not in before:
+                p.terminate()
+        for p in mp.active_children():
+            if p not in before:
+                p.join(2.0)
+                if p.is_alive():  # pragma: no cover - a worker that ignores SIGTERM
+                    p.kill()
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
 
     def close(self) -> None:
         if self._pool is not None:
@@ -989,8 +1106,15 @@ class PendingScores:
     def result(self) -> GroupResults:
         if self.done is None:
             assert self.futures is not None
-            parts = (self.client.gather(self.futures) if self.client is not None
-                     else [f.result() for f in self.futures])
+            from concurrent.futures.process import BrokenProcessPool
+
+            try:
+                parts = (self.client.gather(self.futures) if self.client is not None
+                         else [f.result() for f in self.futures])
+            except BrokenProcessPool:
+                raise ScoreError("a scoring worker process died (killed by the system, perhaps for lack of "
+                                 "memory); give a lower memory_limit (--memory-limit), fewer n_jobs, or a palim") \
+                    from None
             self.futures = None
             self.done = GroupResults(*(np.concatenate([getattr(p, f) for p in parts])
                                        for f in ("scores", "ll", "cells", "ub")))

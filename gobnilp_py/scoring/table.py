@@ -63,7 +63,7 @@ ISOLATED_CONSTANTS_KEY = "isolated_constants"
 #: table always gives the same file).
 _PROVENANCE_META = ("N", "arities", "ess", "palim", "bayes_factor", "prune", "unpruned", "approximate",
                     ISOLATED_CONSTANTS_KEY, "tolerance_rtol", "families_scored", "max_nonunit_parents", "lower_bound",
-                    "lower_bound_source")
+                    "lower_bound_source", "incomplete")
 _PROVENANCE_RE = re.compile(r"^#\s*gobnilp_py:\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$")
 
 
@@ -270,8 +270,20 @@ class ScoreTable:
     # ------------------------------------------------------------- guarantee
     @property
     def approximate(self) -> bool:
-        """True if the table was pruned by a rule that may drop parent sets of good networks."""
-        return bool(self.meta.get("approximate", False))
+        """True if the table may lack parent sets of good networks: pruned by a rule that may drop them, or
+        truncated by a time limit (:attr:`incomplete`)."""
+        return bool(self.meta.get("approximate", False)) or self.incomplete is not None
+
+    @property
+    def incomplete(self) -> dict[str, Any] | None:
+        """How scoring was cut short (``time_limit``), or ``None`` for a table scored to its end.
+
+        ``{"reason", "stopped_at_size", "truncated"}``: the parent-set size being scored when the limit
+        ran out, and for each variable still growing then the largest size it keeps (see
+        :func:`gobnilp_py.scoring.score`, ``time_limit``).
+        """
+        inc = self.meta.get("incomplete")
+        return inc if isinstance(inc, dict) else None
 
     @property
     def isolated_constants(self) -> tuple[str, ...]:
@@ -319,6 +331,19 @@ class ScoreTable:
         """
         palim = self.meta.get("palim")
         within = f" with at most {palim} parents" if palim is not None else ""
+        inc = self.incomplete
+        if inc is not None:
+            cut = inc.get("truncated") or {}
+            sizes = sorted({int(d) for d in cut.values()}) if isinstance(cut, dict) else []
+            upto = (f"up to size {sizes[0]}" if len(sizes) == 1 else f"up to sizes {sizes[0]}-{sizes[-1]}") \
+                if sizes else "up to the sizes scored"
+            who = ("every variable keeps its parent sets" if len(cut) >= self.n else
+                   f"{len(cut)} of {self.n} variables keep their parent sets")
+            rest = "" if len(cut) >= self.n else " (the others all of theirs)"
+            return (f"INCOMPLETE ({inc.get('reason', 'time_limit')}): scoring stopped while scoring parent sets of "
+                    f"size {inc.get('stopped_at_size', '?')}; {who} only {upto}{rest}: networks may need parent "
+                    "sets never scored, so nothing is known about the optimum, and results hold for the parent "
+                    "sets scored only")
         if self.approximate:
             return ("APPROXIMATE: pruned by a rule that may drop parent sets of good networks; networks learned "
                     "from it carry no optimality guarantee")

@@ -5,12 +5,21 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .._budget import Budget
 from ..errors import ScoreError
 from .._validation import (check_bayes_factor_epsilon, check_by, check_max_networks, check_method,
                            check_positive_int, check_time_limit)
 
-__all__ = ["check_time_limit", "check_k", "check_max_networks", "check_epsilon", "check_gap", "check_method",
-           "check_by", "check_lower_bound_held"]
+__all__ = ["check_time_limit", "check_budget", "check_k", "check_max_networks", "check_epsilon", "check_gap",
+           "check_method", "check_by", "check_lower_bound_held"]
+
+
+def check_budget(time_limit: Any, start: float | None = None) -> Budget:
+    """A driver's ``time_limit``: a :class:`~gobnilp_py._budget.Budget` started by the caller (its clock then
+    covers what the caller did first, e.g. reading), or seconds (checked; a budget starting at ``start``)."""
+    if isinstance(time_limit, Budget):
+        return time_limit
+    return Budget(check_time_limit(time_limit), start=start)
 
 
 def check_k(value: Any) -> int:

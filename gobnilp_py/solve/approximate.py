@@ -68,12 +68,14 @@ def table_caveat(table: ScoreTable) -> str:
 
 def acquire_for(method: str, data_or_table: Any, *, time_limit: float | None, epsilon: float | None,
                 constraints: Any, scoring_options: Mapping[str, Any], progress: Any = None,
-                optimum_only: bool = False) -> tuple[ScoreTable, TableInfo]:
+                optimum_only: bool = False, budget: Any = None) -> tuple[ScoreTable, TableInfo]:
     """The table ``method`` searches: by independence selection for an approximate method given data,
     else :func:`~gobnilp_py.solve.inputs.acquire_table` (exact scoring, or the given table).
 
     ``method="auto"`` is always exact (:func:`~gobnilp_py.solve.methods.choose_method`).
     ``optimum_only``: see :func:`~gobnilp_py.solve.inputs.acquire_table` (``learn`` sets it).
+    ``budget``: the exact route's time limit for reading and scoring (see ``acquire_table``); the
+    selection's share is taken of ``time_limit``.
     """
     from .methods import AUTO, get_method
 
@@ -81,7 +83,7 @@ def acquire_for(method: str, data_or_table: Any, *, time_limit: float | None, ep
         return selection_table(data_or_table, time_limit=time_limit, constraints=constraints,
                                scoring_options=scoring_options, progress=progress)
     return acquire_table(data_or_table, epsilon=epsilon, constraints=constraints, scoring_options=scoring_options,
-                         progress=progress, optimum_only=optimum_only)
+                         progress=progress, optimum_only=optimum_only, budget=budget)
 
 
 def selection_table(data: Any, *, time_limit: float | None, constraints: Any = None,

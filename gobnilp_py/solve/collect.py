@@ -25,17 +25,17 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from .._budget import Budget
 from .._validation import check_bool, check_keywords
 from ..errors import ParameterError, SolverError
-from ._checks import (check_by, check_epsilon, check_lower_bound_held, check_max_networks, check_method,
-                      check_time_limit)
+from ._checks import check_budget, check_by, check_epsilon, check_lower_bound_held, check_max_networks, check_method
 from .classes import expand_classes
 from .credible import CredibleSet
-from .inputs import acquire_table, as_constraints, filter_table
-from .learn import _check_answer, _remaining
-from .methods import engine_module, method_options, resolve_method
+from .inputs import acquire_table, as_constraints, filter_table, memory_limit_of
+from .learn import _check_answer, _stage
+from .methods import engine_module, method_options, resolve_method, with_memory_limit
 from .results import network_from_solution, take_reuse, tolerance_of
-from .verify import deadline_of, verify_collection
+from .verify import verify_collection
 
 __all__ = ["enumerate_networks", "INTERRUPT_GRACE", "LISTING_RESERVE", "LISTING_RESERVE_MAX",
            "LISTING_SECONDS_PER_CLASS", "listing_reserve"]
@@ -108,9 +108,13 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
         ``"max_networks"``); ``None`` for no cap.  Collecting by class, the
         search still finds every class, so ``n_networks_total`` and model
         averaging cover the whole credible set.
-    time_limit : float, optional
-        Wall-clock seconds for the whole call, scoring included
-        (``complete=False``, reason ``"time_limit"``, when reached).
+    time_limit : float or Budget, optional
+        Wall-clock seconds for the whole call: reading a data file, scoring,
+        the optimum and the collection (``complete=False``, reason
+        ``"time_limit"``, when reached; a :class:`gobnilp_py.Budget` started
+        earlier covers what ran before too).  Scoring cut short by it leaves a
+        truncated table, from which nothing is certified: the answer then has
+        no networks and OPT is not proven.
     constraints : StructuralConstraints, mapping or path, optional
         Structural constraints; the set is then all networks satisfying them.
     params, verbose :
@@ -152,25 +156,25 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     method = check_method(method, "method", "epsilon_set")
     eps = check_epsilon(bayes_factor, epsilon)
     max_networks = check_max_networks(max_networks)
-    time_limit = check_time_limit(time_limit)
+    budget = check_budget(time_limit, t_start)
     if order is not None:  # the fixed-order route (solve/ordered.py)
         from .ordered import enumerate_with_order
 
         return enumerate_with_order(data_or_table, order, eps, method=method, by=by, max_networks=max_networks,
-                                    time_limit=time_limit, constraints=constraints,
+                                    time_limit=budget, constraints=constraints,
                                     engine_options={"params": params, "verbose": verbose,
                                                     "memory_budget": memory_budget, **dict(engine_options or {})},
                                     verify=verify, progress=progress, scoring_options=scoring_options)
     cons = as_constraints(constraints)
     table, info = acquire_table(data_or_table, epsilon=eps, constraints=cons, scoring_options=scoring_options,
-                                progress=progress)
+                                progress=progress, budget=budget)
     kinds = cons.kinds() if cons is not None else frozenset()
     given_options = {"params": params, "verbose": verbose, "memory_budget": memory_budget,
                      **dict(engine_options or {})}
     # by="class" under method="auto" picks a method that collects classes (the order graph does not)
     m, why = resolve_method(method, "epsilon_set", table.n, kinds, len(table), given_options,
                             class_collection=by == "class")
-    opts = method_options(m, given_options)
+    opts = with_memory_limit(m, method_options(m, given_options), memory_limit_of(budget, scoring_options))
     stats: dict[str, Any] = {"method": m.name, "method_reason": why, "time_scoring": info.time_scoring}
     searched = filter_table(table, cons)
     if searched is None:
@@ -178,12 +182,16 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
                            infeasible=True, approximate=info.approximate, caveats=list(info.caveats))
     engine = engine_module(m)
     row_cons = cons if m.constraint_kinds is None else None
-    remaining = _remaining(time_limit, t_start)
-    if remaining is not None and remaining <= 0:  # the limit went on scoring: no optimum, nothing certified
-        return CredibleSet(math.nan, eps, False, "time_limit", [], kind="bayes_factor", stats=stats, method=m.name,
-                           approximate=info.approximate, caveats=list(info.caveats))
+    remaining = budget.remaining()
+    if info.stopped is not None or (remaining is not None and remaining <= 0):
+        # the limit went on scoring: no optimum, nothing certified (a truncated table certifies nothing either)
+        if info.stopped is not None:
+            stats["scoring_stopped"] = info.stopped
+        return CredibleSet(math.nan, eps, False, info.stopped or "time_limit", [], kind="bayes_factor", stats=stats,
+                           method=m.name, approximate=info.approximate, caveats=list(info.caveats))
     t0 = time.perf_counter()
-    sol = engine.optimum(searched, constraints=row_cons, time_limit=remaining, **opts)
+    _stage(progress, "optimum", m.name)
+    sol = engine.optimum(searched, constraints=row_cons, time_limit=budget.left_for_engine(), **opts)
     stats["time_opt"] = time.perf_counter() - t0
     stats["opt_status"] = sol.status
     check_lower_bound_held(table, sol)
@@ -195,14 +203,18 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     if sol.status != "optimal":
         return _unproven(sol, best, eps, stats, m.name, info)
     opt = sol.score
-    remaining = _remaining(time_limit, t_start)
+    remaining = budget.remaining()
     if remaining is not None and remaining <= 0:
         return CredibleSet(opt, eps, False, "time_limit", [best], tolerance=tolerance_of(opt), kind="bayes_factor",
                            stats=stats, method=m.name, approximate=info.approximate, caveats=list(info.caveats))
     by_class = _collect_by_class(by, m, searched)
     search_time = remaining
-    if by_class and remaining is not None:  # keep a little of the budget to list the members of the classes found
-        search_time = remaining - listing_reserve(remaining, max_networks)
+    if remaining is not None:
+        # keep part of the budget to list what the search finds (the members of its classes, or its networks)
+        # and for what the caller does with each network afterwards (Budget.per_network: writing, summarising)
+        search_time = max(remaining - listing_reserve(remaining, max_networks, budget.per_network,
+                                                      by_class=by_class), 1e-6)
+    _stage(progress, "collection", m.name)
     col = engine.epsilon_set(searched, opt=opt, epsilon=eps, constraints=row_cons, max_networks=max_networks,
                              time_limit=search_time, progress=progress,
                              **({"by_class": True, "listing_per_class": LISTING_SECONDS_PER_CLASS} if by_class else {}),
@@ -213,41 +225,54 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     if col.opt is not None:
         opt = col.opt
     if col.by_class:
-        deadline = _listing_deadline(time_limit, t_start, col.reason)
+        deadline = _listing_deadline(budget, col.reason)
         cs = _class_result(searched, col, opt=opt, eps=eps, best=best, best_chosen=sol.chosen, cons=cons, info=info,
                            stats=stats,
                            method=m.name, max_networks=max_networks, deadline=deadline,
-                           all_representable=_all_members_representable(searched, info, cons, eps))
+                           all_representable=_all_members_representable(searched, info, cons, eps),
+                           per_network=budget.per_network)
         if verify and cs.complete:
-            verify_collection(cs, searched, cons, m.name, kinds, eps, deadline=deadline_of(time_limit, t_start),
+            verify_collection(cs, searched, cons, m.name, kinds, eps, deadline=budget.deadline,
                               memory_budget=memory_budget)
         cs.stats["time_total"] = time.perf_counter() - t_start      # the cross-check included, as in learn
         return cs
     cs = _dag_result(searched, col, opt=opt, eps=eps, best=best, best_chosen=sol.chosen, cons=cons, info=info,
-                     stats=stats, method=m.name, deadline=_listing_deadline(time_limit, t_start, col.reason))
+                     stats=stats, method=m.name, deadline=_listing_deadline(budget, col.reason),
+                     per_network=budget.per_network)
     if verify and cs.complete:
-        verify_collection(cs, searched, cons, m.name, kinds, eps, deadline=deadline_of(time_limit, t_start),
+        verify_collection(cs, searched, cons, m.name, kinds, eps, deadline=budget.deadline,
                           memory_budget=memory_budget)
     cs.stats["time_total"] = time.perf_counter() - t_start
     return cs
 
 
-def listing_reserve(remaining: float, max_networks: int | None) -> float:
-    """Seconds of a time-limited class collection kept for listing the members of the classes found."""
-    cost = math.inf if max_networks is None else max(LISTING_RESERVE_MAX, LISTING_SECONDS_PER_NETWORK * max_networks)
+def listing_reserve(remaining: float, max_networks: int | None, per_network: float = 0.0, *,
+                    by_class: bool = True) -> float:
+    """Seconds of a time-limited collection kept for listing what the search finds.
+
+    By class: expanding the classes and building their members
+    (:data:`LISTING_SECONDS_PER_NETWORK` a network); by DAG: building the
+    networks (:data:`BUILD_SECONDS_PER_NETWORK`); either way plus
+    ``per_network`` seconds a network for the caller's own work after the
+    collection (a :class:`~gobnilp_py._budget.Budget`'s ``per_network``: the
+    command line's writing).  At most :data:`LISTING_RESERVE` of ``remaining``,
+    and never capped below :data:`LISTING_RESERVE_MAX` seconds.
+    """
+    each = (LISTING_SECONDS_PER_NETWORK if by_class else BUILD_SECONDS_PER_NETWORK) + max(per_network, 0.0)
+    cost = math.inf if max_networks is None else max(LISTING_RESERVE_MAX, each * max_networks)
     return min(LISTING_RESERVE * remaining, cost)
 
 
-def _listing_deadline(time_limit: float | None, t_start: float, reason: str | None) -> float | None:
+def _listing_deadline(budget: Budget, reason: str | None) -> float | None:
     """When building the listed networks must stop: the call's time limit, or a short grace after a Ctrl-C."""
-    deadline = None if time_limit is None else t_start + time_limit
+    deadline = budget.deadline
     if reason == "interrupted":  # the user wants the partial result now: a short grace for listing
         deadline = min(deadline or math.inf, time.perf_counter() + INTERRUPT_GRACE)
     return deadline
 
 
 def _dag_result(table: Any, col: Any, *, opt: float, eps: float, best: Any, best_chosen: Any, cons: Any, info: Any,
-                stats: dict[str, Any], method: str, deadline: float | None) -> CredibleSet:
+                stats: dict[str, Any], method: str, deadline: float | None, per_network: float = 0.0) -> CredibleSet:
     """The labelled set of a DAG-level collection, its networks built best first until ``deadline``.
 
     Building a :class:`~gobnilp_py.network.Network` costs a fraction of a
@@ -259,7 +284,7 @@ def _dag_result(table: Any, col: Any, *, opt: float, eps: float, best: Any, best
     """
     tol = tolerance_of(opt)
     t0 = time.perf_counter()
-    nets, chosen, first_left = _networks_best_first(table, col.entries, opt, cons, deadline)
+    nets, chosen, first_left = _networks_best_first(table, col.entries, opt, cons, deadline, per_network)
     stats["time_networks"] = time.perf_counter() - t0
     reason, threshold = col.reason, col.threshold
     if first_left is not None:
@@ -281,7 +306,7 @@ def _dag_result(table: Any, col: Any, *, opt: float, eps: float, best: Any, best
 
 def _class_result(table: Any, col: Any, *, opt: float, eps: float, best: Any, best_chosen: Any, cons: Any, info: Any,
                   stats: dict[str, Any], method: str, max_networks: int | None, deadline: float | None,
-                  all_representable: bool) -> CredibleSet:
+                  all_representable: bool, per_network: float = 0.0) -> CredibleSet:
     """The labelled set of a class-level collection: members listed, counted and built, all before ``deadline``.
 
     Three stages share what is left of the time limit: the search (done), listing
@@ -305,12 +330,12 @@ def _class_result(table: Any, col: Any, *, opt: float, eps: float, best: Any, be
     """
     tol = tolerance_of(opt)
     search_reason = col.reason
-    listing_deadline = _listing_split(time.perf_counter(), deadline, len(col.entries), max_networks)
+    listing_deadline = _listing_split(time.perf_counter(), deadline, len(col.entries), max_networks, per_network)
     expansion = expand_classes(table, col.entries, limit=opt - eps - tol, max_networks=max_networks,
                                deadline=listing_deadline, all_representable=all_representable)
     stats.update(expansion.stats)
     t0 = time.perf_counter()
-    nets, chosen, first_left = _networks_best_first(table, expansion.entries, opt, cons, deadline)
+    nets, chosen, first_left = _networks_best_first(table, expansion.entries, opt, cons, deadline, per_network)
     stats["time_networks"] = time.perf_counter() - t0
     unlisted = expansion.unlisted_top
     if first_left is not None:
@@ -341,7 +366,8 @@ def _class_result(table: Any, col: Any, *, opt: float, eps: float, best: Any, be
     return cs
 
 
-def _listing_split(now: float, deadline: float | None, n_classes: int, max_networks: int | None) -> float | None:
+def _listing_split(now: float, deadline: float | None, n_classes: int, max_networks: int | None,
+                   per_network: float = 0.0) -> float | None:
     """When listing the members of ``n_classes`` classes must stop, so that building their networks has time too.
 
     Listing gets the classes' own allowance (:data:`LISTING_SECONDS_PER_CLASS` each), then
@@ -354,13 +380,14 @@ def _listing_split(now: float, deadline: float | None, n_classes: int, max_netwo
     per_class = min(left, LISTING_SECONDS_PER_CLASS * n_classes)
     build = BUILD_MIN_SHARE * left
     if max_networks is not None:
-        build = min(build, BUILD_SECONDS_PER_NETWORK * max_networks)
+        build = min(build, (BUILD_SECONDS_PER_NETWORK + max(per_network, 0.0)) * max_networks)
     return now + min(per_class + LISTING_SHARE * (left - per_class), left - build)
 
 
-def _networks_best_first(table: Any, entries: Any, opt: float, cons: Any,
-                         deadline: float | None) -> tuple[list[Any], list[tuple[int, ...]], float | None]:
-    """The entries as networks, best first, ties in :attr:`Network.key` order, built until ``deadline``.
+def _networks_best_first(table: Any, entries: Any, opt: float, cons: Any, deadline: float | None,
+                         per_network: float = 0.0) -> tuple[list[Any], list[tuple[int, ...]], float | None]:
+    """The entries as networks, best first, ties in :attr:`Network.key` order, built until ``deadline``
+    less ``per_network`` seconds for each network built (the caller's work on it afterwards: writing).
 
     The order is fixed from the table positions before any network is built
     (a network's key is its tuple of sorted parent indices, which is exactly the
@@ -392,7 +419,7 @@ def _networks_best_first(table: Any, entries: Any, opt: float, cons: Any,
     nets: list[Any] = []
     done: list[tuple[int, ...]] = []
     for k, (sc, chosen) in enumerate(order):
-        if deadline is not None and k % _DEADLINE_EVERY == 0 and time.perf_counter() > deadline:
+        if deadline is not None and k % _DEADLINE_EVERY == 0 and time.perf_counter() > deadline - per_network * k:
             return nets, done, sc
         chosen = tuple(chosen)
         if chosen in seen:  # an engine returning one network twice is a bug: fail loudly

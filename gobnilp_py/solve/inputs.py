@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._budget import Budget
 from .._validation import READ_OPTIONS
 from .._wording import UNKNOWN_PRUNING
 from ..constraints.structural import InfeasibleConstraints, StructuralConstraints
@@ -35,7 +36,7 @@ from ..errors import ParameterError, ConstraintError, ScoreError
 from ..scoring.table import ScoreTable
 
 __all__ = ["TableInfo", "as_constraints", "is_table_input", "load_table", "acquire_table", "filter_table",
-           "EPS_SLACK", "check_scoring_options"]
+           "EPS_SLACK", "check_scoring_options", "truncation_caveat", "memory_limit_of"]
 
 _log = logging.getLogger(__name__)
 
@@ -54,6 +55,9 @@ class TableInfo:
     approximate: bool = False
     time_scoring: float = 0.0
     caveats: list[str] = field(default_factory=list)
+    #: why scoring was cut short in this call (``"time_limit"``: the table is truncated, see
+    #: :attr:`ScoreTable.incomplete`), else ``None``
+    stopped: str | None = None
 
 
 def as_constraints(constraints: Any) -> StructuralConstraints | None:
@@ -81,9 +85,31 @@ def load_table(obj: Any) -> ScoreTable:
     return obj if isinstance(obj, ScoreTable) else ScoreTable.from_jkl(obj)
 
 
+def truncation_caveat(table: ScoreTable) -> str | None:
+    """The caveat of a result searched on a table that a time limit truncated (``None`` for any other table)."""
+    inc = table.incomplete
+    if inc is None:
+        return None
+    cut = inc.get("truncated") or {}
+    sizes = sorted({int(d) for d in cut.values()}) if isinstance(cut, Mapping) else []
+    upto = (f"size {sizes[0]}" if len(sizes) <= 1 else f"sizes {sizes[0]}-{sizes[-1]}") if sizes else "the sizes done"
+    who = "every variable" if len(cut) >= table.n else f"{len(cut)} of {table.n} variables"
+    return (f"scoring stopped by the time limit while scoring parent sets of size {inc.get('stopped_at_size', '?')}: "
+            f"{who} kept parent sets only up to {upto}, so networks using larger parent sets were never seen and "
+            "nothing is known about the optimum of the data; a network here is the best found among the parent "
+            "sets scored")
+
+
 def _given_table_info(table: ScoreTable, epsilon: float | None, optimum_only: bool = False) -> TableInfo:
     approximate = table.approximate
     info = TableInfo(given=True, epsilon=table.safe_epsilon, approximate=approximate)
+    cut = truncation_caveat(table)
+    if cut is not None:
+        # searched as when this call's own scoring is cut short: the result is INCOMPLETE, with the reason
+        info.approximate = False
+        info.stopped = str((table.incomplete or {}).get("reason", "time_limit"))
+        info.caveats.append(cut)
+        return info
     if table.isolated_constants:
         if not optimum_only:
             raise ScoreError(f"the score table gives the constant variables "
@@ -151,7 +177,7 @@ def check_scoring_options(options: Mapping[str, Any]) -> dict[str, Any]:
 
 def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: StructuralConstraints | None,
                   scoring_options: Mapping[str, Any], progress: Any = None,
-                  optimum_only: bool = False) -> tuple[ScoreTable, TableInfo]:
+                  optimum_only: bool = False, budget: Budget | None = None) -> tuple[ScoreTable, TableInfo]:
     """A table that holds every family the task needs, and how it came about.
 
     Options of :func:`gobnilp_py.read_data` (``header``, ``delimiter``,
@@ -172,6 +198,13 @@ def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: Str
     and, under subset-pruning-safe constraints, keeps a network admissible), and
     a given table with isolated constants is accepted.  Without it such a table
     is refused in one line.
+
+    ``budget``: the call's time limit (:class:`~gobnilp_py._budget.Budget`).  Reading a data
+    file is counted but not interrupted (it has nothing partial to return: the command line,
+    which can report "no result", reads under :meth:`~gobnilp_py._budget.Budget.guard` itself).
+    Scoring runs under it and returns a truncated table when it runs out (``info.stopped ==
+    "time_limit"``, with its caveat; not ``approximate``: the drivers then label their result
+    INCOMPLETE, as for a search cut short).
     """
     read_opts = {k: scoring_options[k] for k in READ_OPTIONS if k in scoring_options}
     scoring_options = {k: v for k, v in scoring_options.items() if k not in READ_OPTIONS}
@@ -196,6 +229,8 @@ def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: Str
     t0 = time.perf_counter()
     data = as_dataset(data_or_table, read_opts)
     opts = check_scoring_options(scoring_options)
+    if budget is not None and budget.limited:
+        opts["time_limit"] = budget
     if epsilon is not None:
         if opts.get("bayes_factor") is not None or opts.get("epsilon") is not None:
             raise ScoreError("give the gap once: bayes_factor/epsilon of the search, not also as scoring options")
@@ -212,11 +247,27 @@ def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: Str
         table = score_for_optimum(data, opts)
     else:
         table = scoring.score(data, **opts)
-    info = TableInfo(given=False, epsilon=table.safe_epsilon, approximate=table.approximate,
-                     time_scoring=time.perf_counter() - t0)
+    cut = truncation_caveat(table)
+    info = TableInfo(given=False, epsilon=table.safe_epsilon, approximate=table.approximate and cut is None,
+                     time_scoring=time.perf_counter() - t0, stopped="time_limit" if cut is not None else None)
+    if cut is not None:
+        info.caveats.append(cut)
     _note_isolated(table, info)
     _note_ties(table, info)
     return table, info
+
+
+def memory_limit_of(budget: Budget | None, scoring_options: Mapping[str, Any]) -> int | None:
+    """The memory limit a driver hands on to its search engine: the budget's (a command's), else the
+    ``memory_limit`` scoring option the caller gave (checked), else ``None``."""
+    if budget is not None and budget.memory_limit is not None:
+        return int(budget.memory_limit)
+    value = scoring_options.get("memory_limit")
+    if value is None:
+        return None
+    from .._validation import check_memory_limit
+
+    return check_memory_limit(value, "memory_limit")
 
 
 def _note_isolated(table: ScoreTable, info: TableInfo) -> None:

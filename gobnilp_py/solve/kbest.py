@@ -61,12 +61,12 @@ from typing import Any
 from .._validation import READ_OPTIONS, check_bool, check_keywords
 from .._wording import ordinal
 from ..errors import ParameterError
-from ._checks import (check_by, check_k, check_lower_bound_held, check_max_networks, check_method,
-                      check_time_limit)
+from ._checks import check_budget, check_by, check_k, check_lower_bound_held, check_max_networks, check_method
+from .collect import listing_reserve
 from .credible import CredibleSet, shown_epsilon
-from .inputs import acquire_table, as_constraints, filter_table, is_table_input
-from .learn import _check_answer, _remaining
-from .methods import METHODS, engine_module, method_options, resolve_method
+from .inputs import acquire_table, as_constraints, filter_table, is_table_input, memory_limit_of
+from .learn import _check_answer, _stage
+from .methods import METHODS, engine_module, method_options, resolve_method, with_memory_limit
 from .results import REL_TOL, credible_set, take_reuse, tolerance_of
 
 __all__ = ["kbest", "PARENT_LIMITS"]
@@ -114,8 +114,12 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
     max_networks : int or None
         ``by="class"`` only: list at most this many member networks (the
         counts and averages still cover every member).
-    time_limit : float, optional
-        Wall-clock seconds for the whole call (``complete=False`` when reached).
+    time_limit : float or Budget, optional
+        Wall-clock seconds for the whole call: reading a data file, both
+        scoring passes and the searches (``complete=False`` when reached; a
+        :class:`gobnilp_py.Budget` started earlier covers what ran before too).
+        A scoring pass cut short by it certifies nothing: the answer then has no
+        networks.
     constraints : StructuralConstraints, mapping or path, optional
     params, verbose :
         ILP methods only: SCIP parameters, SCIP's log.
@@ -155,7 +159,7 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
         raise ParameterError("initial_epsilon is no longer taken: kbest certifies the gap of the k-th network "
                              "itself (stats['certified_epsilon']) and scores once for it")
     max_networks = check_max_networks(max_networks)
-    time_limit = check_time_limit(time_limit)
+    budget = check_budget(time_limit, t_start)
     cons = as_constraints(constraints)
     given = is_table_input(data_or_table)
     by_class = by == "class"
@@ -163,7 +167,7 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
 
     # Pass 1: the cheapest exact table (ε = 0 plus rounding, see _rounding_gap), or the given table.
     table, info = acquire_table(source, epsilon=None if given else _rounding_gap(source), constraints=cons,
-                                scoring_options=scoring_options, progress=progress)
+                                scoring_options=scoring_options, progress=progress, budget=budget)
     passes = 0 if given else 1
     time_scoring = info.time_scoring
     pass_times = [] if given else [info.time_scoring]
@@ -171,7 +175,7 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
     given_options = {"params": params, "verbose": verbose, "memory_budget": memory_budget,
                      **dict(engine_options or {})}
     m, why = resolve_method(method, "kbest", table.n, kinds, len(table), given_options, class_collection=by_class)
-    opts = method_options(m, given_options)
+    opts = with_memory_limit(m, method_options(m, given_options), memory_limit_of(budget, scoring_options))
     if by_class:
         _check_class_kbest(m, table)
     stats: dict[str, Any] = {"method": m.name, "method_reason": why, "k": k, "ties": ties, "by": by}
@@ -192,11 +196,14 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
 
     # One optimum, then the certified gap.
     t0 = time.perf_counter()
-    left = _remaining(time_limit, t_start)
-    if left is not None and left <= 0:  # scoring used the whole budget: nothing proven yet
+    left = budget.remaining()
+    if info.stopped is not None or (left is not None and left <= 0):  # scoring used the whole budget
         stats["optimum_status"] = "time_limit"
-        return empty(math.nan, math.nan, False, "time_limit")
-    sol = _optimum(m, searched, cons, left, opts)
+        if info.stopped is not None:
+            stats["scoring_stopped"] = info.stopped
+        return empty(math.nan, math.nan, False, info.stopped or "time_limit")
+    _stage(progress, "optimum", m.name)
+    sol = _optimum(m, searched, cons, budget.left_for_engine(), opts)
     stats["time_optimum"] = time.perf_counter() - t0
     stats["optimum_status"] = sol.status
     check_lower_bound_held(table, sol)
@@ -216,11 +223,14 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
         eps_score = gap.epsilon + 2 * tolerance_of(opt)  # ties with the k-th lie up to one tolerance further
         if getattr(sol.reuse, "table", None) is not None:
             sol.reuse = None          # lookups of the table about to be replaced: freed before scoring again
-        table, info2 = _score_for(source, eps_score, opt, cons, scoring_options, progress)
+        table, info2 = _score_for(source, eps_score, opt, cons, scoring_options, progress, budget)
         passes += 1
         time_scoring += info2.time_scoring
         pass_times.append(info2.time_scoring)
         info.caveats = list(info2.caveats)
+        if info2.stopped is not None:    # OPT is proven, the list is not: the second table is truncated
+            stats["scoring_stopped"] = info2.stopped
+            return empty(opt, math.nan, False, info2.stopped)
         searched = filter_table(table, cons)
         if searched is None:  # cannot happen (the optimum is admissible); fail loudly rather than mislabel
             raise ParameterError("the ε_k table admits no network although the ε = 0 table did (please report)")
@@ -231,9 +241,10 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
     notes: list[str] = []
     searched = _apply_parent_limits(searched, k, parent_limits, by_class, cons, stats, notes)
 
-    remaining = _remaining(time_limit, t_start)
+    remaining = budget.remaining()
     if remaining is not None and remaining <= 0:
         return empty(opt, math.nan, False, "time_limit")
+    _stage(progress, "k best", m.name)
     t0 = time.perf_counter()
     hint = gap.epsilon + 2 * tolerance_of(opt) if math.isfinite(gap.epsilon) else None
     # The ILP's k-best search starts from the optimum search's cluster cuts (valid for every DAG, so also
@@ -241,8 +252,12 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
     # table is the same.
     reuse = take_reuse(sol, searched) if _takes_reuse(m) else {}
     sol.reuse = None
+    # as a collection does: time kept for building the networks found and for the caller's writing of each
+    listed = max_networks if by_class else k
+    search_left = max(remaining - listing_reserve(remaining, listed, budget.per_network, by_class=by_class), 1e-6) \
+        if remaining is not None else None
     col = _search(m, searched, k, ties=ties, by_class=by_class,
-                  constraints=cons if m.constraint_kinds is None else None, time_limit=remaining,
+                  constraints=cons if m.constraint_kinds is None else None, time_limit=search_left,
                   epsilon_hint=hint, opt=opt, opts={**opts, **reuse})
     del reuse                         # not kept while the result is built
     stats.update(col.stats)
@@ -315,7 +330,7 @@ def _serves(table: Any, epsilon: float, opt: float) -> bool:
 
 
 def _score_for(source: Any, epsilon: float, opt: float, cons: Any, scoring_options: dict[str, Any],
-               progress: Any) -> tuple[Any, Any]:
+               progress: Any, budget: Any = None) -> tuple[Any, Any]:
     """The second (and last) scoring pass: safe for ``epsilon``, global gap rule seeded with ``OPT``.
 
     ``OPT`` is the score of an admissible network (the optimum of the first
@@ -327,10 +342,12 @@ def _score_for(source: Any, epsilon: float, opt: float, cons: Any, scoring_optio
     if math.isfinite(epsilon):
         if opts.get("prune", True):
             opts["lower_bound"] = opt
-        return acquire_table(source, epsilon=epsilon, constraints=cons, scoring_options=opts, progress=progress)
+        return acquire_table(source, epsilon=epsilon, constraints=cons, scoring_options=opts, progress=progress,
+                             budget=budget)
     opts["prune"] = False
     opts.pop("lower_bound", None)
-    return acquire_table(source, epsilon=0.0, constraints=cons, scoring_options=opts, progress=progress)
+    return acquire_table(source, epsilon=0.0, constraints=cons, scoring_options=opts, progress=progress,
+                         budget=budget)
 
 
 def _optimum(m: Any, table: Any, cons: Any, time_limit: float | None, opts: dict[str, Any]) -> Any:

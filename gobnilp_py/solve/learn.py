@@ -19,16 +19,23 @@ from typing import Any
 from ..errors import ConstraintError, ParameterError, SolverError
 from ..network import Network
 from .._validation import check_bool, check_int, check_keywords
-from ._checks import check_gap, check_lower_bound_held, check_method, check_time_limit
+from .._budget import Budget
+from ._checks import check_budget, check_gap, check_lower_bound_held, check_method
 from .approximate import acquire_for, label_network
-from .inputs import as_constraints, filter_table
-from .methods import AUTO, engine_module, get_method, method_options, resolve_method
+from .inputs import as_constraints, filter_table, memory_limit_of
+from .methods import AUTO, engine_module, get_method, method_options, resolve_method, with_memory_limit
 from .results import network_from_solution
-from .verify import deadline_of, verify_optimum
+from .verify import verify_optimum
 
-__all__ = ["learn"]
+__all__ = ["learn", "SEARCH_SHARE"]
 
 _log = logging.getLogger(__name__)
+
+#: Share of a time limit that scoring data for ``learn`` leaves to the search: scoring stops at
+#: ``1 - SEARCH_SHARE`` of the limit, so that a table truncated by the limit is still searched (its best
+#: network, labelled INCOMPLETE) instead of answering with no network at all.  A scoring run that
+#: finishes earlier leaves the search everything that is left.
+SEARCH_SHARE = 0.1
 
 
 def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None, constraints: Any = None,
@@ -55,11 +62,16 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
         Local score used when scoring data ("BIC" by default, "BDeu", ...).
     constraints : StructuralConstraints, mapping or path, optional
         Structural constraints; a method that cannot honour one of them is refused.
-    time_limit : float, optional
-        Wall-clock seconds for the whole call, scoring included (scoring itself
-        runs to its end; the search gets what is left).  When it stops the
-        search the status is ``"time_limit"`` (best network found, with a dual
-        bound) or ``"no_solution"`` (none found yet), never ``"optimal"``.
+    time_limit : float or Budget, optional
+        Wall-clock seconds for the whole call: reading a data file, scoring and
+        the search (a :class:`gobnilp_py.Budget` started earlier covers what ran
+        before too).  Scoring data stops at ``1 - SEARCH_SHARE`` (90%) of it,
+        leaving the search the rest; the search gets whatever is left.  When it
+        stops the search the status is ``"time_limit"`` (best network found,
+        with a dual bound) or ``"no_solution"`` (none found yet), never
+        ``"optimal"``.  When it stops scoring, the truncated table (parent sets
+        up to the last complete size) is searched and the network is labelled
+        ``"time_limit"`` without a bound: nothing is known about the optimum.
     gap : float, optional
         ILP only: relative gap at which to stop (status ``"gap_limit"``).
     verbose : bool
@@ -105,7 +117,7 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
     t_start = time.perf_counter()
     check_keywords("learn", scoring_options)
     verify, verbose = check_bool(verify, "verify"), check_bool(verbose, "verbose")
-    time_limit = check_time_limit(time_limit)
+    budget = check_budget(time_limit, t_start)
     gap = check_gap(gap)
     method = check_method(method, "method", "optimum")
     seed = check_int(seed, "seed", lo=0, allow_none=True)
@@ -119,7 +131,7 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
     if order is not None:  # the fixed-order route (solve/ordered.py)
         from .ordered import learn_with_order
 
-        return learn_with_order(data_or_table, order, method=method, constraints=constraints, time_limit=time_limit,
+        return learn_with_order(data_or_table, order, method=method, constraints=constraints, time_limit=budget,
                                 engine_options={"gap": gap, "params": params, "verbose": verbose,
                                                 "model_options": model_options, "memory_budget": memory_budget,
                                                 **dict(engine_options or {})}, verify=verify, progress=progress,
@@ -130,8 +142,10 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
         scoring_options = {"score": score, **scoring_options}
     # an approximate method (asobs) given data scores them by independence selection, within a share of the time
     # one optimal network is the task: constant columns are scored out and put back isolated
-    table, info = acquire_for(method, data_or_table, time_limit=time_limit, epsilon=None, constraints=cons,
-                              scoring_options=scoring_options, progress=progress, optimum_only=True)
+    scoring_budget = budget.ending_before(SEARCH_SHARE * budget.time_limit) if budget.limited else budget
+    table, info = acquire_for(method, data_or_table, time_limit=budget.left_for_engine(), epsilon=None,
+                              constraints=cons, scoring_options=scoring_options, progress=progress,
+                              optimum_only=True, budget=scoring_budget)
     kinds = cons.kinds() if cons is not None else frozenset()
     searched = filter_table(table, cons)
     # the search skips isolated constant variables (each has ∅ alone and is nobody's parent)
@@ -142,17 +156,27 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
                      **dict(engine_options or {})}
     sized = core.table if core is not None else table      # what the method is chosen for
     m, why = resolve_method(method, "optimum", sized.n, kinds, len(sized), given_options)
-    opts = method_options(m, given_options)
+    opts = with_memory_limit(m, method_options(m, given_options), memory_limit_of(budget, scoring_options))
     stats: dict[str, Any] = {"method": m.name, "method_reason": why, "time_scoring": info.time_scoring}
     if space is None:
         return label_network(Network(table.names, {}, score=-math.inf, status="infeasible", stats=stats), info, m)
-    remaining = _remaining(time_limit, t_start)
+    remaining = budget.remaining()
     if remaining is not None and remaining <= 0 and m.exact:  # an approximate search still tries one order
         return label_network(Network(table.names, {}, score=-math.inf, status="time_limit", stats=stats), info, m)
     engine = engine_module(m)
     t0 = time.perf_counter()
+    _stage(progress, "optimum", m.name)
     sol = engine.optimum(space, constraints=cons if m.constraint_kinds is None else None,
-                         time_limit=remaining, progress=progress, **opts)
+                         time_limit=budget.left_for_engine(), progress=progress, **opts)
+    if info.stopped is not None:
+        # optimal (or bounded) for the truncated table only: for the data the limit cut the work short, and the
+        # table's bound is no bound on the data's optimum
+        stats["scoring_stopped"] = info.stopped
+        if sol.status == "optimal":
+            stats["optimal_for_truncated_table"] = True
+        if sol.status in ("optimal", "gap_limit"):
+            sol.status = info.stopped
+        sol.dual_bound = None
     sol.reuse = None            # kept by engines for a later collection (the order graph's lookups): not needed
     searched_score = sol.score                             # the optimum of ``space``, before any widening
     if core is not None:
@@ -164,7 +188,7 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
     _check_answer(net, cons)
     if verify and net.status == "optimal":
         # the second method searches what the first did (the core, when constants are isolated)
-        verify_optimum(net, space, cons, m.name, kinds, score=searched_score, deadline=deadline_of(time_limit, t_start),
+        verify_optimum(net, space, cons, m.name, kinds, score=searched_score, deadline=budget.deadline,
                        memory_budget=memory_budget)
     net.stats["time_total"] = time.perf_counter() - t_start
     _log.info("learn (%s): status %s, score %.6f, %.2fs", m.name, net.status, net.score, net.stats["time_total"])
@@ -187,8 +211,11 @@ def _core(table: Any, cons: Any) -> Any:
     return core
 
 
-def _remaining(time_limit: float | None, t_start: float) -> float | None:
-    return None if time_limit is None else time_limit - (time.perf_counter() - t_start)
+def _stage(progress: Any, stage: str, method: str, **info: Any) -> None:
+    """Tell the progress display which search stage starts (so the last scoring report is not left on screen
+    as if scoring were still running).  ``progress("search", 0, None, stage=..., method=...)``."""
+    if progress is not None:
+        progress("search", 0, None, stage=stage, method=method, **info)
 
 
 def _check_answer(net: Network, constraints: Any) -> None:

@@ -37,7 +37,7 @@ from ..constraints.structural import FILTER_KINDS
 from ..errors import ParameterError
 
 __all__ = ["Method", "METHODS", "TASKS", "AUTO", "method_names", "get_method", "engine_module", "check_method",
-           "choose_method", "resolve_method", "method_options", "is_neutral_option"]
+           "choose_method", "resolve_method", "method_options", "is_neutral_option", "with_memory_limit"]
 
 #: The tasks a method can perform.
 TASKS = ("optimum", "epsilon_set", "kbest")
@@ -216,6 +216,27 @@ def is_neutral_option(key: str, value: Any) -> bool:
     """True for an option value that asks nothing of any method (not given, off, or a zero gap)."""
     return value is None or value is False or (key == "gap" and value == 0) or (
         isinstance(value, Mapping) and not value)
+
+
+def with_memory_limit(method: Method, options: dict[str, Any], memory_limit: int | None) -> dict[str, Any]:
+    """``options`` with the command's memory limit given to the engine, where the caller set none of its own.
+
+    The order graph and the DP take it as their ``memory_budget`` (they refuse, before allocating, a run
+    whose estimate exceeds it, or stop with status ``memory_limit``); the ILPs as SCIP's ``limits/memory``
+    (MiB; SCIP counts its own memory only, and stops with status ``memory_limit``).  Applied after the
+    method is chosen, so it never steers ``auto``.
+    """
+    if memory_limit is None:
+        return options
+    out = dict(options)
+    if "memory_budget" in method.options and out.get("memory_budget") is None:
+        out["memory_budget"] = int(memory_limit)
+    if "params" in method.options:
+        params = dict(out.get("params") or {})
+        if "limits/memory" not in params:
+            params["limits/memory"] = max(1.0, float(memory_limit) / 2**20)
+            out["params"] = params
+    return out
 
 
 def method_options(method: Method, options: dict[str, Any]) -> dict[str, Any]:

@@ -42,10 +42,11 @@ from .._validation import (READ_OPTIONS, check_n_jobs, check_nonnegative_int, ch
                            check_positive_number, check_score_name, show)
 from ..errors import ParameterError, ScoreError, SolverError
 from ..network import Network
+from ._checks import check_budget
 from .credible import CredibleSet
 from .inputs import TableInfo, acquire_table, is_table_input
 from .results import credible_set, network_from_solution, tolerance_of
-from .verify import deadline_of, mark_unverified, seconds_left, stopped_by_limit
+from .verify import mark_unverified, seconds_left, stopped_by_limit
 
 __all__ = ["ORDER_METHOD", "ORDER_REASON", "ORDER_SCORING_OPTIONS", "learn_with_order", "enumerate_with_order",
            "check_table_for_order", "order_caveat"]
@@ -139,18 +140,20 @@ def _order_tiers(names: Any, idx: tuple[int, ...]) -> dict[str, Any]:
     return {"tiers": [[str(names[i])] for i in idx]}
 
 
-def learn_with_order(data_or_table: Any, order: Any, *, method: str, constraints: Any, time_limit: float | None,
+def learn_with_order(data_or_table: Any, order: Any, *, method: str, constraints: Any, time_limit: Any,
                      engine_options: Mapping[str, Any], verify: bool, progress: Any,
                      scoring_options: Mapping[str, Any]) -> Network:
-    """``learn(..., order=...)``: the best network whose arrows follow ``order`` (see the module docstring)."""
+    """``learn(..., order=...)``: the best network whose arrows follow ``order`` (see the module docstring).
+    ``time_limit``: seconds or a :class:`~gobnilp_py._budget.Budget` (reading included)."""
     from ..search.fixed_order import optimum_for_order, optimum_for_order_table
 
     t_start = time.perf_counter()
+    budget = check_budget(time_limit, t_start)
     _refuse_engine_options(method, constraints, engine_options)
     stats: dict[str, Any] = {"method": ORDER_METHOD, "method_reason": ORDER_REASON}
     if is_table_input(data_or_table):
         table, info = acquire_table(data_or_table, epsilon=None, constraints=None, scoring_options=scoring_options,
-                                    optimum_only=True)
+                                    optimum_only=True, budget=budget)
         check_table_for_order(table)
         idx = check_order_names(order, table.names)
         t0 = time.perf_counter()
@@ -161,7 +164,7 @@ def learn_with_order(data_or_table: Any, order: Any, *, method: str, constraints
         data, kw = _data_and_options(data_or_table, scoring_options)
         idx = check_order_names(order, data.names)
         t0 = time.perf_counter()
-        res = optimum_for_order(data, idx, time_limit=time_limit, **kw)
+        res = optimum_for_order(data, idx, time_limit=budget.left_for_engine(), **kw)
         stats["time_search"] = time.perf_counter() - t0
         table, sol = res.table(), res.solution()
         caveats = [order_caveat(data.names, idx)]
@@ -173,7 +176,7 @@ def learn_with_order(data_or_table: Any, order: Any, *, method: str, constraints
         net = network_from_solution(table, sol, stats=stats)
         net.caveats = tuple(caveats)
     if verify and net.status == "optimal":
-        _verify_learn(net, data_or_table, idx, scoring_options, deadline_of(time_limit, t_start))
+        _verify_learn(net, data_or_table, idx, scoring_options, budget.deadline)
     net.stats["time_total"] = time.perf_counter() - t_start
     _log.info("learn under an order: status %s, score %.6f", net.status, net.score)
     return net
@@ -208,20 +211,23 @@ def _verify_learn(net: Network, data_or_table: Any, idx: tuple[int, ...], scorin
 
 
 def enumerate_with_order(data_or_table: Any, order: Any, epsilon: float, *, method: str, by: str,
-                         max_networks: int | None, time_limit: float | None, constraints: Any,
+                         max_networks: int | None, time_limit: Any, constraints: Any,
                          engine_options: Mapping[str, Any], verify: bool, progress: Any,
                          scoring_options: Mapping[str, Any]) -> CredibleSet:
-    """``enumerate_networks(..., order=...)``: every network following ``order`` within ε of the best such one."""
+    """``enumerate_networks(..., order=...)``: every network following ``order`` within ε of the best such one.
+    ``time_limit``: seconds or a :class:`~gobnilp_py._budget.Budget` (reading included)."""
     from ..search.fixed_order import epsilon_set_for_order, epsilon_set_for_order_table
 
     t_start = time.perf_counter()
+    budget = check_budget(time_limit, t_start)
     _refuse_engine_options(method, constraints, engine_options)
     if by == "class":
         raise ParameterError("by=\"class\" does not apply under an order (the networks that follow an order are not "
                              "whole equivalence classes); use by=\"dag\" or \"auto\"")
     stats: dict[str, Any] = {"method": ORDER_METHOD, "method_reason": ORDER_REASON, "by": "dag"}
     if is_table_input(data_or_table):
-        table, info = acquire_table(data_or_table, epsilon=epsilon, constraints=None, scoring_options=scoring_options)
+        table, info = acquire_table(data_or_table, epsilon=epsilon, constraints=None, scoring_options=scoring_options,
+                                    budget=budget)
         check_table_for_order(table)
         idx = check_order_names(order, table.names)
         t0 = time.perf_counter()
@@ -231,7 +237,8 @@ def enumerate_with_order(data_or_table: Any, order: Any, epsilon: float, *, meth
         data, kw = _data_and_options(data_or_table, scoring_options)
         idx = check_order_names(order, data.names)
         t0 = time.perf_counter()
-        es = epsilon_set_for_order(data, idx, epsilon, time_limit=time_limit, max_networks=max_networks, **kw)
+        es = epsilon_set_for_order(data, idx, epsilon, time_limit=budget.left_for_engine(), max_networks=max_networks,
+                                   **kw)
         stats["time_search"] = time.perf_counter() - t0
         table, col = es.table(), es.collection()
         info = TableInfo(given=False, epsilon=None)
@@ -249,7 +256,7 @@ def enumerate_with_order(data_or_table: Any, order: Any, epsilon: float, *, meth
     if cs.complete:
         cs.n_networks_total = len(cs.networks)
     if verify and cs.complete:
-        _verify_enumerate(cs, data_or_table, idx, epsilon, scoring_options, deadline_of(time_limit, t_start))
+        _verify_enumerate(cs, data_or_table, idx, epsilon, scoring_options, budget.deadline)
     return cs
 
 
