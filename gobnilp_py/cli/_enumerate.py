@@ -4,17 +4,22 @@
 all-or-nothing folder as ``gobnilp-py run`` (:class:`~gobnilp_py.output.StagedFolder`):
 checked before the work, never over a file gobnilp-py did not write unless
 ``--force``, and each file labelled with the result's guarantee.
+``-o DIR --write NAMES`` writes instead the outputs ``run`` would write for
+the same job (same names, files and report; ``json`` is then ``result.json``):
+the flags become the config keys they stand for (:func:`._options.output_config`).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from ._options import add_common_options, add_data_options, add_force, add_method_options, add_scoring_options, \
-    add_time_limit, check_order_flag, load_table_or_data, method_kwargs, number, scoring_kwargs
+    add_time_limit, add_write, check_order_flag, load_table_or_data, method_kwargs, number, output_config, \
+    scoring_kwargs
 
 __all__ = ["register", "write_collection"]
 
@@ -48,13 +53,18 @@ def _common(p: argparse.ArgumentParser) -> None:
     add_time_limit(p)
     p.add_argument("--json", action="store_true", help="print one JSON object (with every network)")
     p.add_argument("-o", "--output-dir", default=None,
-                   help="write networks.csv and summary.json into this folder")
+                   help="write networks.csv and summary.json (or the --write outputs) into this folder")
+    add_write(p)
     add_force(p)
     add_common_options(p)
 
 
 def _prepare(args: argparse.Namespace, command: str) -> tuple[object, dict]:
-    """Checks that need no work (flags, the output folder), then the data; the keyword arguments of the driver."""
+    """Checks that need no work (flags, the output folder), then the data; the keyword arguments of the driver.
+
+    With ``--write`` also the run config of the outputs (``args.output_cfg``), checked against the data
+    before the work as ``run`` checks it (names a format cannot hold, the width).
+    """
     from .._validation import check_names_for, check_time_limit
     from ..errors import ConfigError, ParameterError
     from ..output.folder import check_output_folder
@@ -65,7 +75,14 @@ def _prepare(args: argparse.Namespace, command: str) -> tuple[object, dict]:
         check_output_folder(Path(args.output_dir), force=args.force)
     source = load_table_or_data(args, args.data)
     check_order_flag(search, source)
-    if args.output_dir:
+    args.output_cfg = output_config(args, command, search)
+    if args.output_cfg is not None:
+        from ..output.job import check_before_work
+
+        is_table = hasattr(source, "families")
+        check_before_work(args.output_cfg, None if is_table else source, source if is_table else None)
+        args.source = source
+    elif args.output_dir:
         try:
             check_names_for(source.names, ["modelstring"], where="networks.csv")  # type: ignore[attr-defined]
         except ParameterError as exc:
@@ -93,9 +110,11 @@ def run_enumerate(args: argparse.Namespace) -> int:
     source, kw = _prepare(args, "enumerate")
     from ..progress import Progress
 
+    t0 = time.perf_counter()
     with Progress.for_terminal((), quiet=args.quiet) as progress:
         cs = enumerate_networks(source, bayes_factor=args.bayes_factor, epsilon=args.epsilon,
                                 max_networks=args.max_networks, time_limit=args.time_limit, progress=progress, **kw)
+    args.solve_seconds = time.perf_counter() - t0
     return _report(args, cs)
 
 
@@ -107,8 +126,10 @@ def run_kbest(args: argparse.Namespace) -> int:
     source, kw = _prepare(args, "kbest")
     from ..progress import Progress
 
+    t0 = time.perf_counter()
     with Progress.for_terminal((), quiet=args.quiet) as progress:
         cs = kbest(source, args.k, time_limit=args.time_limit, progress=progress, **kw)
+    args.solve_seconds = time.perf_counter() - t0
     return _report(args, cs)
 
 
@@ -122,7 +143,20 @@ def _report(args: argparse.Namespace, cs: Any) -> int:
     from .._json import dumps
     from ._results import display, exit_code, opt_text, print_notes, say_infeasible
 
-    if args.output_dir:
+    if getattr(args, "output_cfg", None) is not None:
+        from ..output.job import RunResult, phases_for, write_outputs
+        from ..progress import Progress
+
+        cfg, source = args.output_cfg, args.source
+        is_table = hasattr(source, "families")
+        res = RunResult(cfg, cs, dataset=None if is_table else source, table=source if is_table else None)
+        with Progress.for_terminal(phases_for(cfg.job, cfg.outputs)[-2:], quiet=args.quiet) as progress:
+            progress.timings["solving"] = args.solve_seconds  # scoring included: the driver scores the data
+            paths = write_outputs(res, progress)
+        if not args.quiet:
+            print(f"wrote {len(paths)} files to {cfg.output_dir}: {', '.join(p.name for p in paths)}",
+                  file=sys.stderr)
+    elif args.output_dir:
         paths = write_collection(cs, Path(args.output_dir), force=args.force)
         if not args.quiet:
             print("wrote " + " and ".join(str(p) for p in paths), file=sys.stderr)

@@ -45,7 +45,7 @@ from . import writers as W
 from .folder import StagedFolder
 from .report import ReportData, render_html, render_markdown
 
-__all__ = ["RunResult", "run", "run_job", "phases_for", "phases_of"]
+__all__ = ["RunResult", "run", "run_job", "write_outputs", "phases_for", "phases_of"]
 
 log = logging.getLogger("gobnilp_py")
 
@@ -329,18 +329,30 @@ def run_job(cfg: RunConfig, progress: Progress) -> RunResult:
             result.mecs()
             if len(result):
                 result.edge_probabilities()
+    write_outputs(res, progress)
+    return res
+
+
+def write_outputs(res: RunResult, progress: Progress) -> list[Path]:
+    """Draw the pictures the config names and write every output into ``[output] dir`` (if any).
+
+    The phases ``drawing`` and ``writing`` of :func:`run_job`; also what
+    ``gobnilp-py enumerate -o DIR --write ...`` uses, so both commands write
+    the same files.  Sets ``res.files`` and ``res.timings``.
+    """
+    cfg = res.config
     pics = P.PictureSet()
     wanted = tuple(p for p in cfg.outputs if p in PICTURES) if cfg.output_dir is not None else ()
     if wanted:
         with progress.phase("drawing", f"{len(wanted)} picture{'s' if len(wanted) != 1 else ''}"):
-            pics = P.draw_pictures(result, wanted, format=cfg.values["output"]["picture_format"],
+            pics = P.draw_pictures(res.result, wanted, format=cfg.values["output"]["picture_format"],
                                    dpi=cfg.values["output"]["dpi"])
     res.timings = dict(progress.timings)
     if cfg.output_dir is not None:
         with progress.phase("writing", str(cfg.output_dir)):
             res.files = _write(res, pics, progress)
     res.timings = dict(progress.timings)
-    return res
+    return res.files
 
 
 # -------------------------------------------------------------------- writing
