@@ -124,7 +124,10 @@ def _fresh(code: str) -> object:
 
 
 def test_import_gobnilp_py_loads_only_version_and_errors():
-    """Structural, not timed: what ``import gobnilp_py`` leaves in ``sys.modules`` (benchmarks/bench_import_time.py times it)."""
+    """Structural, not timed: what ``import gobnilp_py`` leaves in ``sys.modules``.
+
+    ``benchmarks/bench_import_time.py`` times it.
+    """
     loaded = _fresh("import gobnilp_py\nprint(json.dumps(sorted(sys.modules)))")
     heavy = [m for m in loaded if any(m == h or m.startswith(h + ".") for h in NOT_ON_IMPORT)]
     assert heavy == []

@@ -183,9 +183,9 @@ def write_collection(cs: Any, folder: Path, *, force: bool = False) -> list[Path
     did not write is refused unless ``force``.
     """
     from ..output.folder import StagedFolder
-    from ..output.writers import guarantee_of, networks_csv, to_json
+    from ..output.writers import collection_json, guarantee_of, networks_csv
 
     with StagedFolder(folder, force=force) as staged:
         staged.write_text("networks.csv", networks_csv(cs))
-        staged.write_text("summary.json", to_json(_summary_dict(cs)))
+        staged.write_text("summary.json", collection_json(cs))  # to_json(_summary_dict(cs)), from the arrays
         return staged.commit(f"written by gobnilp-py {getattr(cs, 'kind', 'enumerate')}; {guarantee_of(cs)}")

@@ -593,7 +593,7 @@ def _network_class() -> type | None:
     return Network
 
 
-def group_by_class(networks: Iterable[Any], *, validate: bool = True) -> list[EquivalenceClass]:
+def group_by_class(networks: Iterable[Any], *, validate: bool = True, columns: Any = None) -> list[EquivalenceClass]:
     """Group networks into Markov equivalence classes.
 
     Parameters
@@ -605,6 +605,10 @@ def group_by_class(networks: Iterable[Any], *, validate: bool = True) -> list[Eq
         Check every network for cycles (see :func:`class_key`).  Networks
         that are :class:`gobnilp_py.network.Network` objects were checked when
         built and are never re-checked.
+    columns : NetworkColumns, optional
+        The networks' arrays (:func:`~.columns.columns_of`) when the caller
+        keeps them; Network objects over one ``names`` tuple are keyed from
+        their parent bitmasks with numpy either way (the same keys).
 
     Returns
     -------
@@ -618,6 +622,9 @@ def group_by_class(networks: Iterable[Any], *, validate: bool = True) -> list[Eq
     nets = list(networks)
     if not nets:
         return []
+    fast = _group_columns(nets, columns)
+    if fast is not None:
+        return fast
     parts = [network_parts(x) for x in nets]
     ref = parts[0].names
     ref_set = frozenset(ref)
@@ -637,9 +644,42 @@ def group_by_class(networks: Iterable[Any], *, validate: bool = True) -> list[Eq
         scores = [parts[i].score for i in idxs if parts[i].score is not None]
         best = max(scores) if scores else None
         classes.append(EquivalenceClass(ref, k, tuple(nets[i] for i in idxs), best))
-    def order(c: EquivalenceClass) -> tuple[bool, float, ClassKey]:
-        unscored = c.best_score is None or math.isnan(c.best_score)
-        return unscored, 0.0 if unscored else -c.best_score, c.key  # type: ignore[operator]
+    classes.sort(key=_class_order)
+    return classes
 
-    classes.sort(key=order)
+
+def _class_order(c: EquivalenceClass) -> tuple[bool, float, ClassKey]:
+    unscored = c.best_score is None or math.isnan(c.best_score)
+    return unscored, 0.0 if unscored else -c.best_score, c.key  # type: ignore[operator]
+
+
+def _group_columns(nets: list[Any], cols: Any = None) -> list[EquivalenceClass] | None:
+    """:func:`group_by_class` of Network objects over one ``names`` tuple, keyed with numpy.
+
+    The keys are those of :func:`_key_of` (the same Python ints), the members in input order, the
+    classes in the same order; ``None`` when :func:`~.columns.columns_of` does not apply.
+    """
+    import numpy as np
+
+    from .columns import columns_of
+
+    if cols is None:
+        cols = columns_of(nets)
+    if cols is None:
+        return None
+    adj, vp = cols.class_keys()
+    keys = np.concatenate([adj, vp], axis=1)
+    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    by_class = np.argsort(inverse, kind="stable")            # members of each class in input order
+    bounds = np.flatnonzero(np.diff(inverse[by_class])) + 1
+    names = cols.names
+    n = cols.n
+    classes = []
+    for c, idx in enumerate(np.split(by_class, bounds)):
+        row = keys[first[c]].tolist()
+        best = max(nets[i].score for i in idx.tolist())
+        classes.append(EquivalenceClass(names, (tuple(row[:n]), tuple(row[n:])), tuple(nets[i] for i in idx.tolist()),
+                                        best))
+    classes.sort(key=_class_order)
     return classes

@@ -84,8 +84,12 @@ class RunResult:
         """The result's guarantee line (see :func:`gobnilp_py.output.writers.guarantee_of`)."""
         return W.guarantee_of(self.result)
 
-    def to_dict(self) -> dict[str, Any]:
-        """Everything machine-readable about the run (the ``result.json`` output)."""
+    def to_dict(self, *, networks: bool = True) -> dict[str, Any]:
+        """Everything machine-readable about the run (the ``result.json`` output).
+
+        ``networks=False`` leaves out a collection's ``networks`` and ``classes`` (the file's writer,
+        :func:`gobnilp_py.output.writers.result_json`, writes those from arrays).
+        """
         cfg = self.config
         d: dict[str, Any] = {
             "gobnilp_py_version": __version__,
@@ -102,7 +106,7 @@ class RunResult:
         elif cfg.job == "learn":
             d["result"] = r.to_dict()
         else:
-            d["result"] = r.to_dict()
+            d["result"] = r.to_dict(networks=networks)
             d.update(W.collection_summary(r))
         for key, value in W.labels(r).items():
             d["result"].setdefault(key, value)
@@ -448,7 +452,7 @@ def _write(res: RunResult, pics: P.PictureSet, progress: Progress) -> list[Path]
             elif name == "arc_strength" and len(r):
                 folder.write_text(fname, W.arc_strength_csv(r))
         if "json" in wanted:
-            folder.write_text(cfg.output_file("json"), W.to_json(res.to_dict()))
+            folder.write_text(cfg.output_file("json"), W.result_json(res))
         if "report" in wanted:
             pic_files = {_CAPTIONS[k]: cfg.output_file(k) for k in PICTURES if k in pics.images}
             timings = dict(progress.timings, writing=time.perf_counter() - t0)  # writing: up to this report
