@@ -267,6 +267,9 @@ def networks_csv(result: Any) -> str:
         for net in nets:
             buf.write(f"1,{net.score!r},0.0,1.0,0,{net.n_edges},{_csv_field(net.to_modelstring())},{net.status}\n")
         return buf.getvalue()
+    cols = _columns_of(result)
+    if cols is not None:
+        return comment_lines(result) + _csv_from_columns(result, cols)
     df = result.to_dataframe()
     opt = getattr(result, "opt", math.nan)
     if len(df) and math.isfinite(opt):  # a tie's float noise is written as gap 0, Bayes factor 1 (shown_gap)
@@ -274,6 +277,43 @@ def networks_csv(result: Any) -> str:
         df.loc[tied, "gap"] = 0.0
         df.loc[tied, "bayes_factor"] = 1.0
     return comment_lines(result) + df.to_csv(index=False, float_format="%.10g")
+
+
+def _csv_from_columns(cs: Any, cols: Any) -> str:
+    """The rows :func:`networks_csv` writes through pandas (``to_dataframe().to_csv(index=False,
+    float_format="%.10g")`` after the tie correction), written directly: the same text, byte for byte.
+
+    Why: pandas took 2.4 s of the 150,000-network CSV.  The rules reproduced are pandas': floats as
+    ``"%.10g" % x`` and NaN as an empty field, integers as ``str``, the class column as floats when a
+    network has no class, a field quoted (quotes doubled) when it holds a comma, a quote or a line break.
+    """
+    from ..equivalence.columns import model_strings
+
+    opt = getattr(cs, "opt", math.nan)
+    scores = cols.scores.tolist()
+    gaps = [opt - s for s in scores]
+    bfs = [math.exp(g) if g < 700 else math.inf for g in gaps]
+    if math.isfinite(opt):
+        for i in _shown_tied(opt, cols.scores).nonzero()[0].tolist():
+            gaps[i], bfs[i] = 0.0, 1.0
+    class_of = cs._class_index()
+    mec = [class_of.get(id(net)) for net in cs.networks]
+    if any(m is None for m in mec):  # pandas makes the column float (NaN for the missing)
+        mec_text = ["" if m is None else "%.10g" % float(m) for m in mec]
+    else:
+        mec_text = [str(m) for m in mec]
+
+    def g(x: float) -> str:
+        return "" if x != x else "%.10g" % x
+
+    def quoted(text: str) -> str:
+        return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\r\n') else text
+
+    lines = ["rank,score,gap,bayes_factor,mec,n_edges,model\n"]
+    lines += [f"{r},{g(s)},{g(gap)},{g(bf)},{m},{e},{quoted(model)}\n"
+              for r, s, gap, bf, m, e, model in zip(range(1, len(scores) + 1), scores, gaps, bfs, mec_text,
+                                                    cols.n_edges().tolist(), model_strings(cols))]
+    return "".join(lines)
 
 
 def _shown_tied(opt: float, scores: Any) -> Any:
