@@ -653,6 +653,28 @@ def _class_order(c: EquivalenceClass) -> tuple[bool, float, ClassKey]:
     return unscored, 0.0 if unscored else -c.best_score, c.key  # type: ignore[operator]
 
 
+def _unique_rows(keys: Any) -> tuple[Any, Any]:
+    """``(first, inverse)`` of the distinct rows of a uint64 array, as ``np.unique(axis=0)`` gives them.
+
+    Rows are told apart by a 64-bit hash first (one sort of N numbers instead of N rows), and the
+    grouping is then checked row for row: any collision falls back to sorting the rows themselves,
+    so the groups are exact either way.
+    """
+    import numpy as np
+
+    with np.errstate(over="ignore"):
+        mult = (np.arange(keys.shape[1], dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)) | np.uint64(1)
+        h = np.zeros(keys.shape[0], dtype=np.uint64)
+        for j in range(keys.shape[1]):
+            h = (h ^ (keys[:, j] * mult[j])) * np.uint64(0xBF58476D1CE4E5B9)
+    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    if not np.array_equal(keys, keys[first[inverse]]):  # a hash collision: group by the rows themselves
+        _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        inverse = inverse.reshape(-1)
+    return first, inverse
+
+
 def _group_columns(nets: list[Any], cols: Any = None) -> list[EquivalenceClass] | None:
     """:func:`group_by_class` of Network objects over one ``names`` tuple, keyed with numpy.
 
@@ -669,8 +691,7 @@ def _group_columns(nets: list[Any], cols: Any = None) -> list[EquivalenceClass] 
         return None
     adj, vp = cols.class_keys()
     keys = np.concatenate([adj, vp], axis=1)
-    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-    inverse = inverse.reshape(-1)
+    first, inverse = _unique_rows(keys)
     by_class = np.argsort(inverse, kind="stable")            # members of each class in input order
     bounds = np.flatnonzero(np.diff(inverse[by_class])) + 1
     names = cols.names
