@@ -11,17 +11,24 @@ whose ``pyscipopt`` is imported only when it runs) or a SCIP-free search
 (:mod:`gobnilp_py.search`).
 
 All scores are natural-log and higher is better (GOBNILP's convention).
+
+Lazy loading
+    ``import gobnilp_py`` loads only the version and the error classes: each
+    public name is imported from its module the first time it is used
+    (PEP 562 module ``__getattr__``), so a script or a ``gobnilp-py`` command
+    pays only for the layers it touches (numpy, the scorer, the drivers, SCIP,
+    pandas, matplotlib).  ``from gobnilp_py import learn`` works as before.
+    :data:`_LAZY` says where each name lives; the ``TYPE_CHECKING`` block
+    repeats it as plain imports for type checkers and the layering test
+    (``tests/test_lazy_imports.py`` checks the two agree).
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from ._lazy import lazy_exports
 from ._version import __version__
-
-from ._budget import Budget
-
-from .constraints.structural import StructuralConstraints
-from .data import ConstantColumnWarning, ContinuousColumnWarning, Dataset, read_data
-from .equivalence import CPDAG, EquivalenceClass, arrow_probabilities, cpdag, edge_probabilities, group_by_class
 from .errors import (
     ConfigError,
     ConstraintError,
@@ -36,14 +43,42 @@ from .errors import (
     ScoreError,
     SolverError,
 )
-from .config import RunConfig, load_config
-from .examples import example_path
-from .graph_compare import GraphComparison, compare_graphs
-from .network import Network
-from .scoring import LocalScore, register_score, score
-from .scoring.table import Family, ScoreTable
-from .solve import METHODS, CredibleSet, enumerate_networks, kbest, learn, method_names
-from .output import RunResult, load_result, run
+
+if TYPE_CHECKING:
+    from .config import RunConfig, load_config
+    from .constraints.structural import StructuralConstraints
+    from .data import ConstantColumnWarning, ContinuousColumnWarning, Dataset, read_data
+    from .equivalence import CPDAG, EquivalenceClass, arrow_probabilities, cpdag, edge_probabilities, group_by_class
+    from ._budget import Budget
+    from .examples import example_path
+    from .graph_compare import GraphComparison, compare_graphs
+    from .network import Network
+    from .output import RunResult, load_result, run
+    from .scoring import LocalScore, register_score, score
+    from .scoring.table import Family, ScoreTable
+    from .solve import METHODS, CredibleSet, enumerate_networks, kbest, learn, method_names
+
+#: Public name -> the module (relative to this package) it is imported from on first use.
+_LAZY: dict[str, str] = {
+    "RunConfig": ".config", "load_config": ".config",
+    "StructuralConstraints": ".constraints.structural",
+    "ConstantColumnWarning": ".data", "ContinuousColumnWarning": ".data", "Dataset": ".data", "read_data": ".data",
+    "CPDAG": ".equivalence", "EquivalenceClass": ".equivalence", "arrow_probabilities": ".equivalence",
+    "cpdag": ".equivalence", "edge_probabilities": ".equivalence", "group_by_class": ".equivalence",
+    "Budget": "._budget",
+    "example_path": ".examples",
+    "GraphComparison": ".graph_compare", "compare_graphs": ".graph_compare",
+    "Network": ".network",
+    "RunResult": ".output", "load_result": ".output", "run": ".output",
+    "LocalScore": ".scoring", "register_score": ".scoring", "score": ".scoring",
+    "Family": ".scoring.table", "ScoreTable": ".scoring.table",
+    "METHODS": ".solve", "CredibleSet": ".solve", "enumerate_networks": ".solve", "kbest": ".solve",
+    "learn": ".solve", "method_names": ".solve",
+}
+
+#: Subpackages and modules reachable as attributes (``gobnilp_py.scoring.score``) without importing them first.
+_SUBMODULES = ("cli", "compare", "config", "constraints", "data", "equivalence", "drawing", "examples", "graph_compare", "ilp", "interop",
+               "network", "output", "progress", "scoring", "search", "solve")
 
 __all__ = [
     "__version__",
@@ -100,3 +135,5 @@ __all__ = [
     "SolverError",
     "GobnilpWarning",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__, _SUBMODULES)

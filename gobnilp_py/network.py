@@ -28,6 +28,8 @@ from __future__ import annotations
 import functools
 import logging
 import math
+import sys
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -275,6 +277,43 @@ class Network:
                 return self.__dict__[name]
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
+    # ------------------------------------------------------------- bulk views
+    def _mask_row(self) -> bytes | None:
+        """Parent bitmasks, one little-endian uint64 per variable in ``names`` order (bit ``j``: ``names[j]``).
+
+        The row :mod:`gobnilp_py.equivalence.columns` stacks to summarise and write a collection of
+        150,000 networks with numpy instead of one Python loop per network and variable.  Read from the
+        engine's parent indices of a network built by :meth:`_from_table_parts` (cached: they never
+        change) or else from ``parents`` (not cached, so a ``parents`` changed in place is seen).
+        ``None`` beyond 64 variables.
+        """
+        d = self.__dict__
+        lazy = d.get("_lazy")
+        if lazy is not None:
+            cached = d.get("_mask_cache")
+            if cached is not None and cached[0] is lazy[0]:
+                return cached[1]
+            if len(self.names) > 64:
+                return None
+            get, add = _TUPLE_MASKS.get, _tuple_mask
+            row = _le(array("Q", [m if (m := get(t, -1)) >= 0 else add(t) for t in lazy[0]]).tobytes())
+            d["_mask_cache"] = (lazy[0], row)
+            return row
+        if len(self.names) > 64:
+            return None
+        idx = self._index
+        return _le(array("Q", [sum(1 << idx[p] for p in self.parents[c]) for c in self.names]).tobytes())
+
+    def _local_row(self) -> Sequence[float] | None:
+        """Local scores in ``names`` order without building :attr:`local_scores` (``None`` if any is unknown)."""
+        lazy = self.__dict__.get("_lazy")
+        if lazy is not None:
+            return lazy[1]
+        local = self.local_scores
+        if len(local) != len(self.names):
+            return None
+        return [local[c] for c in self.names]
+
     # ---------------------------------------------------------------- structure
     @property
     def n(self) -> int:
@@ -299,6 +338,9 @@ class Network:
         they have the same arrows, so the key deduplicates and (being a tuple
         of int tuples) sorts collections of networks deterministically.
         """
+        lazy = self.__dict__.get("_lazy")
+        if lazy is not None:  # the engine's parent indices are the key already (sorted, names order)
+            return tuple(map(tuple, lazy[0]))
         idx = self._index
         return tuple(tuple(idx[p] for p in self.parents[c]) for c in self.names)
 
@@ -577,6 +619,29 @@ class Network:
         # The label travels with the object: an approximate network never prints like an optimum.
         tail = ", approximate=True" if self.approximate else ""
         return f"Network({shape}, score={self.score:.6f}, status={self.status!r}{tail})"
+
+
+#: Parent-index tuple -> bitmask, shared by every network (a collection repeats the same parent sets).
+_TUPLE_MASKS: dict[tuple[int, ...], int] = {}
+
+
+def _tuple_mask(t: tuple[int, ...]) -> int:
+    if len(_TUPLE_MASKS) > 1 << 20:  # bounded: a long session of different tables does not grow it forever
+        _TUPLE_MASKS.clear()
+    m = 0
+    for p in t:
+        m |= 1 << p
+    _TUPLE_MASKS[t] = m
+    return m
+
+
+def _le(row: bytes) -> bytes:
+    """``array('Q')`` bytes in little-endian order (the order the bulk readers assume)."""
+    if sys.byteorder == "little":
+        return row
+    a = array("Q", row)
+    a.byteswap()
+    return a.tobytes()
 
 
 def _dot_id(s: str) -> str:

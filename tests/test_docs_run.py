@@ -31,7 +31,10 @@ Each Markdown file runs in its own temporary folder holding copies of the
 shipped ``configs/`` and ``tests/data/`` and a link to the package folder (a fresh clone's files, never
 ``../shared``); its blocks run in order and share one Python namespace and one
 folder, so a later block may use what an earlier one made.  Commands run as
-``python -m gobnilp_py`` with this checkout first on ``PYTHONPATH``.
+``python -m gobnilp_py`` with this checkout first on ``PYTHONPATH``.  Nothing a
+block writes may land in the checkout: the files of the clone are listed before
+and after each Markdown file (Python's and numba's ``__pycache__`` aside) and must
+be the same.
 """
 
 from __future__ import annotations
@@ -192,8 +195,27 @@ def _workdir(tmp: Path) -> Path:
 FILES_WITH_RUNNABLE = [p for p in DOC_FILES if any(b.lang in RUNNABLE and b.norun is None for b in blocks_of(p))]
 
 
+#: Folders of caches, not of the project: Python's and numba's bytecode, test tools' state.
+_CACHES = {"__pycache__", ".git", ".hypothesis", ".pytest_cache"}
+
+
+def _clone_files() -> set[str]:
+    """Every file of the checkout (caches aside), relative to it."""
+    out: set[str] = set()
+    for folder, dirs, files in os.walk(ROOT):
+        dirs[:] = [d for d in dirs if d not in _CACHES]
+        out.update(os.path.relpath(os.path.join(folder, f), ROOT) for f in files)
+    return out
+
+
 @pytest.mark.parametrize("path", FILES_WITH_RUNNABLE, ids=lambda p: str(p.relative_to(ROOT)))
 def test_doc_file_runs(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    before = _clone_files()
+    _run_doc_file(path, tmp_path, monkeypatch)
+    assert sorted(_clone_files() - before) == [], f"{path.name}: examples wrote files into the checkout"
+
+
+def _run_doc_file(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cwd = _workdir(tmp_path)
     monkeypatch.chdir(cwd)
     monkeypatch.delenv("GOBNILP_DATA", raising=False)

@@ -22,7 +22,7 @@ PKG = Path(__file__).resolve().parents[1] / "gobnilp_py"
 
 #: Layers, lowest first.  A module belongs to the longest prefix that names it.
 LAYERS: list[tuple[str, ...]] = [
-    ("errors", "_io", "_version", "_interrupt", "_numba", "_wording", "_json", "_graphs", "_memory", "_budget",
+    ("errors", "_io", "_version", "_lazy", "_interrupt", "_numba", "_wording", "_json", "_graphs", "_memory", "_budget",
      "progress"),
     ("_validation", "_scip_params"),
     ("data",),

@@ -12,6 +12,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 #: Modules a small (< 20 variables) order-graph enumeration must not import: the ASOBS incumbent
 #: (only from 20 variables), numba, SCIP and the ILP engine (``gobnilp_py.ilp.settings``, SCIP's
 #: settings as data, is imported by ``import gobnilp_py`` itself and allowed).
@@ -106,3 +108,83 @@ def test_scoring_an_array_or_a_file_does_not_import_pandas(tmp_path):
                 "d = read_data(pd.DataFrame({'x': ['u', 'v', 'u'], 'y': [1, 1, 2]}))\n"
                 "out = [list(d.names), d.arities.tolist()]")
     assert r["out"] == [["x", "y"], [2, 2]]
+
+
+# ------------------------------------------------------------ lazy public names (issue 39)
+#: Libraries and layers ``import gobnilp_py`` must not load: each is imported by the names that use it.
+NOT_ON_IMPORT = ("numpy", "pyscipopt", "pandas", "matplotlib", "networkx", "scipy", "numba", "dask",
+                 "gobnilp_py.scoring.engine", "gobnilp_py.solve", "gobnilp_py.search", "gobnilp_py.ilp",
+                 "gobnilp_py.output", "gobnilp_py.config")
+
+
+def _fresh(code: str) -> object:
+    p = subprocess.run([sys.executable, "-c", "import json, sys\n" + code], capture_output=True, text=True,
+                       check=True, cwd="/")
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def test_import_gobnilp_py_loads_only_version_and_errors():
+    """Structural, not timed: what ``import gobnilp_py`` leaves in ``sys.modules``.
+
+    ``benchmarks/bench_import_time.py`` times it.
+    """
+    loaded = _fresh("import gobnilp_py\nprint(json.dumps(sorted(sys.modules)))")
+    heavy = [m for m in loaded if any(m == h or m.startswith(h + ".") for h in NOT_ON_IMPORT)]
+    assert heavy == []
+    assert "gobnilp_py.errors" in loaded
+
+
+def test_cli_help_loads_no_solver_plotting_or_frames():
+    """``gobnilp-py --help`` builds every subcommand's flags without SCIP, pandas, matplotlib or scipy."""
+    loaded = _fresh("from gobnilp_py.cli import main\n"
+                    "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+                    "print(json.dumps(sorted(sys.modules)))")
+    assert [m for m in loaded if m.split(".")[0] in ("pyscipopt", "pandas", "matplotlib", "networkx", "scipy",
+                                                       "numba")] == []
+
+
+def test_every_public_name_resolves_and_star_import_works():
+    """Each name of ``__all__`` (of the package and of its lazy subpackages) imports; ``dir`` lists them."""
+    out = _fresh("import gobnilp_py, gobnilp_py.scoring, gobnilp_py.output\n"
+                 "ns = {}\nexec('from gobnilp_py import *', ns)\n"
+                 "missing = [m.__name__ + '.' + n for m in (gobnilp_py, gobnilp_py.scoring, gobnilp_py.output)\n"
+                 "           for n in m.__all__ if not hasattr(m, n) or n not in dir(m)]\n"
+                 "print(json.dumps([missing, sorted(set(gobnilp_py.__all__) - set(ns)),\n"
+                 "                  gobnilp_py.learn.__module__, type(gobnilp_py.scoring).__name__]))")
+    assert out == [[], [], "gobnilp_py.solve.learn", "module"]
+
+
+def test_unknown_attribute_is_still_an_attribute_error():
+    import gobnilp_py
+
+    with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
+        gobnilp_py.not_a_name  # noqa: B018
+
+
+@pytest.mark.parametrize("package", ["gobnilp_py", "gobnilp_py.scoring", "gobnilp_py.output"])
+def test_lazy_map_matches_the_type_checking_imports(package):
+    """The ``_LAZY`` map and the ``TYPE_CHECKING`` imports (what type checkers and the layering test read) agree."""
+    import ast
+    import importlib
+    from pathlib import Path
+
+    mod = importlib.import_module(package)
+    tree = ast.parse(Path(mod.__file__).read_text(encoding="utf-8"))
+    declared: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for imp in node.body:
+                assert isinstance(imp, ast.ImportFrom)
+                for alias in imp.names:
+                    declared[alias.name] = "." * (imp.level - 1) + "." + (imp.module or "")
+    assert declared == mod._LAZY
+    assert set(mod._LAZY) <= set(mod.__all__)
+
+
+def test_a_name_that_is_also_a_submodule_is_refused():
+    """``solve.kbest`` is a function and a module: lazily it would turn into the module once imported."""
+    import gobnilp_py.solve  # noqa: F401  (the check looks the package up)
+    from gobnilp_py._lazy import lazy_exports
+
+    with pytest.raises(ImportError, match="also submodule names"):
+        lazy_exports("gobnilp_py.solve", {"kbest": ".kbest"}, ["kbest"])

@@ -102,18 +102,26 @@ def test_kbest_from_python_equals_api(small_csv):
 
 
 def test_failure_during_work_leaves_no_output(small_csv, tmp_path, capsys, monkeypatch):
+    import tempfile
+
     import gobnilp_py.output.pictures as pictures
 
     def broken(*a, **k):
         raise RuntimeError("disk on fire")
 
     monkeypatch.setattr(pictures, "draw_score_rank", broken)
+    logs = tmp_path / "logs"   # the crash log goes to the temporary folder: this test's own, not the system's
+    logs.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(logs))
     cfg = tmp_path / "e.toml"
     cfg.write_text(f'[data]\npath = "{small_csv}"\n[search]\nbayes_factor = 3\n'
                    '[output]\ndir = "res"\nwrite = ["json", "csv", "pictures"]\n')
     code = main(["run", str(cfg), "-q"])
     assert code == 3  # an internal error, reported with a saved traceback
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["e.toml"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["e.toml", "logs"]
+    (log,) = logs.iterdir()
+    assert log.name.startswith("gobnilp-py-crash-") and "RuntimeError: disk on fire" in log.read_text()
+    assert f"traceback saved to {log}" in capsys.readouterr().err
 
 
 def test_rerun_replaces_its_own_folder(small_csv, tmp_path, capsys):

@@ -79,14 +79,18 @@ def test_bad_parallel_settings():
         assert "\n" not in str(exc.value)
 
 
-def test_dask_local_cluster_equals_serial(always_parallel):
+def test_dask_local_cluster_equals_serial(always_parallel, tmp_path):
     distributed = pytest.importorskip(
         "distributed", reason="dask.distributed is not installed (optional extra 'dask')")
     ds = _data(4)
     serial_bic = score(ds, score="BIC", bayes_factor=3, n_jobs=1)
     serial_bdeu = score(ds, score="BDeu", bayes_factor=3, n_jobs=1)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster:
+    import dask
+
+    # dask's scratch folder (it outlives the cluster) in this test's folder, not the system's temporary one
+    with dask.config.set({"temporary-directory": str(tmp_path)}), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                     dashboard_address=None) as cluster:
         by_address = score(ds, score="BIC", bayes_factor=3, backend="dask", scheduler=cluster.scheduler_address)
         with distributed.Client(cluster) as client:
             by_client = score(ds, score="BDeu", bayes_factor=3, backend="dask", scheduler=client)

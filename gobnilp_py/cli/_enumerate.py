@@ -4,20 +4,24 @@
 all-or-nothing folder as ``gobnilp-py run`` (:class:`~gobnilp_py.output.StagedFolder`):
 checked before the work, never over a file gobnilp-py did not write unless
 ``--force``, and each file labelled with the result's guarantee.
+``-o DIR --write NAMES`` writes instead the outputs ``run`` would write for
+the same job (same names, files and report; ``json`` is then ``result.json``):
+the flags become the config keys they stand for (:func:`._options.output_config`).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from .._wording import printable
 from ._options import JSON_SECONDS_PER_NETWORK_VARIABLE, WRITE_FIXED_SECONDS, WRITE_SECONDS_PER_NETWORK_VARIABLE, \
     add_common_options, \
-    add_data_options, add_force, add_method_options, add_scoring_options, add_time_limit, check_order_flag, \
-    command_budget, method_kwargs, number, read_input, scoring_kwargs
+    add_data_options, add_force, add_method_options, add_scoring_options, add_time_limit, add_write, check_order_flag, \
+    command_budget, method_kwargs, number, output_config, read_input, scoring_kwargs
 
 __all__ = ["register", "write_collection"]
 
@@ -51,7 +55,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     add_time_limit(p)
     p.add_argument("--json", action="store_true", help="print one JSON object (with every network)")
     p.add_argument("-o", "--output-dir", default=None,
-                   help="write networks.csv and summary.json into this folder")
+                   help="write networks.csv and summary.json (or the --write outputs) into this folder")
+    add_write(p)
     add_force(p)
     add_common_options(p)
 
@@ -61,6 +66,8 @@ def _prepare(args: argparse.Namespace, command: str) -> tuple[object, dict]:
 
     ``kw["time_limit"]`` is the command's :class:`~gobnilp_py._budget.Budget`, started before reading and
     told what writing each listed network will cost (``-o``, ``--json``), so the collection leaves it.
+    With ``--write`` also the run config of the outputs (``args.output_cfg``), checked against the data
+    before the work as ``run`` checks it (names a format cannot hold, the width).
     """
     from .._validation import check_names_for
     from ..errors import ConfigError, ParameterError
@@ -75,7 +82,14 @@ def _prepare(args: argparse.Namespace, command: str) -> tuple[object, dict]:
     budget.per_network = n_vars * ((WRITE_SECONDS_PER_NETWORK_VARIABLE if args.output_dir else 0.0)
                                    + (JSON_SECONDS_PER_NETWORK_VARIABLE if args.json else 0.0))
     check_order_flag(search, source)
-    if args.output_dir:
+    args.output_cfg = output_config(args, command, search)
+    if args.output_cfg is not None:
+        from ..output.job import check_before_work
+
+        is_table = hasattr(source, "families")
+        check_before_work(args.output_cfg, None if is_table else source, source if is_table else None)
+        args.source = source
+    elif args.output_dir:
         try:
             check_names_for(source.names, ["modelstring"], where="networks.csv")  # type: ignore[attr-defined]
         except ParameterError as exc:
@@ -86,6 +100,7 @@ def _prepare(args: argparse.Namespace, command: str) -> tuple[object, dict]:
     if args.constraints:
         kw["constraints"] = args.constraints
     kw.update(search)
+    args.budget = budget     # the whole command's: pictures asked with --write are skipped when it runs out
     if args.output_dir and budget.time_limit is not None:    # writing the folder has a cost of its own
         budget = budget.ending_before(min(WRITE_FIXED_SECONDS, 0.1 * budget.time_limit))
     kw["time_limit"] = budget
@@ -106,9 +121,11 @@ def run_enumerate(args: argparse.Namespace) -> int:
     source, kw = _prepare(args, "enumerate")
     from ..progress import Progress
 
+    t0 = time.perf_counter()
     with Progress.for_terminal((), quiet=args.quiet, deadline=kw["time_limit"].deadline) as progress:
         cs = enumerate_networks(source, bayes_factor=args.bayes_factor, epsilon=args.epsilon,
                                 max_networks=args.max_networks, progress=progress, **kw)
+    args.solve_seconds = time.perf_counter() - t0
     return _report(args, cs)
 
 
@@ -120,8 +137,10 @@ def run_kbest(args: argparse.Namespace) -> int:
     source, kw = _prepare(args, "kbest")
     from ..progress import Progress
 
+    t0 = time.perf_counter()
     with Progress.for_terminal((), quiet=args.quiet, deadline=kw["time_limit"].deadline) as progress:
         cs = kbest(source, args.k, progress=progress, **kw)
+    args.solve_seconds = time.perf_counter() - t0
     return _report(args, cs)
 
 
@@ -135,7 +154,20 @@ def _report(args: argparse.Namespace, cs: Any) -> int:
     from .._json import dumps
     from ._results import display, exit_code, opt_text, print_notes, say_infeasible
 
-    if args.output_dir:
+    if getattr(args, "output_cfg", None) is not None:
+        from ..output.job import RunResult, phases_for, write_outputs
+        from ..progress import Progress
+
+        cfg, source = args.output_cfg, args.source
+        is_table = hasattr(source, "families")
+        res = RunResult(cfg, cs, dataset=None if is_table else source, table=source if is_table else None)
+        with Progress.for_terminal(phases_for(cfg.job, cfg.outputs)[-2:], quiet=args.quiet) as progress:
+            progress.timings["solving"] = args.solve_seconds  # scoring included: the driver scores the data
+            paths = write_outputs(res, progress, args.budget)
+        if not args.quiet:
+            print(printable(f"wrote {len(paths)} files to {cfg.output_dir}: {', '.join(p.name for p in paths)}"),
+                  file=sys.stderr)
+    elif args.output_dir:
         paths = write_collection(cs, Path(args.output_dir), force=args.force)
         if not args.quiet:
             print(printable("wrote " + " and ".join(str(p) for p in paths)), file=sys.stderr)
@@ -162,9 +194,9 @@ def write_collection(cs: Any, folder: Path, *, force: bool = False) -> list[Path
     did not write is refused unless ``force``.
     """
     from ..output.folder import StagedFolder
-    from ..output.writers import guarantee_of, networks_csv, to_json
+    from ..output.writers import collection_json, guarantee_of, networks_csv
 
     with StagedFolder(folder, force=force) as staged:
         staged.write_text("networks.csv", networks_csv(cs))
-        staged.write_text("summary.json", to_json(_summary_dict(cs)))
+        staged.write_text("summary.json", collection_json(cs))  # to_json(_summary_dict(cs)), from the arrays
         return staged.commit(f"written by gobnilp-py {getattr(cs, 'kind', 'enumerate')}; {guarantee_of(cs)}")

@@ -44,6 +44,8 @@ __all__ = [
     "WRITE_SECONDS_PER_NETWORK_VARIABLE",
     "JSON_SECONDS_PER_NETWORK_VARIABLE",
     "WRITE_FIXED_SECONDS",
+    "add_write",
+    "output_config",
 ]
 
 #: One wording for --time-limit everywhere.
@@ -428,3 +430,74 @@ def check_order_flag(search: dict[str, object], source: object) -> None:
         from .._validation import check_order_names
 
         check_order_names(search["order"], source.names, "--order")  # type: ignore[attr-defined]
+
+
+# ------------------------------------------------------------------ -o DIR --write: run's outputs
+WRITE_HELP = ("with -o: comma-separated outputs to write, as 'run' names them (json, csv, gobnilp, modelstring, "
+              "dot, pictures, report, arc_strength, adjacency, bif, or all; see docs/configuration.md), with "
+              "run's file names; default: networks.csv and summary.json")
+
+
+def add_write(p: argparse.ArgumentParser) -> None:
+    """``--write``: which of ``run``'s outputs ``-o`` writes (the ``[output] write`` key of a config)."""
+    p.add_argument("--write", default=None, metavar="NAMES", help=WRITE_HELP)
+    p.add_argument("--picture-format", default=None, choices=["png", "svg", "pdf"],
+                   help="with --write pictures: image format (default png)")
+
+
+#: Flag attribute -> (config section, key, flag): the data, scoring and search flags of a command.
+_CONFIG_KEYS = {
+    "header": ("data", "header", "--no-header"), "delimiter": ("data", "delimiter", "--delimiter"),
+    **{a: ("scoring", a, f) for a, f in _SCORING_FLAGS.items()},
+    "bayes_factor": ("search", "bayes_factor", "--bf"), "epsilon": ("search", "epsilon", "--epsilon"),
+    "k": ("search", "k", "-k"),
+    "time_limit": ("limits", "time_limit", "--time-limit"),
+    "max_networks": ("limits", "max_networks", "--max-networks"),
+    "constraints": ("constraints", "file", "--constraints"), "force": ("output", "force", "--force"),
+    "picture_format": ("output", "picture_format", "--picture-format"),
+}
+
+
+def output_config(args: argparse.Namespace, command: str, search: Mapping[str, object]) -> Any:
+    """The run config the flags of ``enumerate`` / ``kbest`` describe, for writing ``--write``'s outputs.
+
+    Why a config: ``-o DIR --write NAMES`` writes exactly what ``gobnilp-py run``
+    writes for the same job (:func:`gobnilp_py.output.job.write_outputs`), with
+    the same names, files, labels and report, so the flags become the config
+    keys they stand for and are checked by the config's vocabulary (a bad
+    output name is one line naming ``--write``, before any work).  ``None``
+    without ``--write``.
+    """
+    if getattr(args, "write", None) is None and getattr(args, "picture_format", None) is None:
+        return None
+    from ..config import load_config
+    from ..errors import ConfigError
+
+    if not args.output_dir:
+        raise ConfigError("--write and --picture-format need -o DIR (the folder to write into)")
+    overrides: list[tuple[str, str, object, str]] = [
+        ("data", "path", args.data, "DATA"), ("search", "job", command, command),
+        ("output", "dir", args.output_dir, "-o")]
+    for attr, (section, key, flag) in _CONFIG_KEYS.items():
+        value = getattr(args, attr, None)
+        if value is None or (value is False and attr not in ("header", "prune")):  # not given
+            continue
+        overrides.append((section, key, value, flag))
+    if getattr(args, "arities", None) is not None:
+        overrides.append(("data", "arities", _arities(args), "--arities"))
+    for key, value in search.items():
+        overrides.append(("search", key, value, f"--{key.replace('_', '-')}"))
+    from_data = not is_table_path(_resolve(args.data))
+    if args.write is not None:
+        names = [w.strip() for w in args.write.split(",") if w.strip()]
+        if "all" in names and from_data:  # every output this command can write: no table kept from data
+            from ..config import OUTPUTS_FOR_JOB
+
+            every = [x for x in OUTPUTS_FOR_JOB[command] if x != "jkl"]
+            names = [x for n in names for x in (every if n == "all" else [n])]
+        overrides.append(("output", "write", names, "--write"))
+    cfg = load_config(None, overrides)
+    if "jkl" in cfg.outputs and from_data:
+        raise ConfigError(f"--write jkl: '{command}' scores the data inside its search and keeps no score table; "
+                          "write one with 'gobnilp-py score' or use 'gobnilp-py run'")
+    return cfg

@@ -1,7 +1,9 @@
 """``gobnilp-py run CONFIG``: one job from a TOML config or a GOBNILP settings file.
 
 Flags override config values (``--bf 20``, ``--time-limit 60``,
-``--output-dir out``, ``--set section.key=value``).  The whole config is
+``--output-dir out``, ``--no-header``, ``--score BDeu --ess 10 --palim 2``,
+``--set section.key=value``), each checked by the config's own vocabulary and
+named in its message (``command line: --palim must be ...``).  The whole config is
 validated before any work; a bad one is one line naming the file and key.
 ``--check`` stops after validation.  Progress goes to stderr (``--quiet``
 silences it); the summary, headed by the result's guarantee, goes to stdout.
@@ -16,7 +18,7 @@ import math
 import sys
 
 from .._wording import printable
-from ._options import TIME_LIMIT_HELP, add_common_options, number
+from ._options import TIME_LIMIT_HELP, _int_text, add_common_options, number
 
 __all__ = ["register"]
 
@@ -34,7 +36,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--bf", dest="bayes_factor", type=number, default=None, help="override [search] bayes_factor")
     g.add_argument("--epsilon", type=number, default=None, help="override [search] epsilon (= ln BF)")
     p.add_argument("-k", "--k", dest="k", type=int, default=None, help="override [search] k")
+    p.add_argument("--no-header", dest="header", action="store_const", const=False, default=None,
+                   help="override [data] header: the CSV file has no header row (variables are named 0..n-1)")
     p.add_argument("--score", default=None, help="override [scoring] score")
+    p.add_argument("--ess", type=number, default=None, help="override [scoring] ess (BDeu equivalent sample size)")
+    p.add_argument("--palim", default=None,
+                   help='override [scoring] palim: maximum number of parents, or "auto" (the parent-count bound '
+                        "provably safe for the gap)")
     p.add_argument("--method", default=None,
                    help="override [search] method (a method of the registry, or auto; see 'learn --help')")
     p.add_argument("--by", default=None, help="override [search] by (auto, class or dag)")
@@ -64,12 +72,15 @@ def _overrides(args: argparse.Namespace) -> list[tuple]:
     out: list[tuple] = []
     flags = [("job", "search", "job", "--job"), ("bayes_factor", "search", "bayes_factor", "--bf"),
              ("epsilon", "search", "epsilon", "--epsilon"), ("k", "search", "k", "-k"),
-             ("score", "scoring", "score", "--score"), ("method", "search", "method", "--method"),
+             ("header", "data", "header", "--no-header"), ("score", "scoring", "score", "--score"),
+             ("ess", "scoring", "ess", "--ess"), ("palim", "scoring", "palim", "--palim"),
+             ("method", "search", "method", "--method"),
              ("by", "search", "by", "--by"), ("verify", "search", "verify", "--verify"),
              ("time_limit", "limits", "time_limit", "--time-limit"),
              ("max_networks", "limits", "max_networks", "--max-networks"),
              ("output_dir", "output", "dir", "--output-dir"), ("report", "output", "report_format", "--report"),
              ("force", "output", "force", "--force")]
+    args.palim = _int_text(args.palim)      # "3" -> 3 for the shared check; "auto" and bad text as written
     for attr, section, key, flag in flags:
         value = getattr(args, attr)
         if value is not None:

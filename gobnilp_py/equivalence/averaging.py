@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import DataError, ScoreError
+from .columns import NetworkColumns, columns_of
 from .cpdag import CPDAG, EquivalenceClass, _index, group_by_class, network_parts
 from .extensions import Extensions
 
@@ -64,6 +65,17 @@ def _scores(parts: Sequence[Any]) -> np.ndarray:
     if bad.size:
         raise ScoreError(f"network {int(bad[0])} has a non-finite score {s[bad[0]]}")
     return s
+
+
+def _network_scores(networks: Sequence[Any]) -> np.ndarray | None:
+    """The scores of :class:`~gobnilp_py.network.Network` objects, read without their parents (``None``
+    for anything else, or a non-finite score: :func:`_scores` then says which network)."""
+    from ..network import Network
+
+    if not networks or any(type(x) is not Network for x in networks):
+        return None
+    s = np.fromiter((x.score for x in networks), dtype=float, count=len(networks))
+    return s if np.isfinite(s).all() else None
 
 
 def _resolve_opt(s: np.ndarray, opt: float | None) -> float:
@@ -108,16 +120,29 @@ def network_weights(networks: Iterable[Any], opt: float | None = None, *, normal
     -------
     numpy.ndarray of float, one per network, in input order.
     """
-    parts = [network_parts(x) for x in networks]
-    s = _scores(parts)
+    networks = networks if isinstance(networks, (list, tuple)) else list(networks)
+    s = _network_scores(networks)
+    if s is None:
+        s = _scores([network_parts(x) for x in networks])
     opt_v = _resolve_opt(s, opt)
     if not normalise:
         return np.exp(np.minimum(s - opt_v, 0.0))
     return _posterior(s)
 
 
-def _arrow_matrix(networks: Iterable[Any], opt: float | None) -> tuple[tuple[str, ...], np.ndarray]:
-    """Weighted arrow counts: ``A[u, v]`` = total weight of networks with ``u -> v``."""
+def _arrow_matrix(networks: Iterable[Any], opt: float | None,
+                  columns: NetworkColumns | None = None) -> tuple[tuple[str, ...], np.ndarray]:
+    """Weighted arrow counts: ``A[u, v]`` = total weight of networks with ``u -> v``.
+
+    :class:`~gobnilp_py.network.Network` objects over one ``names`` tuple are summed from their
+    parent bitmasks (:mod:`.columns`; ``columns`` when the caller keeps them), to the same floats.
+    """
+    networks = networks if isinstance(networks, (list, tuple)) else list(networks)
+    cols = columns if columns is not None else columns_of(networks)
+    if cols is not None:
+        _resolve_opt(cols.scores, opt)
+        a = cols.arrow_weights(_posterior(cols.scores))
+        return cols.names, np.clip(a, 0.0, 1.0)  # a Network is never its own parent (checked when built)
     parts = [network_parts(x) for x in networks]
     s = _scores(parts)
     _resolve_opt(s, opt)
@@ -159,8 +184,12 @@ def _arrow_matrix(networks: Iterable[Any], opt: float | None) -> tuple[tuple[str
     return names, np.clip(a, 0.0, 1.0)
 
 
-def arrow_probabilities(networks: Iterable[Any], opt: float | None = None) -> pd.DataFrame:
+def arrow_probabilities(networks: Iterable[Any], opt: float | None = None, *,
+                        columns: NetworkColumns | None = None) -> pd.DataFrame:
     """Posterior probability of each arrow.
+
+    ``columns``: the networks' arrays (:func:`~.columns.columns_of`) when the caller keeps them
+    (a :class:`~gobnilp_py.solve.credible.CredibleSet` does), so they are not gathered again.
 
     Returns
     -------
@@ -178,15 +207,18 @@ def arrow_probabilities(networks: Iterable[Any], opt: float | None = None) -> pd
     checked when built); unknown names, self-loops and repeated parents are
     rejected with :class:`~gobnilp_py.errors.DataError`.
     """
-    names, a = _arrow_matrix(networks, opt)
+    names, a = _arrow_matrix(networks, opt, columns)
     import pandas as pd
 
     df = pd.DataFrame(a, index=pd.Index(names, name="parent"), columns=pd.Index(names, name="child"))
     return df
 
 
-def edge_probabilities(networks: Iterable[Any], opt: float | None = None) -> pd.DataFrame:
+def edge_probabilities(networks: Iterable[Any], opt: float | None = None, *,
+                       columns: NetworkColumns | None = None) -> pd.DataFrame:
     """Posterior probability of each adjacency (edge in either direction).
+
+    ``columns``: as for :func:`arrow_probabilities`.
 
     Returns
     -------
@@ -196,7 +228,7 @@ def edge_probabilities(networks: Iterable[Any], opt: float | None = None) -> pd.
         Adjacency is a property of the equivalence class, so unlike arrows it
         does not depend on which members of a class were collected.
     """
-    names, a = _arrow_matrix(networks, opt)
+    names, a = _arrow_matrix(networks, opt, columns)
     e = np.clip(a + a.T, 0.0, 1.0)  # a DAG never has both u -> v and v -> u
     import pandas as pd
 

@@ -603,7 +603,7 @@ def _network_class() -> type | None:
     return Network
 
 
-def group_by_class(networks: Iterable[Any], *, validate: bool = True) -> list[EquivalenceClass]:
+def group_by_class(networks: Iterable[Any], *, validate: bool = True, columns: Any = None) -> list[EquivalenceClass]:
     """Group networks into Markov equivalence classes.
 
     Parameters
@@ -615,6 +615,10 @@ def group_by_class(networks: Iterable[Any], *, validate: bool = True) -> list[Eq
         Check every network for cycles (see :func:`class_key`).  Networks
         that are :class:`gobnilp_py.network.Network` objects were checked when
         built and are never re-checked.
+    columns : NetworkColumns, optional
+        The networks' arrays (:func:`~.columns.columns_of`) when the caller
+        keeps them; Network objects over one ``names`` tuple are keyed from
+        their parent bitmasks with numpy either way (the same keys).
 
     Returns
     -------
@@ -628,6 +632,9 @@ def group_by_class(networks: Iterable[Any], *, validate: bool = True) -> list[Eq
     nets = list(networks)
     if not nets:
         return []
+    fast = _group_columns(nets, columns)
+    if fast is not None:
+        return fast
     parts = [network_parts(x) for x in nets]
     ref = parts[0].names
     ref_set = frozenset(ref)
@@ -647,9 +654,63 @@ def group_by_class(networks: Iterable[Any], *, validate: bool = True) -> list[Eq
         scores = [parts[i].score for i in idxs if parts[i].score is not None]
         best = max(scores) if scores else None
         classes.append(EquivalenceClass(ref, k, tuple(nets[i] for i in idxs), best))
-    def order(c: EquivalenceClass) -> tuple[bool, float, ClassKey]:
-        unscored = c.best_score is None or math.isnan(c.best_score)
-        return unscored, 0.0 if unscored else -c.best_score, c.key  # type: ignore[operator]
+    classes.sort(key=_class_order)
+    return classes
 
-    classes.sort(key=order)
+
+def _class_order(c: EquivalenceClass) -> tuple[bool, float, ClassKey]:
+    unscored = c.best_score is None or math.isnan(c.best_score)
+    return unscored, 0.0 if unscored else -c.best_score, c.key  # type: ignore[operator]
+
+
+def _unique_rows(keys: Any) -> tuple[Any, Any]:
+    """``(first, inverse)`` of the distinct rows of a uint64 array, as ``np.unique(axis=0)`` gives them.
+
+    Rows are told apart by a 64-bit hash first (one sort of N numbers instead of N rows), and the
+    grouping is then checked row for row: any collision falls back to sorting the rows themselves,
+    so the groups are exact either way.
+    """
+    import numpy as np
+
+    with np.errstate(over="ignore"):
+        mult = (np.arange(keys.shape[1], dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)) | np.uint64(1)
+        h = np.zeros(keys.shape[0], dtype=np.uint64)
+        for j in range(keys.shape[1]):
+            h = (h ^ (keys[:, j] * mult[j])) * np.uint64(0xBF58476D1CE4E5B9)
+    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    if not np.array_equal(keys, keys[first[inverse]]):  # a hash collision: group by the rows themselves
+        _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        inverse = inverse.reshape(-1)
+    return first, inverse
+
+
+def _group_columns(nets: list[Any], cols: Any = None) -> list[EquivalenceClass] | None:
+    """:func:`group_by_class` of Network objects over one ``names`` tuple, keyed with numpy.
+
+    The keys are those of :func:`_key_of` (the same Python ints), the members in input order, the
+    classes in the same order; ``None`` when :func:`~.columns.columns_of` does not apply.
+    """
+    import numpy as np
+
+    from .columns import columns_of
+
+    if cols is None:
+        cols = columns_of(nets)
+    if cols is None:
+        return None
+    adj, vp = cols.class_keys()
+    keys = np.concatenate([adj, vp], axis=1)
+    first, inverse = _unique_rows(keys)
+    by_class = np.argsort(inverse, kind="stable")            # members of each class in input order
+    bounds = np.flatnonzero(np.diff(inverse[by_class])) + 1
+    names = cols.names
+    n = cols.n
+    classes = []
+    for c, idx in enumerate(np.split(by_class, bounds)):
+        row = keys[first[c]].tolist()
+        best = max(nets[i].score for i in idx.tolist())
+        classes.append(EquivalenceClass(names, (tuple(row[:n]), tuple(row[n:])), tuple(nets[i] for i in idx.tolist()),
+                                        best))
+    classes.sort(key=_class_order)
     return classes

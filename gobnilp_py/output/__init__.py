@@ -4,14 +4,34 @@
 and writes the outputs it names; the writers and picture functions can also
 be used on their own with any result (``ScoreTable``, ``Network``,
 ``CredibleSet``).
+
+Names are imported on first use (:mod:`gobnilp_py._lazy`): ``from
+gobnilp_py.output.writers import networks_csv`` does not load the job runner,
+the config or matplotlib.
 """
 
-from .folder import StagedFolder
-from .load import load_result
-from .pictures import PictureSet, cpdag_png, dag_png, dot_files, draw_pictures, edge_heatmap_png, score_rank_png
-from .report import ReportData, render_html, render_markdown
-from .job import RunResult, run, run_job
-from .writers import dot_text, gobnilp_text, modelstrings, networks_csv, to_json
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .folder import StagedFolder
+    from .load import load_result
+    from .pictures import PictureSet, cpdag_png, dag_png, dot_files, draw_pictures, edge_heatmap_png, score_rank_png
+    from .report import ReportData, render_html, render_markdown
+    from .job import RunResult, run, run_job
+    from .writers import dot_text, gobnilp_text, modelstrings, networks_csv, to_json
+
+#: Public name -> the submodule it is imported from on first use.
+_LAZY: dict[str, str] = {
+    "StagedFolder": ".folder", "load_result": ".load", "PictureSet": ".pictures", "cpdag_png": ".pictures",
+    "dag_png": ".pictures", "dot_files": ".pictures", "draw_pictures": ".pictures", "edge_heatmap_png": ".pictures",
+    "score_rank_png": ".pictures", "ReportData": ".report", "render_html": ".report", "render_markdown": ".report",
+    "RunResult": ".job", "run": ".job", "run_job": ".job", "dot_text": ".writers", "gobnilp_text": ".writers",
+    "modelstrings": ".writers", "networks_csv": ".writers", "to_json": ".writers",
+}
 
 __all__ = [
     "run",
@@ -35,3 +55,5 @@ __all__ = [
     "render_markdown",
     "render_html",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

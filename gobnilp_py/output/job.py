@@ -47,7 +47,7 @@ from . import writers as W
 from .folder import StagedFolder
 from .report import ReportData, render_html, render_markdown
 
-__all__ = ["RunResult", "run", "run_job", "phases_for", "phases_of"]
+__all__ = ["RunResult", "run", "run_job", "write_outputs", "phases_for", "phases_of"]
 
 log = logging.getLogger("gobnilp_py")
 
@@ -86,8 +86,12 @@ class RunResult:
         """The result's guarantee line (see :func:`gobnilp_py.output.writers.guarantee_of`)."""
         return W.guarantee_of(self.result)
 
-    def to_dict(self) -> dict[str, Any]:
-        """Everything machine-readable about the run (the ``result.json`` output)."""
+    def to_dict(self, *, networks: bool = True) -> dict[str, Any]:
+        """Everything machine-readable about the run (the ``result.json`` output).
+
+        ``networks=False`` leaves out a collection's ``networks`` and ``classes`` (the file's writer,
+        :func:`gobnilp_py.output.writers.result_json`, writes those from arrays).
+        """
         cfg = self.config
         d: dict[str, Any] = {
             "gobnilp_py_version": __version__,
@@ -104,7 +108,7 @@ class RunResult:
         elif cfg.job == "learn":
             d["result"] = r.to_dict()
         else:
-            d["result"] = r.to_dict()
+            d["result"] = r.to_dict(networks=networks)
             d.update(W.collection_summary(r))
         for key, value in W.labels(r).items():
             d["result"].setdefault(key, value)
@@ -377,23 +381,36 @@ def run_job(cfg: RunConfig, progress: Progress, *, started: float | None = None,
             result.mecs()
             if len(result):
                 result.edge_probabilities()
+    write_outputs(res, progress, budget)
+    return res
+
+
+def write_outputs(res: RunResult, progress: Progress, budget: Budget | None = None) -> list[Path]:
+    """Draw the pictures the config names and write every output into ``[output] dir`` (if any).
+
+    The phases ``drawing`` and ``writing`` of :func:`run_job`; also what
+    ``gobnilp-py enumerate -o DIR --write ...`` uses, so both commands write
+    the same files.  Sets ``res.files`` and ``res.timings``.  ``budget``: the job's time budget; pictures
+    that no longer fit in what it leaves are skipped (the report says why); writing itself is never cut.
+    """
+    cfg = res.config
     pics = P.PictureSet()
     wanted = tuple(p for p in cfg.outputs if p in PICTURES) if cfg.output_dir is not None else ()
-    left = budget.remaining()
+    left = budget.remaining() if budget is not None else None
     if wanted and left is not None and left < DRAW_SECONDS_PER_PICTURE * len(wanted):
         pics.skipped.update(dict.fromkeys(wanted, f"not drawn: the {budget.time_limit:g} s time limit left "
                                                   f"{max(left, 0.0):.1f} s to draw {len(wanted)} picture(s)"))
         wanted = ()
     if wanted:
         with progress.phase("drawing", f"{len(wanted)} picture{'s' if len(wanted) != 1 else ''}"):
-            pics = P.draw_pictures(result, wanted, format=cfg.values["output"]["picture_format"],
+            pics = P.draw_pictures(res.result, wanted, format=cfg.values["output"]["picture_format"],
                                    dpi=cfg.values["output"]["dpi"])
     res.timings = dict(progress.timings)
     if cfg.output_dir is not None:
         with progress.phase("writing", printable(cfg.output_dir)):
             res.files = _write(res, pics, progress)
     res.timings = dict(progress.timings)
-    return res
+    return res.files
 
 
 # -------------------------------------------------------------------- writing
@@ -489,7 +506,7 @@ def _write(res: RunResult, pics: P.PictureSet, progress: Progress) -> list[Path]
             elif name == "arc_strength" and len(r):
                 folder.write_text(fname, W.arc_strength_csv(r))
         if "json" in wanted:
-            folder.write_text(cfg.output_file("json"), W.to_json(res.to_dict()))
+            folder.write_text(cfg.output_file("json"), W.result_json(res))
         if "report" in wanted:
             pic_files = {_CAPTIONS[k]: cfg.output_file(k) for k in PICTURES if k in pics.images}
             timings = dict(progress.timings, writing=time.perf_counter() - t0)  # writing: up to this report

@@ -49,6 +49,8 @@ from .._json import jsonable
 __all__ = [
     "jsonable",
     "to_json",
+    "result_json",
+    "collection_json",
     "guarantee_of",
     "is_complete",
     "is_approximate",
@@ -73,6 +75,52 @@ __all__ = [
 def to_json(obj: Any) -> str:
     """Strict JSON text (no NaN), indented for reading, ending in a newline."""
     return json.dumps(jsonable(obj), indent=1, allow_nan=False, ensure_ascii=False) + "\n"
+
+
+#: Stands for a collection's networks in :func:`result_json` until their text is put in its place.
+_NETWORKS_SLOT = "\x00gobnilp_py networks\x00"
+
+
+def result_json(res: Any) -> str:
+    """``result.json`` of a run: :func:`to_json` of ``res.to_dict()``, byte for byte, built faster.
+
+    Why: a collection's ``networks`` are most of the file (150,000 networks of 45 variables: 6.75
+    million parent lists), and :mod:`json` writes indented text in pure Python.  Their text is
+    made from the collection's arrays (:func:`gobnilp_py.equivalence.columns.networks_json`, each
+    family's text once) and put where :mod:`json` would have written them; the rest goes through
+    :func:`to_json` as before.  Any other result is ``to_json(res.to_dict())``.
+    """
+    r = getattr(res, "result", None)
+    cols = _columns_of(r) if res.job in ("enumerate", "kbest") else None
+    if cols is None:
+        return to_json(res.to_dict())
+    d = res.to_dict(networks=False)
+    return _with_networks(d, d["result"], r, cols)
+
+
+def collection_json(cs: Any) -> str:
+    """``summary.json`` of ``enumerate``/``kbest -o``: :func:`to_json` of the collection's ``to_dict()``
+    with its :func:`labels`, byte for byte, its networks written from the arrays (see :func:`result_json`)."""
+    cols = _columns_of(cs)
+    if cols is None:
+        return to_json({**cs.to_dict(), **labels(cs)})
+    d = {**cs.to_dict(networks=False), **labels(cs)}
+    return _with_networks(d, d, cs, cols)
+
+
+def _with_networks(doc: dict[str, Any], where: dict[str, Any], cs: Any, cols: Any) -> str:
+    """:func:`to_json` of ``doc`` once ``where`` ends with the collection's ``networks`` and ``classes``
+    (as :meth:`CredibleSet.to_dict` ends), the networks' text made from the arrays."""
+    from ..equivalence.columns import networks_json
+    from ..solve.classes import classes_to_json
+
+    where["networks"] = _NETWORKS_SLOT
+    where["classes"] = jsonable(classes_to_json(cs.classes))
+    text = to_json(doc)
+    slot = json.dumps(_NETWORKS_SLOT, ensure_ascii=False)
+    at = text.index(slot)
+    depth = at - (text.rindex("\n", 0, at) + 1) - len('"networks": ')  # the key's indentation
+    return text[:at] + networks_json(cols, depth) + text[at + len(slot):]
 
 
 # --------------------------------------------------------------- labels
@@ -219,13 +267,69 @@ def networks_csv(result: Any) -> str:
         for net in nets:
             buf.write(f"1,{net.score!r},0.0,1.0,0,{net.n_edges},{_csv_field(net.to_modelstring())},{net.status}\n")
         return buf.getvalue()
+    cols = _columns_of(result)
+    if cols is not None:
+        return comment_lines(result) + _csv_from_columns(result, cols)
     df = result.to_dataframe()
     opt = getattr(result, "opt", math.nan)
     if len(df) and math.isfinite(opt):  # a tie's float noise is written as gap 0, Bayes factor 1 (shown_gap)
-        tied = [shown_gap(opt, s) == 0.0 for s in df["score"]]
+        tied = _shown_tied(opt, df["score"].to_numpy(dtype=float))
         df.loc[tied, "gap"] = 0.0
         df.loc[tied, "bayes_factor"] = 1.0
     return comment_lines(result) + df.to_csv(index=False, float_format="%.10g")
+
+
+def _csv_from_columns(cs: Any, cols: Any) -> str:
+    """The rows :func:`networks_csv` writes through pandas (``to_dataframe().to_csv(index=False,
+    float_format="%.10g")`` after the tie correction), written directly: the same text, byte for byte.
+
+    Why: pandas took 2.4 s of the 150,000-network CSV.  The rules reproduced are pandas': floats as
+    ``"%.10g" % x`` and NaN as an empty field, integers as ``str``, the class column as floats when a
+    network has no class, a field quoted (quotes doubled) when it holds a comma, a quote or a line break.
+    """
+    from ..equivalence.columns import model_strings
+
+    opt = getattr(cs, "opt", math.nan)
+    scores = cols.scores.tolist()
+    gaps = [opt - s for s in scores]
+    bfs = [math.exp(g) if g < 700 else math.inf for g in gaps]
+    if math.isfinite(opt):
+        for i in _shown_tied(opt, cols.scores).nonzero()[0].tolist():
+            gaps[i], bfs[i] = 0.0, 1.0
+    class_of = cs._class_index()
+    mec = [class_of.get(id(net)) for net in cs.networks]
+    if any(m is None for m in mec):  # pandas makes the column float (NaN for the missing)
+        mec_text = ["" if m is None else "%.10g" % float(m) for m in mec]
+    else:
+        mec_text = [str(m) for m in mec]
+
+    def g(x: float) -> str:
+        return "" if x != x else "%.10g" % x
+
+    def quoted(text: str) -> str:
+        return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\r\n') else text
+
+    lines = ["rank,score,gap,bayes_factor,mec,n_edges,model\n"]
+    lines += [f"{r},{g(s)},{g(gap)},{g(bf)},{m},{e},{quoted(model)}\n"
+              for r, s, gap, bf, m, e, model in zip(range(1, len(scores) + 1), scores, gaps, bfs, mec_text,
+                                                    cols.n_edges().tolist(), model_strings(cols))]
+    return "".join(lines)
+
+
+def _shown_tied(opt: float, scores: Any) -> Any:
+    """Per score: :func:`shown_gap` would write 0 (``|opt - score|`` within the tolerance), as one array."""
+    import numpy as np
+
+    from ..solve.results import tolerance_of
+
+    gap = opt - np.asarray(scores, dtype=float)
+    return np.isfinite(gap) & (np.abs(gap) <= tolerance_of(opt))
+
+
+def _columns_of(result: Any) -> Any:
+    """The collection's arrays when it keeps them (:meth:`CredibleSet._network_columns`), else ``None``."""
+    get = getattr(result, "_network_columns", None)
+    return get() if callable(get) and hasattr(result, "networks") and len(result.networks) else None
 
 
 def _csv_field(text: str) -> str:
@@ -247,18 +351,32 @@ def gobnilp_text(result: Any) -> str:
     if not hasattr(result, "networks"):
         return head + "".join(net.to_gobnilp_text() for net in nets)
     opt = getattr(result, "opt", None)
-    parts = []
+    known = opt is not None and math.isfinite(opt)
+    tied = _shown_tied(opt, [net.score for net in nets]).tolist() if known and nets else []
+    heads = []
     for rank, net in enumerate(nets, 1):
         head = f"# network {rank} of {len(nets)}"
-        if opt is not None and math.isfinite(opt):
-            gap = shown_gap(opt, net.score)
+        if known:
+            gap = 0.0 if tied[rank - 1] else opt - net.score  # shown_gap, from the array
             head += f", gap {gap:.6f}, Bayes factor {math.exp(gap):.6g}" if gap < 700 else f", gap {gap:.6f}"
-        parts.append(head + "\n" + net.to_gobnilp_text())
-    return comment_lines(result) + "\n".join(parts)
+        heads.append(head)
+    cols = _columns_of(result)
+    if cols is not None:  # every network's text from the arrays: each family's line formatted once
+        from ..equivalence.columns import gobnilp_text as bulk, local_columns
+
+        local = local_columns(nets, cols.n)
+        if local is not None:
+            return comment_lines(result) + bulk(cols, local, heads)
+    return comment_lines(result) + "\n".join(h + "\n" + net.to_gobnilp_text() for h, net in zip(heads, nets))
 
 
 def modelstrings(result: Any) -> str:
     """bnlearn model strings, one network per line, best first, after a ``#`` guarantee line."""
+    cols = _columns_of(result)
+    if cols is not None:
+        from ..equivalence.columns import modelstrings_text
+
+        return comment_lines(result) + modelstrings_text(cols)
     return comment_lines(result) + "".join(net.to_modelstring() + "\n" for net in networks_of(result))
 
 
