@@ -301,20 +301,37 @@ def _commit() -> str:
 
 
 # ----------------------------------------------------------------------------- table
+def _b(x: float | None) -> str:
+    return "-" if x is None else f"{x:.1f}"
+
+
 def table(args: argparse.Namespace) -> None:
+    """Markdown: one row per instance (C beside ours, last run of each), or with ``--by-label`` one row
+    per (instance, label) of our runs (the levers measured)."""
+    recs = [json.loads(line) for line in Path(args.log).read_text().splitlines() if line.strip()]
+    order = {n: i for i, (n, _) in enumerate(instances(args.data, []))}
+
+    def fmt_gap(g):
+        return "-" if g is None else f"{100 * g:.2f} %"
+
+    if args.by_label:
+        print("| instance | variant | status | s | best score | bound | gap | nodes | LP s | separation s | heuristic s |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        for r in sorted((r for r in recs if r["program"] == "ours"), key=lambda r: order.get(r["instance"], 1e9)):
+            print(f"| {r['instance']} | {r.get('label', 'default')} | {r.get('status')} | {r.get('wall', 0):.1f} | "
+                  f"{_b(r.get('primal'))} | {_b(r.get('dual'))} | {fmt_gap(r.get('gap'))} | {r.get('nodes', '-')} | "
+                  f"{_b(r.get('time_lp'))} | {_b(r.get('time_separation'))} | {_b(r.get('time_heuristic'))} |")
+        return
     rows: dict[str, dict[str, dict]] = {}
-    for line in Path(args.log).read_text().splitlines():
-        r = json.loads(line)
+    for r in recs:
         if args.label and r.get("label") != args.label:
             continue
         rows.setdefault(r["instance"], {})[r["program"]] = r  # the last run of each wins
-    print("| instance | families | C: status | C s | C gap | ours: status | ours s | ours gap | ratio | agree | load |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    order = {n: i for i, (n, _) in enumerate(instances(args.data, []))}
+    print("| instance | families | C: status | C s | C best / bound | C gap | ours: status | ours s | ours best / bound "
+          "| ours gap | ratio | agree | load |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name in sorted(rows, key=lambda n: order.get(n, 1e9)):
         c, o = rows[name].get("c", {}), rows[name].get("ours", {})
-        def fmt_gap(g):
-            return "-" if g is None else f"{100 * g:.2f} %"
         ratio = "-"
         if c.get("status") == "optimal" and o.get("status") == "optimal" and c.get("wall") and o.get("wall"):
             ratio = f"{o['wall'] / c['wall']:.2f}"
@@ -323,7 +340,8 @@ def table(args: argparse.Namespace) -> None:
             agree = "yes" if abs(c["primal"] - o["primal"]) <= 1e-6 * max(1.0, abs(c["primal"])) else "NO"
         load = "/".join(f"{x.get('load_before', 0):.1f}" for x in (c, o) if x)
         print(f"| {name} | {c.get('families') or '-'} | {c.get('status', '-')} | {c.get('wall', 0):.1f} | "
-              f"{fmt_gap(c.get('gap'))} | {o.get('status', '-')} | {o.get('wall', 0):.1f} | {fmt_gap(o.get('gap'))} | "
+              f"{_b(c.get('primal'))} / {_b(c.get('dual'))} | {fmt_gap(c.get('gap'))} | {o.get('status', '-')} | "
+              f"{o.get('wall', 0):.1f} | {_b(o.get('primal'))} / {_b(o.get('dual'))} | {fmt_gap(o.get('gap'))} | "
               f"{ratio} | {agree} | {load} |")
 
 
@@ -363,6 +381,7 @@ def main(argv: list[str] | None = None) -> None:
     t = sub.add_parser("table", help="Markdown table of a run log")
     t.add_argument("--log", required=True)
     t.add_argument("--label")
+    t.add_argument("--by-label", action="store_true", help="one row per (instance, label) of our runs")
     args = ap.parse_args(argv)
     {"build": build, "run": run, "api": api, "table": table}[args.cmd](args)
 
