@@ -80,7 +80,7 @@ def test_packing_clusters_keep_only_rows_every_member_can_meet():
 
 
 def _learn(table: ScoreTable, **options):
-    return learn(table, model_options=options)
+    return learn(table, method="ilp", model_options=options)
 
 
 @settings(max_examples=60, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -105,3 +105,11 @@ def test_packing_rows_are_added_on_random_tables():
         check_network(net, table, opt)
         added += net.stats["extra"].get("packing_rows", 0)
     assert added > 0
+
+
+@pytest.mark.parametrize("bad", [1, 2, -3, True, 2.5, "3"])
+def test_a_packing_size_below_three_is_refused(bad):
+    from gobnilp_py.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="packing"):
+        _learn(random_table(0, 4, 3), packing=bad)

@@ -154,6 +154,8 @@ def build_model(table: ScoreTable, *, constraints: StructuralConstraints | None 
     stats = stats if stats is not None else SolveStats()
     t0 = time.perf_counter()
     _check_params(subip_params or {}, "sub-IP")
+    if isinstance(packing, bool) or not isinstance(packing, int) or (packing != 0 and packing < 3):
+        raise ConfigError(f"model option packing must be 0 (no rows) or a cluster size of at least 3, got {packing!r}")
     check_memory(table)
     index = FamilyIndex.from_table(table)
     m = pyscipopt.Model("gobnilp")
@@ -171,7 +173,7 @@ def build_model(table: ScoreTable, *, constraints: StructuralConstraints | None 
     fm = FamilyModel(model=m, table=table, x=x, index=index, xflat=xflat, stats=stats)
     if pair_cuts:
         stats.initial_pair_cuts = _add_pair_cuts(fm)
-    if packing >= 3:
+    if packing:
         stats.extra["packing_rows"] = add_packing_rows(m, xflat, packing_clusters(index, packing), names)
     if arrow_vars:
         fm.extra["arrow_families"] = _add_arrow_vars(fm)
