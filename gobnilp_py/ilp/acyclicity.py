@@ -75,6 +75,9 @@ class AcyclicityHandler(TransformedVars, pyscipopt.Conshdlr):
         the root).  Every search for them follows a cluster sub-IP that found
         nothing, and deeper in the tree those calls cost more than the
         tighter bound saves (zoo: 2.4 s with none, 9.8 s at every node).
+    kcluster_subip : bool
+        Also look for k-cluster cuts after a cluster separation that needed the SCIP sub-IP (by
+        default only after an enumerated one, which is cheap).
     sparse_cuts : bool
         Write each cut with, per member, whichever of its counted or its
         uncounted families are fewer (:func:`.cluster.sparse_row`): the same
@@ -86,7 +89,7 @@ class AcyclicityHandler(TransformedVars, pyscipopt.Conshdlr):
                  propagate: bool = True, subip_time_limit: float = 10.0,
                  subip_params: dict | None = None, enumerate_max_nodes: int = 14,
                  kcluster_max: int = 3, kcluster_depth: int = 0, kcluster_rounds: int = 10,
-                 sparse_cuts: bool = True) -> None:
+                 sparse_cuts: bool = True, kcluster_subip: bool = False) -> None:
         self.index = index
         self.sparse_cuts = bool(sparse_cuts)
         self.xvars = list(xvars)
@@ -101,6 +104,7 @@ class AcyclicityHandler(TransformedVars, pyscipopt.Conshdlr):
         self.kcluster_max = int(kcluster_max)
         self.kcluster_depth = int(kcluster_depth)
         self.kcluster_rounds = int(kcluster_rounds)
+        self.kcluster_subip = bool(kcluster_subip)
         self.added: set[tuple[frozenset[int], int]] = set()
         #: (cluster, k) cuts found by an earlier search of the same table, put in at the first separation
         #: (see :func:`seed_cuts`)
@@ -170,8 +174,8 @@ class AcyclicityHandler(TransformedVars, pyscipopt.Conshdlr):
         # Only after a cheap (enumerated) cluster separation: each k-cluster round triggers more cluster
         # rounds, and where those need the SCIP sub-IP they cost more than the bound gains (zoo: 2.4 s
         # without k-cluster cuts, 8.9 s with); on adult they close the gap (unsolved in 300 s -> 72 s).
-        if (not found and small is not None and self.model.getDepth() <= self.kcluster_depth
-                and self.stats.kcluster_rounds < self.kcluster_rounds):
+        if (not found and (small is not None or self.kcluster_subip)
+                and self.model.getDepth() <= self.kcluster_depth and self.stats.kcluster_rounds < self.kcluster_rounds):
             self.stats.kcluster_rounds += 1
             # No cluster cut: the point may still break a k-cluster inequality (a stronger family of cuts).
             for k in range(2, self.kcluster_max + 1):

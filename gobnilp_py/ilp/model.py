@@ -25,6 +25,7 @@ from ..constraints.structural import StructuralConstraints
 from ..errors import ConfigError, SolverError
 from ..scoring.table import ScoreTable
 from ..search.family_index import FamilyIndex
+from .packing import add_packing_rows, packing_clusters
 from .settings import DEFAULT_PARAMS
 from .stats import SolveStats
 
@@ -98,7 +99,8 @@ def build_model(table: ScoreTable, *, constraints: StructuralConstraints | None 
                 sepafreq: int = 10, subip_params: Mapping[str, Any] | None = None,
                 enumerate_max_nodes: int = 14, kcluster_max: int = 3, kcluster_depth: int = 0,
                 kcluster_rounds: int = 10,
-                arrow_vars: bool = False, sparse_cuts: bool = True,
+                arrow_vars: bool = False, sparse_cuts: bool = True, packing: int = 0,
+                kcluster_subip: bool = False,
                 stats: SolveStats | None = None) -> FamilyModel:
     """Build the family-variable ILP of ``table`` with the acyclicity handler attached.
 
@@ -126,8 +128,13 @@ def build_model(table: ScoreTable, *, constraints: StructuralConstraints | None 
     arrow_vars : bool
         Add binary arrow variables linked to the families (``fm.extra["arrows"]``),
         as GOBNILP does; off by default (measured, see docs/solver.md).
+    packing : int
+        ``s >= 3``: add, before solving, the set-packing row of every cluster of 3 .. ``s`` nodes
+        in which each member has a family containing all the others (at most one member can
+        take all the others as parents; :mod:`~gobnilp_py.ilp.packing`).  Valid for every DAG,
+        so exact under enumeration too.  ``0`` (default): none.
     propagate, cycle_cuts, subip_cuts, min_violation, sepafreq, subip_params, enumerate_max_nodes,
-    kcluster_max, kcluster_depth, kcluster_rounds, sparse_cuts
+    kcluster_max, kcluster_depth, kcluster_rounds, sparse_cuts, kcluster_subip
         Options of the acyclicity handler (see :class:`~gobnilp_py.ilp.acyclicity.AcyclicityHandler`).
         ``sepafreq=10`` (cluster separation at the root and every 10th depth; SCIP re-adds pooled
         cuts in between) and ``sparse_cuts=True`` were measured in session 12 (``docs/solver.md``,
@@ -147,6 +154,8 @@ def build_model(table: ScoreTable, *, constraints: StructuralConstraints | None 
     stats = stats if stats is not None else SolveStats()
     t0 = time.perf_counter()
     _check_params(subip_params or {}, "sub-IP")
+    if isinstance(packing, bool) or not isinstance(packing, int) or (packing != 0 and packing < 3):
+        raise ConfigError(f"model option packing must be 0 (no rows) or a cluster size of at least 3, got {packing!r}")
     check_memory(table)
     index = FamilyIndex.from_table(table)
     m = pyscipopt.Model("gobnilp")
@@ -164,6 +173,8 @@ def build_model(table: ScoreTable, *, constraints: StructuralConstraints | None 
     fm = FamilyModel(model=m, table=table, x=x, index=index, xflat=xflat, stats=stats)
     if pair_cuts:
         stats.initial_pair_cuts = _add_pair_cuts(fm)
+    if packing:
+        stats.extra["packing_rows"] = add_packing_rows(m, xflat, packing_clusters(index, packing), names)
     if arrow_vars:
         fm.extra["arrow_families"] = _add_arrow_vars(fm)
         fm.extra["arrows"] = {k: a for k, (a, _) in fm.extra["arrow_families"].items()}
@@ -173,7 +184,7 @@ def build_model(table: ScoreTable, *, constraints: StructuralConstraints | None 
                                    subip_params=dict(subip_params or {}),
                                    enumerate_max_nodes=enumerate_max_nodes, kcluster_max=kcluster_max,
                                    kcluster_depth=kcluster_depth, kcluster_rounds=kcluster_rounds,
-                                   sparse_cuts=sparse_cuts)
+                                   sparse_cuts=sparse_cuts, kcluster_subip=kcluster_subip)
     if heuristic:
         derived = [(a, fams) for (_, _), (a, fams) in fm.extra.get("arrow_families", {}).items()]
         fm.heuristic = add_sink_heuristic(m, index, xflat, stats, derived=derived)

@@ -1,0 +1,82 @@
+"""The issue-38 runner (``benchmarks/bench_ilp_hard.py``) reads both programs' answers right.
+
+Its figures go into RESULTS.md, so a misread status or bound would be a wrong claim: the C program's
+summary block, SCIP's gap, and the table's ratio and agreement columns are checked on fixed texts.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("bench_ilp_hard", ROOT / "benchmarks" / "bench_ilp_hard.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+C_OPTIMAL = """Number of candidate parent sets: 6346
+SCIP Status        : problem is solved [optimal solution found]
+Solving Time (sec) : 70.49
+Solving Nodes      : 53
+Primal Bound       : -1.06362828676777e+05 (13 solutions)
+Dual Bound         : -1.06362828676777e+05
+Gap                : 0.00 %
+"""
+
+C_LIMIT = """Number of candidate parent sets: 113888
+SCIP Status        : solving was interrupted [time limit reached]
+Solving Time (sec) : 120.00
+Solving Nodes      : 1
+Primal Bound       : -9.89933770813920e+03 (21 solutions)
+Dual Bound         : -9.48216900618325e+03
+"""
+
+
+def _fake_c(bench, monkeypatch, text):
+    monkeypatch.setattr(bench, "_timed", lambda *a, **k: {"rc": 0, "stdout": text, "stderr": "", "wall": 1.0,
+                                                            "cpu": 1.0, "rss_mb": 1.0, "load_before": 0.0})
+    return bench.run_c(Path("x.jkl"), 120, False)
+
+
+def test_c_summary_parsed(bench, monkeypatch):
+    r = _fake_c(bench, monkeypatch, C_OPTIMAL)
+    assert (r["status"], r["primal"], r["dual"], r["gap"], r["nodes"], r["families"]) == (
+        "optimal", -106362.828676777, -106362.828676777, 0.0, 53, 6346)
+    r = _fake_c(bench, monkeypatch, C_LIMIT)
+    assert r["status"] == "time_limit" and r["nodes"] == 1
+    assert r["gap"] == pytest.approx((9899.3377081392 - 9482.16900618325) / 9482.16900618325)
+    r = _fake_c(bench, monkeypatch, "Segmentation fault\n")
+    assert r["status"].startswith("error") and r["primal"] is None and r["gap"] is None
+
+
+def test_gap_is_scips(bench):
+    assert bench._gap(-110.0, -100.0) == pytest.approx(0.1)
+    assert bench._gap(-100.0, -100.0) == 0.0
+    assert bench._gap(None, -1.0) is None and bench._gap(float("-inf"), -1.0) is None
+
+
+def test_table_ratio_and_agreement(tmp_path):
+    log = tmp_path / "log.jsonl"
+    base = {"instance": "t1", "families": 10, "load_before": 1.0, "gap": 0.0}
+    rows = [dict(base, program="c", status="optimal", wall=4.0, primal=-10.0, dual=-10.0),
+            dict(base, program="ours", status="optimal", wall=2.0, primal=-10.0, dual=-10.0),
+            dict(base, instance="t2", program="c", status="optimal", wall=4.0, primal=-10.0, dual=-10.0),
+            dict(base, instance="t2", program="ours", status="optimal", wall=1.0, primal=-10.5, dual=-10.5)]
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_ilp_hard.py"), "--data", str(tmp_path),
+                          "table", "--log", str(log)], capture_output=True, text=True, check=True).stdout
+    t1 = next(line for line in out.splitlines() if line.startswith("| t1 "))
+    t2 = next(line for line in out.splitlines() if line.startswith("| t2 "))
+    assert "| 0.50 | yes |" in t1
+    assert "| 0.25 | NO |" in t2
