@@ -56,7 +56,7 @@ if not GOBNILP.exists():
     GOBNILP = Path("/work/shared/tools/gobnilp-ebnsl/gobnilp")
 LOCK = "/work/cpu.lock"
 
-#: issue 38's networks (pgmpy's bundled BIF files), smallest first
+#: the benchmark networks (pgmpy's bundled BIF files), smallest first
 NETWORKS = ["insurance", "water", "alarm", "hailfinder", "hepar2", "win95pts", "pathfinder"]
 ROWS = [1000, 10000]
 SCORES = ["BDeu", "BIC"]

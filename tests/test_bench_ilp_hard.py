@@ -1,4 +1,4 @@
-"""The issue-38 runner (``benchmarks/bench_ilp_hard.py``) reads both programs' answers right.
+"""The hard-table ILP runner (``benchmarks/bench_ilp_hard.py``) reads both programs' answers right.
 
 Its figures go into RESULTS.md, so a misread status or bound would be a wrong claim: the C program's
 summary block, SCIP's gap, and the table's ratio and agreement columns are checked on fixed texts.

@@ -1,4 +1,4 @@
-"""Issue 38: cProfile of one ILP solve of a .jkl for SECONDS (usage: PYTHONPATH=. python benchmarks/results/issue-38-profile.py TABLE.jkl SECONDS)."""
+"""Issue 38: cProfile of one ILP solve of a .jkl for SECONDS (usage: PYTHONPATH=. python benchmarks/results/ilp-hard-profile.py TABLE.jkl SECONDS)."""
 import cProfile, pstats, sys, time
 from gobnilp_py.scoring.table import ScoreTable
 from gobnilp_py.ilp.model import build_model

@@ -1,6 +1,6 @@
 """Issue 38: the root node alone (limits/nodes = 1) of the ILP on a .jkl, with engine options and SCIP params.
 
-Usage: PYTHONPATH=. python benchmarks/results/issue-38-root-bound.py TABLE.jkl SECONDS [option=value | scip/param=value ...]
+Usage: PYTHONPATH=. python benchmarks/results/ilp-hard-root-bound.py TABLE.jkl SECONDS [option=value | scip/param=value ...]
 Prints the last separation rounds (dual bound, result, cuts added, seconds, depth) and the root's dual bound.
 """
 import sys, time, json, ast
