@@ -177,6 +177,11 @@ def test_palim_auto_is_the_parent_count_bound_and_safe():
     assert t.meta["palim"] == "auto" and t.meta["palim_auto"] == t.meta["max_parents"]
     assert all(len(ps) <= t.meta["palim_auto"][t.names[v]] for v, fams in enumerate(t.families) for ps, _ in fams)
     assert not t.is_unpruned and t.safe_epsilon == pytest.approx(np.log(3))
+    # An unpruned variable (a structural constraint involves it) keeps its whole lattice.
+    tight = min(t.names, key=lambda v: t.meta["max_parents"][v])
+    assert t.meta["max_parents"][tight] < 5
+    u = gaussian_score_table(x, score="bge", bayes_factor=3, palim="auto", unpruned=[tight])
+    assert u.meta["palim_auto"][tight] == 5 and len(u.families[u.index(tight)]) == 2**5
 
 
 def test_memory_limit_of_the_hash_table_is_a_one_line_error(monkeypatch):

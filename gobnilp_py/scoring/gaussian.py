@@ -149,6 +149,7 @@ def gaussian_score_table(data: object, *, score: str = "bic-g", names: Sequence[
         kmax[y] = k
 
     families: list[list[tuple[tuple[int, ...], float]]] = []
+    limits: list[int] = []
     counters: dict[str, dict[str, int]] = {}
     n_scored = 0
     for y in range(n):
@@ -157,7 +158,10 @@ def gaussian_score_table(data: object, *, score: str = "bic-g", names: Sequence[
         order = cand + [y]
         Mc = np.ascontiguousarray(sc.M[np.ix_(order, order)])
         prune_y = prune and y not in keep_all
-        lim_y = min(limit, kmax[y]) if palim_auto else limit
+        # "auto" rests on the parent_count argument (replace the parents by ∅), which a structural
+        # constraint on an unpruned variable may forbid: its lattice is not limited.
+        lim_y = min(limit, kmax[y]) if palim_auto and y not in keep_all else limit
+        limits.append(lim_y)
         dense = m <= DENSE_MAX_BITS and (8 << m) <= mem
         max_cap = max(1 << 10, 1 << max(10, int(math.log2(max(1, mem // 16)))))
         masks, scores, cnt, scored = walk_child(
@@ -200,7 +204,7 @@ def gaussian_score_table(data: object, *, score: str = "bic-g", names: Sequence[
         "source": cd.source,
     }
     if palim_auto:
-        meta["palim_auto"] = {cd.names[y]: kmax[y] for y in range(n)}
+        meta["palim_auto"] = {cd.names[y]: limits[y] for y in range(n)}
     meta["time"] = time.perf_counter() - t0
     pruning_report = {k: v for k, v in counters.items() if v} if prune else {}
     return ScoreTable.from_scoring(cd.names, families, epsilon=eps, score_name=sc.name,
