@@ -190,3 +190,43 @@ def test_memory_limit_of_the_hash_table_is_a_one_line_error(monkeypatch):
     with pytest.raises(G.ScoreError, match=r"parent sets of '\d+' reached need more than the memory limit") as info:
         gaussian_score_table(x, score="bic-g", prune=False, memory_limit=20_000)
     assert "\n" not in str(info.value)
+
+
+def test_without_numba_the_same_tables(tmp_path):
+    """numba is optional: with it blocked, the walk runs as plain Python (dense and hashed) and gives the same table."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    x = correlated_data(np.random.default_rng(8), 6, 300)
+    np.save(tmp_path / "x.npy", x)
+    code = f"""
+import sys, json, numpy as np
+sys.modules["numba"] = None
+from gobnilp_py.scoring import _gaussian_walk as W, gaussian as G
+assert not W.AVAILABLE
+x = np.load({str(tmp_path / "x.npy")!r})
+out = {{}}
+for name in ("bic-g", "bge"):
+    for bits in (26, 0):
+        G.DENSE_MAX_BITS = bits
+        t = G.gaussian_score_table(x, score=name, bayes_factor=5)
+        out[f"{{name}}-{{bits}}"] = [t.families, t.pruning, t.meta["compiled"]]
+print(json.dumps(out))
+"""
+    root = Path(__file__).resolve().parents[1]
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         env={**__import__("os").environ, "PYTHONPATH": str(root)})
+    assert res.returncode == 0, res.stderr[-2000:]
+    got = json.loads(res.stdout)
+    for name in ("bic-g", "bge"):
+        ref = gaussian_score_table(x, score=name, bayes_factor=5)
+        fams = [[[list(ps), s] for ps, s in f] for f in ref.families]
+        for bits in (26, 0):
+            families, pruning, compiled = got[f"{name}-{bits}"]
+            assert compiled is False and pruning == ref.pruning
+            assert len(families) == len(fams)
+            for a, b in zip(families, fams):
+                assert [p for p, _ in a] == [p for p, _ in b]
+                assert all(abs(s1 - s2) <= 1e-12 * max(1.0, abs(s2)) for (_, s1), (_, s2) in zip(a, b))
