@@ -145,22 +145,52 @@ def test_pruning_fires_and_the_table_says_so():
 
 
 @pytest.mark.parametrize("name", SCORES)
-def test_every_store_and_the_interpreted_walk_give_the_same_table(name, monkeypatch):
+def test_every_walk_store_and_the_interpreted_walk_give_the_same_table(name, monkeypatch):
+    """Two-pass dense, look-ups over a dense array, look-ups over a hash table, compiled or not:
+    the same families with the same scores (the two-pass walk scores some dominated sets the
+    look-up walk never generates, so only its counters differ)."""
     rng = np.random.default_rng(3)
     x = correlated_data(rng, 8, 500)
     ref = gaussian_score_table(x, score=name, bayes_factor=20)
+    assert set(ref.meta["walks"].values()) == {"two-pass"}
 
-    def same(t):
-        assert t.families == ref.families and t.pruning == ref.pruning
-        assert t.meta["families_scored"] == ref.meta["families_scored"]
+    def same(t, walk, counters=True):
+        assert set(t.meta["walks"].values()) == {walk}
+        assert [[ps for ps, _ in f] for f in t.families] == [[ps for ps, _ in f] for f in ref.families]
+        for f, g in zip(t.families, ref.families):
+            assert all(abs(a - b) <= 1e-12 * max(1.0, abs(b)) for (_, a), (_, b) in zip(f, g))
+        return t
 
+    monkeypatch.setattr(G, "TWO_PASS_MIN_FRACTION", None)
+    lookup = same(gaussian_score_table(x, score=name, bayes_factor=20), "dense")
+    assert lookup.meta["families_scored"] <= ref.meta["families_scored"]
     monkeypatch.setattr(G, "DENSE_MAX_BITS", 0)
-    same(gaussian_score_table(x, score=name, bayes_factor=20))
+    hashed = same(gaussian_score_table(x, score=name, bayes_factor=20), "hash")
+    assert hashed.pruning == lookup.pruning and hashed.meta["families_scored"] == lookup.meta["families_scored"]
     if W.AVAILABLE:
         monkeypatch.setattr(G, "walk_child", W.walk_child.py_func)
-        same(gaussian_score_table(x, score=name, bayes_factor=20))
+        monkeypatch.setattr(G, "walk_child_dense", W.walk_child_dense.py_func)
+        assert same(gaussian_score_table(x, score=name, bayes_factor=20), "hash").pruning == lookup.pruning
         monkeypatch.setattr(G, "DENSE_MAX_BITS", 26)
-        same(gaussian_score_table(x, score=name, bayes_factor=20))
+        assert same(gaussian_score_table(x, score=name, bayes_factor=20), "dense").pruning == lookup.pruning
+        monkeypatch.setattr(G, "TWO_PASS_MIN_FRACTION", 0.25)
+        assert same(gaussian_score_table(x, score=name, bayes_factor=20), "two-pass").pruning == ref.pruning
+
+
+@pytest.mark.parametrize("walk", ["two-pass", "lookup"])
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(problem=problems)
+def test_both_walks_give_the_brute_force_epsilon_set(walk, problem):
+    n_rows, eps, name, palim, seed = problem
+    rng = np.random.default_rng(seed)
+    x = correlated_data(rng, 5, n_rows, density=float(rng.uniform(0.2, 0.8)), scale=bool(seed % 2))
+    old = G.TWO_PASS_MIN_FRACTION
+    G.TWO_PASS_MIN_FRACTION = 0.0 if walk == "two-pass" else None
+    try:
+        table, _, _ = _check_against_brute_force(x, name, eps, palim)
+    finally:
+        G.TWO_PASS_MIN_FRACTION = old
+    assert set(table.meta["walks"].values()) == ({"two-pass"} if walk == "two-pass" else {"dense"})
 
 
 def test_unpruned_variables_keep_every_parent_set():
@@ -192,9 +222,13 @@ def test_memory_limit_of_the_hash_table_is_a_one_line_error(monkeypatch):
     assert "\n" not in str(info.value)
 
 
-def test_without_numba_the_same_tables(tmp_path):
-    """numba is optional: with it blocked, the walk runs as plain Python (dense and hashed) and gives the same table."""
+CONFIGS = {"two-pass": (26, 0.25), "dense": (26, None), "hash": (0, None)}
+
+
+def test_without_numba_the_same_tables(tmp_path, monkeypatch):
+    """numba is optional: with it blocked, each walk runs as plain Python and gives the same table."""
     import json
+    import os
     import subprocess
     import sys
     from pathlib import Path
@@ -209,24 +243,25 @@ assert not W.AVAILABLE
 x = np.load({str(tmp_path / "x.npy")!r})
 out = {{}}
 for name in ("bic-g", "bge"):
-    for bits in (26, 0):
-        G.DENSE_MAX_BITS = bits
+    for walk, (bits, frac) in {CONFIGS!r}.items():
+        G.DENSE_MAX_BITS, G.TWO_PASS_MIN_FRACTION = bits, frac
         t = G.gaussian_score_table(x, score=name, bayes_factor=5)
-        out[f"{{name}}-{{bits}}"] = [t.families, t.pruning, t.meta["compiled"]]
+        out[name + walk] = [t.families, t.pruning, t.meta["compiled"], t.meta["walks"]]
 print(json.dumps(out))
 """
     root = Path(__file__).resolve().parents[1]
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                         env={**__import__("os").environ, "PYTHONPATH": str(root)})
+                         env={**os.environ, "PYTHONPATH": str(root)})
     assert res.returncode == 0, res.stderr[-2000:]
     got = json.loads(res.stdout)
     for name in ("bic-g", "bge"):
-        ref = gaussian_score_table(x, score=name, bayes_factor=5)
-        fams = [[[list(ps), s] for ps, s in f] for f in ref.families]
-        for bits in (26, 0):
-            families, pruning, compiled = got[f"{name}-{bits}"]
-            assert compiled is False and pruning == ref.pruning
-            assert len(families) == len(fams)
+        for walk, (bits, frac) in CONFIGS.items():
+            monkeypatch.setattr(G, "DENSE_MAX_BITS", bits)
+            monkeypatch.setattr(G, "TWO_PASS_MIN_FRACTION", frac)
+            ref = gaussian_score_table(x, score=name, bayes_factor=5)
+            families, pruning, compiled, walks = got[name + walk]
+            assert compiled is False and set(walks.values()) == {walk} and pruning == ref.pruning
+            fams = [[[list(ps), sc] for ps, sc in f] for f in ref.families]
+            assert [[p for p, _ in f] for f in families] == [[p for p, _ in f] for f in fams]
             for a, b in zip(families, fams):
-                assert [p for p, _ in a] == [p for p, _ in b]
                 assert all(abs(s1 - s2) <= 1e-12 * max(1.0, abs(s2)) for (_, s1), (_, s2) in zip(a, b))

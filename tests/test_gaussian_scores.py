@@ -147,19 +147,21 @@ def test_every_dag_of_a_markov_class_scores_the_same(n, name, seed):
 
 
 @pytest.mark.parametrize("name", ["bic-g", "aic-g", "bge"])
-@pytest.mark.parametrize("store", ["dense", "hash", "interpreted"])
-def test_walk_gives_every_family_the_formula_score(name, store, monkeypatch):
+@pytest.mark.parametrize("walk", ["two-pass", "dense", "hash"])
+@pytest.mark.parametrize("compiled", [True, False])
+def test_walk_gives_every_family_the_formula_score(name, walk, compiled, monkeypatch):
     rng = np.random.default_rng(7)
     x = correlated_data(rng, 7, 300)
     sc = GaussianScore(name, as_continuous(x))
-    if store == "hash":
-        monkeypatch.setattr(G, "DENSE_MAX_BITS", 0)
-    if store == "interpreted":
+    monkeypatch.setattr(G, "DENSE_MAX_BITS", 0 if walk == "hash" else 26)
+    monkeypatch.setattr(G, "TWO_PASS_MIN_FRACTION", 0.25 if walk == "two-pass" else None)
+    if not compiled:
         if not W.AVAILABLE:
             pytest.skip("numba absent: the walk always runs interpreted")
         monkeypatch.setattr(G, "walk_child", W.walk_child.py_func)
+        monkeypatch.setattr(G, "walk_child_dense", W.walk_child_dense.py_func)
     full = gaussian_score_table(x, score=name, prune=False)
-    assert len(full) == 7 * 2**6
+    assert len(full) == 7 * 2**6 and set(full.meta["walks"].values()) == {walk}
     worst = max(abs(s - sc.local_score(y, ps)) for y, fams in enumerate(full.families) for ps, s in fams)
     assert worst <= 1e-10
 

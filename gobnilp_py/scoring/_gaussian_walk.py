@@ -50,7 +50,7 @@ import numpy as np
 from .._numba import AVAILABLE
 from .._numba import jit as _jit
 
-__all__ = ["AVAILABLE", "walk_child", "N_COUNTERS", "COUNTER_NAMES"]
+__all__ = ["AVAILABLE", "walk_child", "walk_child_dense", "N_COUNTERS", "COUNTER_NAMES"]
 
 #: Rule counters returned by :func:`walk_child`, in this order.
 COUNTER_NAMES = ("parent_count", "ceiling", "gain", "dominated")
@@ -298,3 +298,135 @@ def walk_child(Mc, lnD, lnDy, lrC, lrCy, A, Bc, Cc, ceil, kmax, gcost, G, eps, r
             lrs[d] = lrX
             ldets[d] = ldetX
     return out_m[:n_out].copy(), out_s[:n_out].copy(), counters, n_scored
+
+
+@_maybe_jit
+def walk_child_dense(Mc, lnD, lnDy, lrC, lrCy, A, Bc, Cc, ceil, kmax, gcost, G, eps, rtol, prune,
+                     limit):  # type: ignore[no-untyped-def]
+    """:func:`walk_child` in two passes over a dense array, for children whose lattice is kept mostly whole.
+
+    Why: looking up the ``|X| - 1`` other immediate subsets of every set (for Apriori and ``B(X)``)
+    is most of :func:`walk_child`'s time on wide lattices (measured: 530 -> 207 ns per set on a
+    child of 21 variables without them), and those look-ups jump across a 2^m array.  Here
+
+    1. the depth-first walk scores every set it reaches, without look-ups, into ``s[mask]``
+       (``-inf`` for sets it does not reach); a set is excluded with its subtree by
+       ``parent_count``, by ``gain`` and by ``ceiling`` with ``B(X)`` replaced by the best score on
+       its path from the root (its ancestors are subsets of it, so that is a lower bound of
+       ``B(X)`` and the rule stays valid);
+    2. ``F[X] = max_{Z ⊆ X} s[Z]`` by the subset-maximum transform (one sequential pass per
+       bit);
+    3. a reached set is kept unless ``F[X] - s[X] > ε`` (+ tolerance): if ``F[X] > s[X]`` the
+       maximum is over proper subsets, so this is the ``dominated`` rule.
+
+    Sets that :func:`walk_child` would not generate (a subset excluded by a bound) may be scored
+    here, and are then dominated: a bound that excluded ``Z ⊆ X`` exhibits a scored subset of
+    ``X`` better by more than ε (the path of ``Z`` for ``ceiling``, ``∅`` for ``parent_count``,
+    ``X ∖ j`` or, by induction on ``|X|``, a subset of it for ``gain``).  So the kept sets are the
+    same; the counters and ``n_scored`` differ.  Returns what :func:`walk_child` returns.
+    """
+    m = Mc.shape[0] - 1
+    yi = m
+    size = np.int64(1) << np.int64(m)
+    counters = np.zeros(4, dtype=np.int64)
+    s_all = np.full(size, -np.inf)
+    depth = limit + 1
+    mats = np.empty((depth, m + 1, m + 1), dtype=np.float64)
+    for a in range(m + 1):
+        for b in range(a + 1):
+            mats[0, a, b] = Mc[a, b]
+    masks = np.zeros(depth, dtype=np.int64)
+    ells = np.zeros(depth, dtype=np.int64)
+    nxt = np.zeros(depth, dtype=np.int64)
+    lrs = np.zeros(depth, dtype=np.float64)
+    ldets = np.zeros(depth, dtype=np.float64)
+    pbest = np.zeros(depth, dtype=np.float64)
+    s0 = A[0] + Bc[0] * lnDy
+    s_all[0] = s0
+    pbest[0] = s0
+    n_scored = 1
+    ells[0] = m
+    d = 0
+    while d >= 0:
+        if d >= limit or nxt[d] >= ells[d]:
+            d -= 1
+            continue
+        j = nxt[d]
+        nxt[d] += 1
+        X = masks[d] | (np.int64(1) << np.int64(j))
+        p = d + 1
+        B = pbest[d]
+        piv = mats[d, j, j]
+        lpiv = math.log(piv)
+        ldetX = ldets[d] + lnD[j] + lpiv
+        if prune:
+            if p > kmax:
+                counters[0] += 1
+                continue
+            ub = ceil[p] + Cc * ldetX
+            if B - ub > eps + _tol(rtol, B, ub, 0.0):
+                counters[1] += 1
+                continue
+            if G >= 0.0:
+                gy = lrs[d] - lrCy
+                gj = lpiv - lrC[j]
+                g = gy if gy < gj else gj
+                if g < 0.0:
+                    g = 0.0
+                gain = G * g
+                if gcost[j] - gain > eps + _tol(rtol, B, gcost[j], gain):
+                    counters[2] += 1
+                    continue
+        myy = mats[d, yi, yi]
+        myj = mats[d, yi, j]
+        r2 = myj * myj / (piv * myy)
+        lrX = lrs[d] + math.log1p(-r2)
+        s = A[p] + Bc[p] * (lnDy + lrX) + Cc * ldetX
+        n_scored += 1
+        s_all[X] = s
+        if j > 0 and p < limit:
+            src = mats[d]
+            dst = mats[d + 1]
+            for a in range(j):
+                f = src[j, a] / piv
+                for b in range(a + 1):
+                    dst[a, b] = src[a, b] - f * src[j, b]
+            f = myj / piv
+            for b in range(j):
+                dst[yi, b] = src[yi, b] - f * src[j, b]
+            dst[yi, yi] = myy - f * myj
+            d += 1
+            masks[d] = X
+            ells[d] = j
+            nxt[d] = 0
+            lrs[d] = lrX
+            ldets[d] = ldetX
+            pbest[d] = s if s > B else B
+    # F[X] = max over subsets: one sequential pass per bit.
+    F = s_all.copy()
+    for i in range(m):
+        half = np.int64(1) << np.int64(i)
+        step = half << np.int64(1)
+        for hi in range(0, size, step):
+            for lo in range(hi + half, hi + step):
+                v = F[lo - half]
+                if v > F[lo]:
+                    F[lo] = v
+    n_out = 0
+    for X in range(size):
+        s = s_all[X]
+        if s != -np.inf and not (prune and F[X] - s > eps + _tol(rtol, F[X], s, 0.0)):
+            n_out += 1
+    out_m = np.empty(n_out, dtype=np.int64)
+    out_s = np.empty(n_out, dtype=np.float64)
+    k = 0
+    for X in range(size):
+        s = s_all[X]
+        if s != -np.inf:
+            if prune and F[X] - s > eps + _tol(rtol, F[X], s, 0.0):
+                counters[3] += 1
+            else:
+                out_m[k] = X
+                out_s[k] = s
+                k += 1
+    return out_m, out_s, counters, n_scored
