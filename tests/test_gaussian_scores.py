@@ -230,3 +230,13 @@ def test_score_names_and_hyperparameters_are_checked():
         with pytest.raises(ScoreError, match=msg) as info:
             gaussian_score_table(x, **kwargs)
         assert "\n" not in str(info.value)
+
+
+def test_docstring_examples_run():
+    import doctest
+    import importlib
+
+    for mod in ("gobnilp_py.data.continuous", "gobnilp_py.scoring.gaussian_scores", "gobnilp_py.scoring.gaussian",
+                "gobnilp_py.examples.gaussian"):
+        res = doctest.testmod(importlib.import_module(mod), optionflags=doctest.ELLIPSIS)
+        assert res.failed == 0 and res.attempted > 0, (mod, res)
