@@ -126,3 +126,52 @@ def test_names_are_checked():
         gaussian_score_table(np.random.default_rng(0).normal(size=(10, 3)), names=["a", "b"])
     with pytest.raises(DataError, match="no columns"):
         gaussian_score_table(np.zeros((10, 0)))
+
+
+# ---------------------------------------------------------------- read_continuous: files
+
+
+def test_read_continuous_reads_what_as_continuous_reads(tmp_path):
+    from gobnilp_py.data.continuous import read_continuous
+
+    df = _frame(40, seed=3)
+    for sep, name in ((",", "x.csv"), ("\t", "x.tsv"), (";", "x.txt"), (" ", "x.dat")):
+        p = tmp_path / name
+        df.to_csv(p, sep=sep, index=False, float_format="%.17g")
+        d = read_continuous(p)
+        assert d.names == ("A", "B", "C") and d.source == str(p)
+        np.testing.assert_array_equal(d.values, df.to_numpy())
+    p = tmp_path / "noheader.csv"
+    df.to_csv(p, index=False, header=False, float_format="%.17g")
+    assert read_continuous(p, header=False).names == ("0", "1", "2")
+    assert read_continuous(p, header=False, names=["a", "b", "c"]).names == ("a", "b", "c")
+    t1 = gaussian_score_table(read_continuous(tmp_path / "x.csv"), score="bge", bayes_factor=3)
+    t2 = gaussian_score_table(df, score="bge", bayes_factor=3)
+    assert t1.families == t2.families
+
+
+@pytest.mark.parametrize("text, match", [
+    ("A,B,C\n0.5,1,x\n1.5,2,y\n2.5,0,z\n", r"column\(s\) 'B' \(int64\), 'C' \((object|str)\) are not floating point"),
+    ("A,B\n0.5,1.0\n?,2.0\n2.5,0.5\n", r"column 'A' has NaN in data row 2"),
+    ("A,B\n0.5,1.0\n,2.0\n2.5,0.5\n", r"column 'A' has NaN in data row 2"),
+    ("A,B\n0.5,1.0\n1.5,2.0,3.0\n2.5,0.5\n", r"not a table of numbers"),
+    ("", r"the file is empty"),
+    ("A,A\n0.5,1.0\n1.5,2.0\n", r"duplicate variable names 'A'"),
+])
+def test_read_continuous_refuses_in_one_line(tmp_path, text, match):
+    from gobnilp_py.data.continuous import read_continuous
+
+    p = tmp_path / "bad.csv"
+    p.write_text(text)
+    with pytest.raises(DataError, match=match) as info:
+        read_continuous(p)
+    assert "\n" not in str(info.value)
+
+
+def test_read_continuous_missing_file_and_non_path(tmp_path):
+    from gobnilp_py.data.continuous import read_continuous
+
+    with pytest.raises(DataError, match="no such file"):
+        read_continuous(tmp_path / "absent.csv")
+    with pytest.raises(DataError, match="takes a file path"):
+        read_continuous(np.zeros((3, 2)))

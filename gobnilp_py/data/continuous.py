@@ -27,7 +27,7 @@ import numpy as np
 
 from ..errors import DataError
 
-__all__ = ["ContinuousData", "as_continuous", "check_full_rank", "COLLINEAR_RTOL"]
+__all__ = ["ContinuousData", "as_continuous", "read_continuous", "check_full_rank", "COLLINEAR_RTOL"]
 
 #: A column whose variance left unexplained by all the other columns is at most this fraction of
 #: its own variance (1 - R² <= COLLINEAR_RTOL, i.e. R² >= 0.999999) is called collinear and refused.
@@ -194,6 +194,91 @@ def as_continuous(data: object, *, names: Sequence[str] | None = None, source: s
         return ContinuousData(nm, data, src)
     raise DataError(f"continuous data must be a float numpy array or a pandas DataFrame of float columns, "
                     f"got {type(data).__name__}")
+
+
+#: Cells read as missing by :func:`read_continuous` (pandas' defaults plus GOBNILP's ``?``); a missing
+#: cell is then refused by :class:`ContinuousData` with its column and row.
+MISSING_MARKERS = ("?",)
+
+
+def read_continuous(path: object, *, header: bool = True, delimiter: str | None = None,
+                    names: Sequence[str] | None = None) -> ContinuousData:
+    """Continuous data from a delimited text file whose every column holds decimal numbers.
+
+    A separate reader, not an option of :func:`gobnilp_py.data.read_data`: ``read_data`` reads
+    every column as discrete states, and a float column becomes Gaussian only when a Gaussian
+    score is asked for.  A column that parses as integers (``0, 1, 2``) or text is discrete
+    data: the file is refused in one line naming those columns (mixed data are a later step).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+    header : bool, default True
+        Whether the first row holds the variable names (without one: ``"0" … "n-1"``).
+    delimiter : str, optional
+        Field separator; by default guessed from the first line (comma, tab, semicolon, else
+        any whitespace), as ``read_data`` does.
+    names : sequence of str, optional
+        Variable names replacing the header's.
+
+    Raises
+    ------
+    DataError
+        A missing, empty or unparsable file; non-float columns (named); missing values (``?``,
+        empty cells, ``NA``: the first column and row named); everything :func:`as_continuous`
+        refuses.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> p = os.path.join(d, "x.csv")
+    >>> _ = open(p, "w").write("A,B\\n0.5,1.25\\n1.5,0.75\\n2.0,3.0\\n")
+    >>> read_continuous(p).scatter.round(4).tolist()
+    [[1.1667, 1.0833], [1.0833, 2.7917]]
+    >>> _ = open(p, "w").write("A,B\\n0.5,1\\n1.5,0\\n2.0,1\\n")
+    >>> read_continuous(p)
+    Traceback (most recent call last):
+    ...
+    gobnilp_py.errors.DataError: ...x.csv: column(s) 'B' (int64) are not floating point; ...
+    """
+    import os
+
+    import pandas as pd
+
+    src = os.fspath(path) if isinstance(path, (str, os.PathLike)) else None
+    if src is None:
+        raise DataError(f"read_continuous takes a file path, got {type(path).__name__}; for arrays and frames "
+                        "use as_continuous")
+    try:
+        with open(src, encoding="utf-8") as fh:
+            first = fh.readline()
+    except FileNotFoundError:
+        raise DataError(f"{src}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError(f"{src}: cannot be read as UTF-8 text ({type(exc).__name__})") from None
+    if not first.strip():
+        raise DataError(f"{src}: the file is empty (or its first line is blank)")
+    if delimiter is None:
+        delimiter = next((d for d in (",", "\t", ";") if d in first), r"\s+")
+    try:
+        frame = pd.read_csv(src, sep=delimiter, header=0 if header else None, na_values=list(MISSING_MARKERS),
+                            skipinitialspace=True, engine="python" if delimiter == r"\s+" else "c")
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
+        msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise DataError(f"{src}: not a table of numbers ({msg})") from None
+    if header:
+        # pandas renames a repeated name ("A", "A.1"); take the names as written, so that
+        # ContinuousData refuses the duplicates.
+        written = pd.read_csv(src, sep=delimiter, header=None, nrows=1, dtype=str, keep_default_na=False,
+                              skipinitialspace=True, engine="python" if delimiter == r"\s+" else "c")
+        labels = [str(v).strip() for v in written.iloc[0].tolist()]
+        if len(labels) == frame.shape[1]:
+            frame.columns = labels
+    else:
+        frame.columns = [str(j) for j in range(frame.shape[1])]
+    return as_continuous(frame, names=names, source=src)
 
 
 def check_full_rank(data: ContinuousData, rtol: float = COLLINEAR_RTOL) -> np.ndarray:
