@@ -381,10 +381,11 @@ def _heat(ax: Any, fig: Any, mat: np.ndarray, names: Sequence[str], title: str, 
     ax.set_xlabel(xlabel, fontsize=9)
     ax.set_ylabel(ylabel, fontsize=9)
     ax.set_title(title, fontsize=10)
-    ax.set_xticks(np.arange(-0.5, n, 1.0), minor=True)
-    ax.set_yticks(np.arange(-0.5, n, 1.0), minor=True)
-    ax.grid(which="minor", color="#eeeeee", linewidth=0.5)
-    ax.tick_params(which="minor", length=0)
+    # the cell borders as two line collections, not as minor ticks with a grid: 2 (n + 1) tick objects per
+    # axis made the layout measure every one (45 variables: 1.0 of 1.9 s to render the figure)
+    edges = np.arange(-0.5, n, 1.0)
+    ax.hlines(edges, -0.5, n - 0.5, colors="#eeeeee", linewidths=0.5, zorder=1.5)
+    ax.vlines(edges, -0.5, n - 0.5, colors="#eeeeee", linewidths=0.5, zorder=1.5)
     if n <= 20:
         for i in range(n):
             for j in range(n):
