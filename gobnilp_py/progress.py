@@ -451,6 +451,9 @@ class Progress:
         """Progress within a phase: ``done`` of ``total`` items, plus named figures (see the module docstring)."""
         with self._lock:
             rep = self._report
+            # a new phase or search stage is drawn at once, whatever the refresh: throttled away, the previous
+            # stage's line (a scoring bar) would stay on screen through a fast stage (order-dependent timing)
+            new_stage = rep is None or rep.phase != phase or rep.info.get("stage") != info.get("stage")
             if rep is None or rep.phase != phase:
                 rep = self._report = _Report(phase)
             rep.done = int(done)
@@ -473,7 +476,7 @@ class Progress:
             if self._beat is None and self.current is None:  # used as a bare callback: keep the clock moving
                 self._start_heartbeat(phase)
             finished = total is not None and done >= total and phase != "collecting"
-            self._draw(force=finished)
+            self._draw(force=finished or new_stage)
         else:
             log.debug("%s: %d%s %s", phase, done, f"/{total}" if total is not None else "", info or "")
 

@@ -72,6 +72,64 @@ def test_run_bad_flag_is_one_line_naming_it(flags, message, config, tmp_path, ca
     assert not (tmp_path / "res").exists()
 
 
+# ------------------------------------------------------------------ run: --missing-values --states --delimiter --arities
+@pytest.fixture
+def with_none(tmp_path: Path) -> Path:
+    """A config on data where "None" is a state (a pgmpy sample's spelling), job score into out/."""
+    (tmp_path / "d.csv").write_text("x;y\nNone;0\nLow;1\nNone;1\nHigh;0\nLow;0\n")
+    cfg = tmp_path / "none.toml"
+    cfg.write_text('[data]\npath = "d.csv"\n[search]\njob = "score"\n[output]\ndir = "out"\nwrite = ["jkl"]\n')
+    return cfg
+
+
+def _jkl_arities(folder: Path) -> str:
+    return next(line for line in (folder / "scores.jkl").read_text().splitlines() if "arities" in line)
+
+
+def test_run_takes_missing_values_like_the_other_commands(with_none, tmp_path, capsys):
+    code, out, err = run(["run", with_none, "-q"], capsys)
+    assert code == 1 and out == "" and "missing value 'None'" in err and "--missing-values" in err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
+    assert run(["run", with_none, "-q", "--missing-values", ""], capsys)[0] == 0
+    assert '"x": 3' in _jkl_arities(tmp_path / "out")  # None, Low, High
+    # the same as the config key, and as score's flag
+    assert run(["run", with_none, "-q", "--set", "data.missing_values=[]", "-o", tmp_path / "o2"], capsys)[0] == 0
+    assert (tmp_path / "out" / "scores.jkl").read_bytes() == (tmp_path / "o2" / "scores.jkl").read_bytes()
+    assert run(["score", tmp_path / "d.csv", "-q", "--missing-values", "", "-o", tmp_path / "s.jkl"], capsys)[0] == 0
+    assert (tmp_path / "s.jkl").read_bytes() == (tmp_path / "out" / "scores.jkl").read_bytes()
+
+
+def test_run_takes_states_delimiter_and_arities(with_none, tmp_path, capsys):
+    code, _, _ = run(["run", with_none, "-q", "--missing-values", "", "--delimiter", ";",
+                      "--states", "x=None,Low,Mid,High", "--states", "y=0,1,2"], capsys)
+    assert code == 0
+    assert _jkl_arities(tmp_path / "out").endswith('{"x": 4, "y": 3}')
+    code, _, _ = run(["run", with_none, "-q", "--missing-values", "", "--arities", "5,2", "-o", tmp_path / "o3"],
+                     capsys)
+    assert code == 0 and _jkl_arities(tmp_path / "o3").endswith('{"x": 5, "y": 2}')
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--states", "x"], "--states must look like VAR=S1,S2,..."),
+    (["--states", "x=Low"], "column 'x' holds the value 'High', which is not one of its declared states"),
+    (["--states", "z=a"], "state_names given for unknown variable 'z'"),
+    (["--arities", "two"], "--arities must be comma-separated integers"),
+    (["--delimiter", ";;"], "--delimiter"),
+])
+def test_run_bad_data_flag_is_one_line(flags, message, with_none, tmp_path, capsys):
+    code, out, err = run(["run", with_none, "-q", "--missing-values", "", *flags], capsys)
+    assert code == 1 and out == "" and message in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_run_data_flags_refused_with_a_score_table(tmp_path, capsys):
+    cfg = tmp_path / "t.toml"
+    cfg.write_text(f'[data]\npath = "{Path(__file__).parent / "data" / "wine.BIC.3.jkl"}"\n[search]\njob = "learn"\n')
+    for flags in (["--missing-values", ""], ["--states", "x=a,b"], ["--arities", "2"], ["--delimiter", ","]):
+        code, out, err = run(["run", cfg, "-q", *flags], capsys)
+        assert code == 1 and "is a score table" in err and flags[0] in err, (flags, err)
+
+
 # ------------------------------------------------------------------ enumerate / kbest -o DIR --write
 def test_enumerate_write_gives_runs_files_byte_for_byte(config, headless, tmp_path, capsys):
     """The same job through ``run`` and through ``enumerate -o --write``: the same text files."""

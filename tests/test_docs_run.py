@@ -34,7 +34,8 @@ folder, so a later block may use what an earlier one made.  Commands run as
 ``python -m gobnilp_py`` with this checkout first on ``PYTHONPATH``.  Nothing a
 block writes may land in the checkout: the files of the clone are listed before
 and after each Markdown file (Python's and numba's ``__pycache__`` aside) and must
-be the same.
+be the same.  A block may register a score (``docs/api.md`` registers ``HalfBIC``); the
+registry is put back as it was after each Markdown file, so the order tests run in never matters.
 """
 
 from __future__ import annotations
@@ -208,14 +209,37 @@ def _clone_files() -> set[str]:
     return out
 
 
+def _score_registry() -> tuple[dict, dict]:
+    """Copies of the score registry's two tables (names, aliases)."""
+    from gobnilp_py.scoring.local_scores import SCORE_ALIASES, SCORES
+
+    return dict(SCORES), dict(SCORE_ALIASES)
+
+
 @pytest.mark.parametrize("path", FILES_WITH_RUNNABLE, ids=lambda p: str(p.relative_to(ROOT)))
 def test_doc_file_runs(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     before = _clone_files()
+    registry = _score_registry()
     _run_doc_file(path, tmp_path, monkeypatch)
     assert sorted(_clone_files() - before) == [], f"{path.name}: examples wrote files into the checkout"
+    assert _score_registry() == registry, f"{path.name}: a score registered by an example was left registered"
 
 
 def _run_doc_file(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run the file's blocks in order; the score registry is restored afterwards, even on failure."""
+    from gobnilp_py.scoring.local_scores import SCORE_ALIASES, SCORES
+
+    scores, aliases = _score_registry()
+    try:
+        _run_blocks(path, tmp_path, monkeypatch)
+    finally:
+        SCORES.clear()
+        SCORES.update(scores)
+        SCORE_ALIASES.clear()
+        SCORE_ALIASES.update(aliases)
+
+
+def _run_blocks(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cwd = _workdir(tmp_path)
     monkeypatch.chdir(cwd)
     monkeypatch.delenv("GOBNILP_DATA", raising=False)

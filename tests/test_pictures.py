@@ -495,3 +495,52 @@ def test_dot_quotes_any_name_and_handles_no_network():
     assert '"say \\"hi\\"" -> "back\\\\slash";' in text
     empty = P.dot_files(CredibleSet(math.nan, 1.0, True, None, []))
     assert all("no network" in t and t.count("digraph") == 1 for t in empty.values())
+
+
+# ------------------------------------------------------------------ score against rank: many networks
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=60)
+@given(n=st.integers(1, 40_000), seed=st.integers(0, 2**32 - 1), cells=st.sampled_from([4, 64, 4096]),
+       log_x=st.booleans(), ties=st.booleans())
+def test_thinned_points_stand_for_every_point(n, seed, cells, log_x, ties):
+    """Every point dropped shares its grid cell with a point drawn; the first and last are drawn; few
+    points are all drawn; a monotone curve keeps at most two points per cell row and column."""
+    rng = np.random.default_rng(seed)
+    raw = rng.gamma(2.0, 0.5, n)
+    if ties:
+        raw = np.round(raw, 1)
+    scores = -100.0 - np.sort(raw)
+    ranks = np.arange(1, n + 1)
+    old = F.THIN_CELLS
+    F.THIN_CELLS = cells
+    try:
+        kept = F._thinned(ranks, scores, log_x=log_x)
+    finally:
+        F.THIN_CELLS = old
+    assert kept[0] == 0 and kept[-1] == n - 1 and np.all(np.diff(kept) > 0)
+    if n <= 2 * cells:
+        assert kept.tolist() == list(range(n))
+        return
+    x = np.log(ranks) if log_x else ranks.astype(float)
+    cx = np.minimum(((x - x[0]) / max(x[-1] - x[0], 1e-300) * cells).astype(np.int64), cells)
+    cy = np.minimum(((scores - scores.min()) / max(np.ptp(scores), 1e-300) * cells).astype(np.int64), cells)
+    cell = cx * (cells + 1) + cy
+    assert set(cell.tolist()) == set(cell[kept].tolist())
+    assert kept.size <= 2 * (cells + 1) + 1
+
+
+def test_score_rank_of_150000_networks_draws_few_points_and_counts_them_all():
+    scores = -1000.0 - np.sort(np.random.default_rng(0).gamma(2.0, 0.5, 150_000))
+    scores[0] = -1000.0
+    cs = types.SimpleNamespace(networks=[types.SimpleNamespace(score=float(s)) for s in scores], opt=-1000.0,
+                               epsilon=math.log(150), bayes_factor=150.0, kind="epsilon", tolerance=0.0)
+    fig = F._score_rank_figure(cs)
+    (ax,) = fig.axes
+    line = ax.lines[0]
+    assert 100 < len(line.get_xdata()) <= 2 * (F.THIN_CELLS + 1) + 1
+    assert line.get_xdata()[0] == 1 and line.get_xdata()[-1] == 150_000
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert f"OPT \u2212 ln 150: {int(np.sum(scores >= -1000.0 - math.log(150) - 1e-6)):,} listed networks" in labels

@@ -259,3 +259,23 @@ def test_kbest_leaves_no_scoring_bar_on_screen_while_it_searches():
     last_scoring = max(i for i, s in enumerate(screens) if "scoring:" in s)
     assert any("searching for" in s for s in screens[last_scoring:]), screens[-3:]
     assert term.getvalue().endswith("\r\x1b[K")                 # and the line is cleared at the end
+
+
+def test_a_new_stage_is_drawn_at_once_whatever_the_refresh():
+    """Scoring, then two search stages within one refresh interval: each stage's line reaches the screen.
+
+    Throttled away, a fast stage left the scoring bar on screen (the k-best test above failed when the
+    search ran fast beside other tests); the same stage's next report is still throttled.
+    """
+    term = FakeTerminal()
+    p = Progress(("scoring",), stream=term, refresh=60.0)
+    p("scoring", 1, 13, level=2, families=196)
+    p("scoring", 2, 13, level=3, families=300)                  # same phase, within the refresh: not drawn
+    p("search", 0, stage="optimum", method="ilp")
+    p("search", 0, stage="optimum", method="ilp")               # same stage: not drawn
+    p("search", 0, stage="k best", method="ilp")
+    p.close()
+    screens = term.screens()
+    assert len(screens) == 3, screens
+    assert "scoring:" in screens[0] and "searching for the optimum" in screens[1]
+    assert "searching for the k best" in screens[2]

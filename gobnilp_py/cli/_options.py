@@ -123,19 +123,44 @@ def read_input(args: argparse.Namespace, budget: Any, *, table_ok: bool = True) 
         return load_table_or_data(args, args.data, table_ok=table_ok)
 
 
-def add_data_options(p: argparse.ArgumentParser) -> None:
-    """Input-file flags (a data file or, where accepted, a .jkl score file)."""
+def add_data_options(p: argparse.ArgumentParser, *, overrides: bool = False) -> None:
+    """Input-file flags (a data file or, where accepted, a .jkl score file).
+
+    ``overrides=True`` (``run``): the same flags, said to override the config's ``[data]`` keys, so every
+    command reads data with one vocabulary (``--missing-values``, ``--states`` ...).
+    """
+    def say(key: str, text: str) -> str:
+        return f"override [data] {key}: {text}" if overrides else text
+
     p.add_argument("--no-header", dest="header", action="store_const", const=False, default=None,
-                   help="the CSV file has no header row (variables are named 0..n-1)")
-    p.add_argument("--delimiter", default=None, help='CSV field separator: one character or "tab" (default: guessed)')
+                   help=say("header", "the CSV file has no header row (variables are named 0..n-1)"))
+    p.add_argument("--delimiter", default=None,
+                   help=say("delimiter", 'CSV field separator: one character or "tab" (default: guessed)'))
     p.add_argument("--arities", default=None,
-                   help="declared arities, comma separated in column order (default: observed)")
+                   help=say("arities", "declared arities, comma separated in column order (default: observed)"))
     p.add_argument("--missing-values", default=None, metavar="TOKENS",
-                   help="comma-separated texts read as missing, replacing the default NA,N/A,NaN,nan,null,NULL,None,?"
-                        " ('' reads those as states; an empty field is always missing, and an error)")
+                   help=say("missing_values", "comma-separated texts read as missing, replacing the default "
+                            "NA,N/A,NaN,nan,null,NULL,None,? ('' reads those as states; an empty field is always "
+                            "missing, and an error)"))
     p.add_argument("--states", action="append", default=None, metavar="VAR=S1,S2,...",
-                   help="declared states of a variable, in order (unobserved ones count, as pgmpy's state_names); "
-                        "repeatable")
+                   help=say("state_names", "declared states of a variable, in order (unobserved ones count, as "
+                            "pgmpy's state_names); repeatable"))
+
+
+def data_overrides(args: argparse.Namespace) -> list[tuple[str, str, object, str]]:
+    """The data flags given, as ``(section, key, value, flag)`` config overrides (``run``)."""
+    out: list[tuple[str, str, object, str]] = []
+    if args.header is not None:
+        out.append(("data", "header", args.header, "--no-header"))
+    if args.delimiter is not None:
+        out.append(("data", "delimiter", args.delimiter, "--delimiter"))
+    if args.arities is not None:
+        out.append(("data", "arities", _arities(args), "--arities"))
+    if args.missing_values is not None:
+        out.append(("data", "missing_values", _missing_values(args), "--missing-values"))
+    if args.states:
+        out.append(("data", "state_names", _states(args), "--states"))
+    return out
 
 
 def _score_help() -> str:

@@ -1,7 +1,9 @@
 """``gobnilp-py run CONFIG``: one job from a TOML config or a GOBNILP settings file.
 
 Flags override config values (``--bf 20``, ``--time-limit 60``,
-``--output-dir out``, ``--no-header``, ``--score BDeu --ess 10 --palim 2``,
+``--output-dir out``, the data flags of the other commands (``--no-header``,
+``--delimiter``, ``--arities``, ``--missing-values``, ``--states``),
+``--score BDeu --ess 10 --palim 2``,
 ``--set section.key=value``), each checked by the config's own vocabulary and
 named in its message (``command line: --palim must be ...``).  The whole config is
 validated before any work; a bad one is one line naming the file and key.
@@ -18,7 +20,7 @@ import math
 import sys
 
 from .._wording import printable
-from ._options import TIME_LIMIT_HELP, _int_text, add_common_options, number
+from ._options import TIME_LIMIT_HELP, _int_text, add_common_options, add_data_options, data_overrides, number
 
 __all__ = ["register"]
 
@@ -36,8 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--bf", dest="bayes_factor", type=number, default=None, help="override [search] bayes_factor")
     g.add_argument("--epsilon", type=number, default=None, help="override [search] epsilon (= ln BF)")
     p.add_argument("-k", "--k", dest="k", type=int, default=None, help="override [search] k")
-    p.add_argument("--no-header", dest="header", action="store_const", const=False, default=None,
-                   help="override [data] header: the CSV file has no header row (variables are named 0..n-1)")
+    add_data_options(p, overrides=True)
     p.add_argument("--score", default=None, help="override [scoring] score")
     p.add_argument("--ess", type=number, default=None, help="override [scoring] ess (BDeu equivalent sample size)")
     p.add_argument("--palim", default=None,
@@ -69,10 +70,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _overrides(args: argparse.Namespace) -> list[tuple]:
     from ..config import parse_override
 
-    out: list[tuple] = []
+    out: list[tuple] = list(data_overrides(args))
     flags = [("job", "search", "job", "--job"), ("bayes_factor", "search", "bayes_factor", "--bf"),
              ("epsilon", "search", "epsilon", "--epsilon"), ("k", "search", "k", "-k"),
-             ("header", "data", "header", "--no-header"), ("score", "scoring", "score", "--score"),
+             ("score", "scoring", "score", "--score"),
              ("ess", "scoring", "ess", "--ess"), ("palim", "scoring", "palim", "--palim"),
              ("method", "search", "method", "--method"),
              ("by", "search", "by", "--by"), ("verify", "search", "verify", "--verify"),

@@ -56,7 +56,7 @@ caller and sent with the level's chunks to every worker, and the tables are
 deterministic for an installation, so serial, process-pool and Dask tables
 remain bit-for-bit equal.
 
-numba is optional (``pip install gobnilp_py[fast]``); without it
+numba is a dependency; where it cannot be imported,
 :data:`AVAILABLE` is False and nothing here is compiled.  ``cache=True``
 keeps the compiled code on disk next to this file (numba falls back to its
 user cache when that folder is read-only), so the compile cost (about ten

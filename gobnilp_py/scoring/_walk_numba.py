@@ -43,7 +43,7 @@ counter): the candidates come out in the same order (rows of the level, then
 ``j`` ascending), every floating-point expression is evaluated with the same
 operations in the same order (no fast-math), so every rule fires on exactly the
 same sets.  Only penalised scores with no other rule use it; the engine falls
-back to numpy otherwise.  numba is optional (``pip install gobnilp_py[fast]``);
+back to numpy otherwise.  numba is a dependency;
 without it :data:`AVAILABLE` is False and nothing is compiled.
 """
 

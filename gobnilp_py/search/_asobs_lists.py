@@ -17,7 +17,7 @@ Two implementations of every query, with the same answers:
 * numpy (always available): candidate families are tested in growing blocks
   (8, 64, then the rest), one vectorised test per block, so the common case
   touches a handful of entries and the worst case is one pass;
-* numba (optional, :mod:`._asobs_numba`): a compiled loop with early exit.
+* numba (a dependency; :mod:`._asobs_numba`): a compiled loop with early exit.
 
 Descendant sets are bitsets: ``words[v]`` is a row of ``uint64`` words with
 bit ``u`` set when ``u`` is a descendant of ``v``.

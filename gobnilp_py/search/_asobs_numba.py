@@ -3,7 +3,7 @@
 The queries scan a node's families best first and stop at the first one that
 passes; a compiled loop stops after a few entries where numpy has to test a
 whole block.  Same answers as the numpy kernels (tested when numba is present).
-numba is optional (``pip install gobnilp_py[fast]``); without it
+numba is a dependency; where it cannot be imported,
 :data:`AVAILABLE` is False and nothing here is compiled.
 """
 
