@@ -54,7 +54,8 @@ if TYPE_CHECKING:
     from .graph_compare import GraphComparison, compare_graphs
     from .network import Network
     from .output import RunResult, load_result, run
-    from .scoring import LocalScore, register_score, score
+    from .scoring import LocalScore, register_score
+    from .solve.scoring_api import score
     from .scoring.table import Family, ScoreTable
     from .solve import METHODS, CredibleSet, enumerate_networks, kbest, learn, method_names
 
@@ -70,7 +71,7 @@ _LAZY: dict[str, str] = {
     "GraphComparison": ".graph_compare", "compare_graphs": ".graph_compare",
     "Network": ".network",
     "RunResult": ".output", "load_result": ".output", "run": ".output",
-    "LocalScore": ".scoring", "register_score": ".scoring", "score": ".scoring",
+    "LocalScore": ".scoring", "register_score": ".scoring", "score": ".solve.scoring_api",
     "Family": ".scoring.table", "ScoreTable": ".scoring.table",
     "METHODS": ".solve", "CredibleSet": ".solve", "enumerate_networks": ".solve", "kbest": ".solve",
     "learn": ".solve", "method_names": ".solve",

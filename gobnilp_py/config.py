@@ -45,28 +45,26 @@ from pathlib import Path
 from typing import Any
 
 from ._validation import (
-    BY_CHOICES,
-    check_backend,
     check_bool,
-    check_by,
     check_choice,
     check_delimiter,
     check_int,
     check_lower_bound,
     check_memory_limit,
-    check_method,
     check_missing_values,
     check_n_jobs,
     check_number,
     check_order,
     check_palim,
-    check_score_name,
     check_state_names,
     check_str,
     show,
     suggest,
 )
 from ._wording import excerpt, printable
+from .scoring.local_scores import check_score_name
+from .scoring.parallel import check_backend
+from .solve.methods import BY_CHOICES, check_by, check_method_name as check_method
 from .errors import ConfigError, ConstraintError, ParameterError
 from .ilp.settings import ENUMERATION_PARAMS
 

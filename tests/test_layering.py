@@ -36,9 +36,6 @@ LAYERS: list[tuple[str, ...]] = [
 
 #: Upward imports that are there on purpose (importer, imported): each is lazy and each says why.
 ALLOWED: dict[tuple[str, str], str] = {
-    ("_validation", "scoring.local_scores"): "the vocabulary reads the score registry (names are declared once)",
-    ("_validation", "scoring.parallel"): "the vocabulary reads the scoring backends (declared once)",
-    ("_validation", "solve.methods"): "the vocabulary reads the method registry (declared once)",
     ("scoring.engine", "search.family_index"): "lower_bound='auto' runs the search heuristics on the table",
     ("scoring.engine", "search.orders"): "lower_bound='auto' runs the search heuristics on the table",
     ("scoring.engine", "search.incumbent"): "lower_bound='auto' runs the ASOBS incumbent on the table",

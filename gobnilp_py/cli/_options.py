@@ -200,9 +200,10 @@ def _float_text(value: str | None) -> float | str | None:
 
 def _check_scoring_flags(args: argparse.Namespace) -> None:
     """The data and scoring flags checked with the shared vocabulary, each message naming its flag."""
-    from .._validation import (check_backend, check_bayes_factor_epsilon, check_delimiter, check_lower_bound,
-                               check_memory_limit, check_n_jobs, check_palim, check_positive_number,
-                               check_score_name)
+    from .._validation import (check_bayes_factor_epsilon, check_delimiter, check_lower_bound, check_memory_limit,
+                               check_n_jobs, check_palim, check_positive_number)
+    from ..scoring.local_scores import check_score_name
+    from ..scoring.parallel import check_backend
 
     if getattr(args, "delimiter", None) is not None:
         args.delimiter = check_delimiter(args.delimiter, "--delimiter")
@@ -352,7 +353,7 @@ def add_method_options(p: argparse.ArgumentParser, command: str) -> None:
                        help="a variable order, every variable once, first to last: search only the networks "
                             "whose arrows follow it (the fixed-order search, exact under the order)")
     if command in ("enumerate", "kbest"):
-        from .._validation import BY_CHOICES
+        from ..solve.methods import BY_CHOICES
 
         choices = BY_CHOICES[task]
         p.add_argument("--by", default=None,
@@ -372,7 +373,8 @@ def add_method_options(p: argparse.ArgumentParser, command: str) -> None:
 
 def method_kwargs(args: argparse.Namespace, command: str) -> dict[str, object]:
     """The driver keywords named by the search flags (only those given), checked with the shared vocabulary."""
-    from .._validation import check_by, check_int, check_method, parse_order
+    from .._validation import check_int, parse_order
+    from ..solve.methods import check_by, check_method_name as check_method
 
     task = _TASK_OF[command]
     kw: dict[str, object] = {}

@@ -144,8 +144,9 @@ def check_scoring_options(options: Mapping[str, Any]) -> dict[str, Any]:
     means scoring in-process: the scorer's ``"processes"`` backend with
     ``n_jobs=1`` (a different ``n_jobs`` with it is refused).
     """
-    from .._validation import (check_backend, check_lower_bound, check_memory_limit, check_n_jobs, check_palim,
-                               check_positive_number, check_score_name)
+    from .._validation import check_lower_bound, check_memory_limit, check_n_jobs, check_palim, check_positive_number
+    from ..scoring.local_scores import check_score_name
+    from ..scoring.parallel import check_backend
 
     out = dict(options)
     if isinstance(out.get("score"), str):
