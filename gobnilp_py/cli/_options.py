@@ -464,7 +464,7 @@ def output_config(args: argparse.Namespace, command: str, search: Mapping[str, o
     """The run config the flags of ``enumerate`` / ``kbest`` describe, for writing ``--write``'s outputs.
 
     Why a config: ``-o DIR --write NAMES`` writes exactly what ``gobnilp-py run``
-    writes for the same job (:func:`gobnilp_py.output.job.write_outputs`), with
+    writes for the same job (:func:`gobnilp_py.app.runner.write_outputs`), with
     the same names, files, labels and report, so the flags become the config
     keys they stand for and are checked by the config's vocabulary (a bad
     output name is one line naming ``--write``, before any work).  ``None``
@@ -472,7 +472,7 @@ def output_config(args: argparse.Namespace, command: str, search: Mapping[str, o
     """
     if getattr(args, "write", None) is None and getattr(args, "picture_format", None) is None:
         return None
-    from ..config import load_config
+    from ..app.config import load_config
     from ..errors import ConfigError
 
     if not args.output_dir:
@@ -493,7 +493,7 @@ def output_config(args: argparse.Namespace, command: str, search: Mapping[str, o
     if args.write is not None:
         names = [w.strip() for w in args.write.split(",") if w.strip()]
         if "all" in names and from_data:  # every output this command can write: no table kept from data
-            from ..config import OUTPUTS_FOR_JOB
+            from ..app.config import OUTPUTS_FOR_JOB
 
             every = [x for x in OUTPUTS_FOR_JOB[command] if x != "jkl"]
             names = [x for n in names for x in (every if n == "all" else [n])]
