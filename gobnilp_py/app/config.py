@@ -66,6 +66,7 @@ from ..scoring.local_scores import check_score_name
 from ..scoring.parallel import check_backend
 from ..solve.methods import BY_CHOICES, check_by, check_method_name as check_method
 from ..errors import ConfigError, ConstraintError, ParameterError
+from .formats import DEFAULT_WRITE, FORMATS, JOBS, OUTPUTS, OUTPUTS_FOR_JOB, PICTURES
 from ..ilp.settings import ENUMERATION_PARAMS
 
 __all__ = [
@@ -86,44 +87,7 @@ __all__ = [
 
 log = logging.getLogger("gobnilp_py")
 
-JOBS = ("score", "learn", "enumerate", "kbest")
-
-#: Output name -> file written into ``[output] dir``.
-OUTPUTS: dict[str, str] = {
-    "json": "result.json",
-    "csv": "networks.csv",
-    "gobnilp": "networks.txt",
-    "jkl": "scores.jkl",
-    "modelstring": "modelstrings.txt",
-    "dot": "best.dot",
-    "dag_png": "best_dag.png",
-    "cpdag_png": "best_cpdag.png",
-    "edges_png": "edge_probabilities.png",
-    "scores_png": "score_rank.png",
-    "bif": "best.bif",
-    "adjacency": "best_adjacency.csv",
-    "arc_strength": "arc_strength.csv",
-    "report": "report.md",  # report.html with report_format = "html"
-}
-#: The picture outputs ("pictures" in ``write`` means all of those the job has).
-PICTURES = ("dag_png", "cpdag_png", "edges_png", "scores_png")
-
-#: Which outputs each job can produce (a picture of edge probabilities needs a collection, ...).
-OUTPUTS_FOR_JOB: dict[str, tuple[str, ...]] = {
-    "score": ("json", "jkl", "report"),
-    "learn": ("json", "csv", "gobnilp", "jkl", "modelstring", "dot", "dag_png", "cpdag_png", "bif", "adjacency",
-              "report"),
-    "enumerate": tuple(OUTPUTS),
-    "kbest": tuple(o for o in OUTPUTS if o != "jkl"),  # kbest rescores inside its search: no one table
-}
-
-_DEFAULT_WRITE: dict[str, tuple[str, ...]] = {
-    "score": ("json", "jkl", "report"),
-    "learn": ("json", "gobnilp", "report"),
-    "enumerate": ("json", "csv", "report"),
-    "kbest": ("json", "csv", "report"),
-}
-
+# The jobs and their outputs are declared once, as data, in :mod:`.formats` (re-exported here).
 #: SCIP parameters the enumeration relies on (see ``gobnilp_py.ilp.settings``); a user
 #: override would silently lose credible networks, so it is refused for collecting jobs.
 _PROTECTED_SCIP = tuple(ENUMERATION_PARAMS)
@@ -1190,7 +1154,7 @@ def _build(layers: Sequence[_Layer], source: str, default_out: Path | None) -> R
     if out["dir"] is None and wants_output and default_out is not None:
         out["dir"] = str(default_out)
     if out["write"] is None:
-        out["write"] = _DEFAULT_WRITE[job]
+        out["write"] = DEFAULT_WRITE[job]
     allowed = OUTPUTS_FOR_JOB[job]
     expanded: list[str] = []
     for name in out["write"]:
@@ -1209,17 +1173,20 @@ def _build(layers: Sequence[_Layer], source: str, default_out: Path | None) -> R
         else:
             expanded.append(name)
     out["write"] = tuple(dict.fromkeys(expanded))
-    if s.get("order") is not None and not is_table and "jkl" in out["write"]:
-        raise origin_of("search", "order").error(
-            "searches the data without a score table, so there is no \"jkl\" to write; leave it out of "
-            "[output] write")
-    if "bif" in out["write"] and str(values["data"]["path"]).lower().endswith(".jkl"):
-        raise origin_of("output", "write").error(
-            "asks for \"bif\", whose probability tables are fitted from the data; a .jkl score table has none")
+    for name in out["write"]:
+        needs = FORMATS[name].needs
+        if "table" in needs and s.get("order") is not None and not is_table:
+            raise origin_of("search", "order").error(
+                f"searches the data without a score table, so there is no {_show(name)} to write; leave it out of "
+                "[output] write")
+        if "dataset" in needs and str(values["data"]["path"]).lower().endswith(".jkl"):
+            raise origin_of("output", "write").error(
+                f"asks for {_show(name)}, whose probability tables are fitted from the data; a .jkl score table "
+                "has none")
     if out["dir"] is not None:
         _check_output_dir(Path(out["dir"]), merged.get(("output", "dir"), (None, None))[1], source,
                           force=bool(out.get("force")))
-        if any(p in out["write"] for p in PICTURES):
+        if any(FORMATS[p].picture for p in out["write"]):
             try:
                 import matplotlib  # noqa: F401
             except ImportError:

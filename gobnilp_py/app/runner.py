@@ -40,7 +40,8 @@ from typing import Any
 from .._budget import Budget
 from .._version import __version__
 from .._wording import printable
-from .config import PICTURES, RUN_SOURCE, RunConfig, keyword_overrides, load_config
+from .config import RUN_SOURCE, RunConfig, keyword_overrides, load_config
+from .formats import FORMATS, PICTURES, SECONDS_PER_NETWORK_VARIABLE, texts_of
 from ..progress import Progress
 from ..output import pictures as P
 from ..output import writers as W
@@ -264,11 +265,6 @@ def _execute(cfg: RunConfig, progress: Progress, ds: Any, table: Any,
     return result, table
 
 
-#: Which written formats each output needs its variable names to fit (see ``check_names_for``).
-_NAME_FORMATS = {"gobnilp": ("gobnilp",), "csv": ("modelstring",), "modelstring": ("modelstring",),
-                 "report": ("modelstring",), "jkl": ("jkl",)}
-
-
 def check_before_work(cfg: RunConfig, ds: Any, table: Any) -> None:
     """The last checks that need the data: constraint names, names the outputs can hold, the width.
 
@@ -295,7 +291,7 @@ def check_before_work(cfg: RunConfig, ds: Any, table: Any) -> None:
         except ParameterError as exc:
             raise ConfigError(f"{cfg.source}: [search] order {exc.problem}") from None
     for out in cfg.outputs:
-        formats = _NAME_FORMATS.get(out, ())
+        formats = FORMATS[out].name_formats  # the written formats whose separators the names must avoid
         if cfg.job == "score" and out == "report":
             formats = ()
         if formats:
@@ -320,14 +316,6 @@ def check_run(cfg: RunConfig) -> Any:
     return ds if ds is not None else table
 
 
-#: Seconds a listed network costs after the search, per variable, for each output that lists every network
-#: (and for summarising a collection: its classes and edge probabilities): a time-limited collection stops
-#: listing early enough to leave them (:attr:`gobnilp_py._budget.Budget.per_network`).  Measured on wine BF 150
-#: (26,153 networks of 14 variables): networks.csv 195 us a network, result.json's networks 311 us, classes and
-#: edge probabilities 18 us; model strings and the report's rows are taken as about half of networks.csv.
-_SECONDS_PER_NETWORK_VARIABLE = {"csv": 15e-6, "json": 25e-6, "modelstring": 8e-6, "report": 8e-6,
-                                 "arc_strength": 4e-6, "summarising": 2e-6}
-
 #: Seconds kept at the end of a time-limited job that writes a folder, whatever it holds (at most a tenth of
 #: the limit): the fixed cost of writing (imports, the report's template), about half a second measured.
 WRITE_FIXED_SECONDS = 1.0
@@ -342,7 +330,7 @@ def _per_network(cfg: RunConfig, n_vars: int) -> float:
     if cfg.job not in ("enumerate", "kbest"):
         return 0.0
     outs = set(cfg.outputs) if cfg.output_dir is not None else set()
-    return n_vars * sum(v for k, v in _SECONDS_PER_NETWORK_VARIABLE.items() if k in outs or k == "summarising")
+    return n_vars * sum(v for k, v in SECONDS_PER_NETWORK_VARIABLE.items() if k in outs or k == "summarising")
 
 
 def run_job(cfg: RunConfig, progress: Progress, *, started: float | None = None,
@@ -414,12 +402,6 @@ def write_outputs(res: RunResult, progress: Progress, budget: Budget | None = No
 
 
 # -------------------------------------------------------------------- writing
-_CAPTIONS = {
-    "dag_png": "best network",
-    "cpdag_png": "equivalence class of the best network (CPDAG)",
-    "edges_png": "edge and arrow probabilities over the collection",
-    "scores_png": "score versus rank with Bayes-factor levels",
-}
 
 
 def _results_rows(res: RunResult) -> dict[str, Any]:
@@ -482,33 +464,16 @@ def _write(res: RunResult, pics: P.PictureSet, progress: Progress) -> list[Path]
     t0 = time.perf_counter()
     with StagedFolder(cfg.output_dir, force=bool(cfg.values["output"].get("force"))) as folder:
         r = res.result
-        best = W.networks_of(r)[:1]
-        for name in wanted:
+        for name in wanted:  # each output as asked (the JSON and the report last: they list the others)
             fname = cfg.output_file(name)
             if name in pics.images:
                 folder.write_bytes(fname, pics.images[name])
-            elif name == "csv":
-                folder.write_text(fname, W.networks_csv(r))
-            elif name == "gobnilp":
-                folder.write_text(fname, W.gobnilp_text(r))
-            elif name == "jkl":
-                folder.write_text(fname, res.table.to_jkl())
-            elif name == "modelstring":
-                folder.write_text(fname, W.modelstrings(r))
-            elif name == "dot":  # one graph per file: best.dot and best_cpdag.dot
-                for dot_name, text in P.dot_files(r).items():
-                    folder.write_text(fname if dot_name == "best.dot" else fname.rsplit(".", 1)[0] + "_cpdag.dot",
-                                      text)
-            elif name == "bif" and best:  # these three start with the guarantee too (// in BIF, # in CSV)
-                folder.write_text(fname, W.bif_text(r, res.dataset, ess=cfg.get("scoring", "ess")))
-            elif name == "adjacency" and best:
-                folder.write_text(fname, W.adjacency_csv(r))
-            elif name == "arc_strength" and len(r):
-                folder.write_text(fname, W.arc_strength_csv(r))
+            for path, text in texts_of(name, res, fname).items():
+                folder.write_text(path, text)
         if "json" in wanted:
             folder.write_text(cfg.output_file("json"), W.result_json(res))
         if "report" in wanted:
-            pic_files = {_CAPTIONS[k]: cfg.output_file(k) for k in PICTURES if k in pics.images}
+            pic_files = {FORMATS[k].caption: cfg.output_file(k) for k in PICTURES if k in pics.images}
             timings = dict(progress.timings, writing=time.perf_counter() - t0)  # writing: up to this report
             data = ReportData(
                 title=cfg.title, job=cfg.job, inputs=_inputs(res), settings=cfg.to_dict(), timings=timings,
@@ -516,9 +481,9 @@ def _write(res: RunResult, pics: P.PictureSet, progress: Progress) -> list[Path]
                 opt=getattr(r, "opt", getattr(r, "score", None)), edges=_top_edges(res),
                 files=[f for f in folder.files] + [cfg.output_file("report")], warnings=cfg.warnings,
                 version=__version__, result=r if cfg.job != "score" else None,
-                picture_notes={_CAPTIONS[k]: why for k, why in pics.skipped.items()}, wall=progress.elapsed)
+                picture_notes={FORMATS[k].caption: why for k, why in pics.skipped.items()}, wall=progress.elapsed)
             if cfg.values["output"]["report_format"] == "html":
-                text = render_html(data, {_CAPTIONS[k]: pics.images[k] for k in PICTURES if k in pics.images},
+                text = render_html(data, {FORMATS[k].caption: pics.images[k] for k in PICTURES if k in pics.images},
                                    pic_files)
             else:
                 text = render_markdown(data, pic_files)

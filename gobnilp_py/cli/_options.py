@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, DataError, ParameterError
+from ..app.formats import FORMATS, OUTPUTS_FOR_JOB
 
 __all__ = [
     "number",
@@ -435,9 +436,10 @@ def check_order_flag(search: dict[str, object], source: object) -> None:
 
 
 # ------------------------------------------------------------------ -o DIR --write: run's outputs
-WRITE_HELP = ("with -o: comma-separated outputs to write, as 'run' names them (json, csv, gobnilp, modelstring, "
-              "dot, pictures, report, arc_strength, adjacency, bif, or all; see docs/configuration.md), with "
-              "run's file names; default: networks.csv and summary.json")
+WRITE_HELP = ("with -o: comma-separated outputs to write, as 'run' names them ("
+              + ", ".join(n for n in OUTPUTS_FOR_JOB["enumerate"] if not FORMATS[n].needs & {"table", "matplotlib"})
+              + ", pictures, or all; see docs/configuration.md), with run's file names; default: networks.csv and "
+              "summary.json")
 
 
 def add_write(p: argparse.ArgumentParser) -> None:
@@ -493,9 +495,7 @@ def output_config(args: argparse.Namespace, command: str, search: Mapping[str, o
     if args.write is not None:
         names = [w.strip() for w in args.write.split(",") if w.strip()]
         if "all" in names and from_data:  # every output this command can write: no table kept from data
-            from ..app.config import OUTPUTS_FOR_JOB
-
-            every = [x for x in OUTPUTS_FOR_JOB[command] if x != "jkl"]
+            every = [x for x in OUTPUTS_FOR_JOB[command] if "table" not in FORMATS[x].needs]
             names = [x for n in names for x in (every if n == "all" else [n])]
         overrides.append(("output", "write", names, "--write"))
     cfg = load_config(None, overrides)
