@@ -66,6 +66,7 @@ from ..scoring.local_scores import check_score_name
 from ..scoring.parallel import check_backend
 from ..solve.methods import BY_CHOICES, check_by, check_method_name as check_method
 from ..errors import ConfigError, ConstraintError, ParameterError
+from ..solve.request import SearchRequest, Words
 from .formats import DEFAULT_WRITE, FORMATS, JOBS, OUTPUTS, OUTPUTS_FOR_JOB, PICTURES
 from ..ilp.settings import ENUMERATION_PARAMS
 
@@ -380,6 +381,11 @@ def _constraint_keys() -> tuple[str, ...]:
 #: The [scoring] keys, all refused with a score table (it is already scored).
 _SCORING_KEYS = ("score", "ess", "palim", "prune", "max_candidates", "memory_limit", "n_jobs", "backend",
                  "scheduler", "lower_bound")
+#: Key -> its section, for the rules between keys (:mod:`gobnilp_py.solve.request`).
+_SECTION_OF = {"backend": "scoring", "n_jobs": "scoring", "scheduler": "scoring"}
+#: The config's words for those rules: ``[scoring] n_jobs``, ``[scoring] backend = "serial"``.
+CONFIG_WORDS = Words(name=lambda p: f"[{_SECTION_OF[p]}] {p}", subject=lambda label, v: f"{label} = {show(v)}",
+                     setting=lambda p, v: f"[{_SECTION_OF[p]}] {p} = {show(v)}")
 _TASK_OF_JOB = {"learn": "optimum", "enumerate": "epsilon_set", "kbest": "kbest"}
 #: [scoring] keys the fixed-order search honours (it scores from the data itself, without a table).
 _ORDER_SCORING = ("score", "ess", "palim", "n_jobs")
@@ -404,15 +410,9 @@ def _check_search_choices(values: dict[str, dict[str, Any]], origins: Mapping[st
             check_by(s["by"], None, "kbest")
         except ParameterError as exc:
             raise err("search", "by", exc) from None
-    backend = sc.get("backend")
-    if backend == "serial" and sc.get("n_jobs") not in (None, 1):
-        raise origin_of("scoring", "backend").error(
-            f'= "serial" scores in-process: [scoring] n_jobs must be 1 or not given, got {sc["n_jobs"]}')
-    if sc.get("scheduler") is not None and backend != "dask":
-        raise origin_of("scoring", "scheduler").error('needs [scoring] backend = "dask"')
-    if backend == "dask" and sc.get("scheduler") is None:
-        raise origin_of("scoring", "backend").error(
-            '= "dask" needs [scoring] scheduler (an address such as "tcp://host:8786")')
+    for v in SearchRequest.of(sc).violations():  # the rules between keys, worded by key, after "file:"
+        origin = origin_of(_SECTION_OF[v.about], v.about)
+        raise ConfigError(f"{origin.source}: {v.message(CONFIG_WORDS, origin.label)}")
     if s.get("order") is None:
         return
     if "search.method" in origins and s["method"] != "auto":

@@ -21,8 +21,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from .._validation import show
 from ..errors import ConfigError, DataError, ParameterError
 from ..app.formats import FORMATS, OUTPUTS_FOR_JOB
+from ..solve.request import SearchRequest, Words
 
 __all__ = [
     "number",
@@ -71,6 +73,11 @@ _SCORING_FLAGS = {"score": "--score", "ess": "--ess", "palim": "--palim", "prune
                   "max_candidates": "--max-candidates", "memory_limit": "--memory-limit", "n_jobs": "--n-jobs",
                   "backend": "--backend", "scheduler": "--scheduler", "lower_bound": "--lower-bound"}
 #: Scoring keyword -> flag, for the keywords the scorer takes (passed on only when given).
+#: The flags' words for the rules between parameters (:mod:`gobnilp_py.solve.request`): ``--n-jobs``,
+#: ``--backend "serial"`` (a subject), ``--backend dask`` (a setting, as typed).
+CLI_WORDS = Words(name=lambda p: {**_DATA_FLAGS, **_SCORING_FLAGS}.get(p, "--" + p.replace("_", "-")),
+                  subject=lambda label, v: f"{label} {show(v)}",
+                  setting=lambda p, v: f"{CLI_WORDS.name(p)} {v}")
 _SCORING_KEYS = ("score", "ess", "palim", "prune", "bayes_factor", "epsilon", "memory_limit", "n_jobs", "backend",
                  "scheduler", "lower_bound")
 
@@ -220,13 +227,7 @@ def _check_scoring_flags(args: argparse.Namespace) -> None:
         check_n_jobs(args.n_jobs, "--n-jobs")
     if getattr(args, "backend", None) is not None:
         args.backend = check_backend(args.backend, "--backend")
-        if args.backend == "serial" and getattr(args, "n_jobs", None) not in (None, 1):
-            raise ParameterError(f'--backend "serial" scores in-process: --n-jobs must be 1 or not given, got '
-                                 f"{args.n_jobs}")
-    if getattr(args, "scheduler", None) is not None and getattr(args, "backend", None) != "dask":
-        raise ParameterError("--scheduler (a Dask scheduler address) needs --backend dask")
-    if getattr(args, "backend", None) == "dask" and getattr(args, "scheduler", None) is None:
-        raise ParameterError('--backend "dask" needs --scheduler (an address such as "tcp://host:8786")')
+    SearchRequest.of(vars(args)).check(CLI_WORDS)  # the rules between the flags, worded by flag
     if getattr(args, "lower_bound", None) is not None:
         args.lower_bound = check_lower_bound(_float_text(args.lower_bound), "--lower-bound")
     bf, eps = getattr(args, "bayes_factor", None), getattr(args, "epsilon", None)
