@@ -165,32 +165,19 @@ def _c_any(v: Any) -> Any:
     return v
 
 
-def _c_score(v: Any) -> str:
-    return check_score_name(v, None)
+def _unnamed(check: Callable[[Any, str | None], Any]) -> Callable[[Any], Any]:
+    """A shared check (:mod:`gobnilp_py._validation`, a registry's) without a name: the config puts its own
+    ``file: [section] key`` in front of the same words."""
+    return lambda v: check(v, None)
 
 
-def _c_palim(v: Any) -> Any:
-    return check_palim(v, None)
-
-
-def _c_memory(v: Any) -> Any:
-    return check_memory_limit(v, None)
-
-
-def _c_n_jobs(v: Any) -> Any:
-    return check_n_jobs(v, None)
-
-
-def _c_backend(v: Any) -> str:
-    return check_backend(v, None)
-
-
-def _c_lower_bound(v: Any) -> Any:
-    return check_lower_bound(v, None)
-
-
-def _c_method(v: Any) -> str:
-    return check_method(v, None)  # which job can use it is checked with the job (see _build)
+_c_score = _unnamed(check_score_name)
+_c_palim = _unnamed(check_palim)
+_c_memory = _unnamed(check_memory_limit)
+_c_n_jobs = _unnamed(check_n_jobs)
+_c_backend = _unnamed(check_backend)
+_c_lower_bound = _unnamed(check_lower_bound)
+_c_method = _unnamed(check_method)  # which job can use it is checked with the job (see _build)
 
 
 def _c_by(v: Any) -> str:

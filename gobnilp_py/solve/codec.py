@@ -89,12 +89,7 @@ def load_result(path: str | os.PathLike[str], *, make: Callable[..., Any]) -> An
         score table summary: read the ``.jkl`` file instead), or does not
         describe a result.
 
-    Examples
-    --------
-    >>> from gobnilp_py import load_result
-    >>> cs = load_result("out/result.json")  # doctest: +SKIP
-    >>> cs.guarantee  # doctest: +SKIP
-    'complete: every network with score >= OPT - 1.09861 (Bayes factor 3)'
+    :func:`gobnilp_py.load_result` is this with ``make=CredibleSet``.
     """
     p = _result_file(Path(path))
     shown = printable(p)
