@@ -571,7 +571,8 @@ def check_lower_bound(value: Any, name: str | None = "lower_bound") -> float | s
 READ_OPTIONS = ("header", "delimiter", "arities", "names", "missing_values", "state_names")
 
 def refuse_unknown_keyword(function: str, options: Mapping[str, Any], accepted: Iterable[str], *,
-                           suggestions: Iterable[str] | None = None, takers: Mapping[str, Iterable[str]] | None = None) -> None:
+                           suggestions: Iterable[str] | None = None,
+                           takers: Mapping[str, Iterable[str]] | None = None) -> None:
     """Refuse a keyword of ``options`` that ``function`` does not take, in Python's words and ours.
 
     Why generic: the public functions that take ``**`` keywords (the drivers in :mod:`gobnilp_py.solve`,

@@ -45,8 +45,7 @@ import math
 from typing import Any
 
 from .._json import jsonable
-from ..solve.labels import (_is_network, _is_table, comment_lines, guarantee_of, is_approximate, is_complete,
-                             is_infeasible, labels, notes_of)
+from ..solve.labels import comment_lines, guarantee_of, is_approximate, is_complete, is_infeasible, labels, notes_of
 
 __all__ = [
     "jsonable",

@@ -36,8 +36,8 @@ import numpy as np
 
 from .._budget import Budget
 from .._memory import format_bytes
-from .._validation import (READ_OPTIONS, check_bool, refuse_unknown_keyword, check_lower_bound, check_memory_limit, check_palim,
-                           check_positive_int, check_positive_number, check_time_limit)
+from .._validation import (READ_OPTIONS, check_bool, check_lower_bound, check_memory_limit, check_palim,
+                           check_positive_int, check_positive_number, check_time_limit, refuse_unknown_keyword)
 from ..data.reader import as_dataset
 from ..errors import DataError, ParameterError, ScoreError
 from . import pruning as P

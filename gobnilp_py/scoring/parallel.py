@@ -53,8 +53,8 @@ from . import atom_bounds as ab
 from .counts import ParentConfigs, csr, distinct_small, find_sorted, ranges
 from .local_scores import K2, BDeu, BDs, DirichletScore, LocalScore, PenalisedLL, _lgamma_cache
 
-__all__ = ["Payload", "GroupResults", "FlatGroups", "PendingScores", "score_groups", "LevelScorer", "resolve_n_jobs", "BACKENDS", "check_backend",
-           "KERNEL", "use_kernel", "kernel_available", "ScoringDeadline", "usable_cores", "worker_bytes",
+__all__ = ["Payload", "GroupResults", "FlatGroups", "PendingScores", "score_groups", "LevelScorer", "resolve_n_jobs", "BACKENDS",
+           "check_backend", "KERNEL", "use_kernel", "kernel_available", "ScoringDeadline", "usable_cores", "worker_bytes",
            "kernel_table_bytes"]
 
 log = logging.getLogger(__name__)
