@@ -292,7 +292,7 @@ def compare(data: Any, *, ks: Sequence[int] = (10, 100, 1000), bayes_factors: Se
     Examples
     --------
     >>> from gobnilp_py import example_path
-    >>> from gobnilp_py.compare import compare
+    >>> from gobnilp_py.app.compare import compare
     >>> c = compare(example_path("asia"), ks=[5], bayes_factors=[3], score="BDeu")  # doctest: +SKIP
     >>> print(c.to_markdown())  # doctest: +SKIP
     """

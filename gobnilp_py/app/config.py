@@ -186,7 +186,7 @@ def _c_by(v: Any) -> str:
 
 def _c_order(v: Any) -> list[Any]:
     # Names (or column indices, as in the API); that it lists every variable once is checked once the
-    # data are read (gobnilp_py.output.job.check_before_work), before any work.
+    # data are read (gobnilp_py.app.runner.check_before_work), before any work.
     return check_order(v, None, allow_none=False)  # type: ignore[return-value]
 
 

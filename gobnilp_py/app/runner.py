@@ -1,4 +1,4 @@
-"""Run one job from a validated :class:`~gobnilp_py.config.RunConfig` and write its outputs.
+"""Run one job from a validated :class:`~gobnilp_py.app.config.RunConfig` and write its outputs.
 
 The phases, each timed by :class:`~gobnilp_py.progress.Progress`:
 
@@ -159,7 +159,7 @@ def run(config: RunConfig | str | os.PathLike[str], *, progress: Progress | None
     Keyword overrides name config keys by their Python keyword, the one the
     drivers take (``bayes_factor``, ``header``, ``ess``, ``time_limit``,
     ``params``, ...; also ``job``, ``write``, ``output_dir``, ``path``), or as
-    ``section__key`` (:func:`gobnilp_py.config.keyword_overrides`).  Their
+    ``section__key`` (:func:`gobnilp_py.app.config.keyword_overrides`).  Their
     errors start with ``run():`` and an unknown one names the closest.
 
     Examples
