@@ -45,7 +45,7 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
-    from .config import RunConfig, load_config
+    from .app import RunConfig, RunResult, load_config, load_result, run
     from .constraints.structural import StructuralConstraints
     from .data import ConstantColumnWarning, ContinuousColumnWarning, Dataset, read_data
     from .equivalence import CPDAG, EquivalenceClass, arrow_probabilities, cpdag, edge_probabilities, group_by_class
@@ -53,14 +53,14 @@ if TYPE_CHECKING:
     from .examples import example_path
     from .graph_compare import GraphComparison, compare_graphs
     from .network import Network
-    from .output import RunResult, load_result, run
-    from .scoring import LocalScore, register_score, score
+    from .scoring import LocalScore, register_score
+    from .solve.scoring_api import score
     from .scoring.table import Family, ScoreTable
     from .solve import METHODS, CredibleSet, enumerate_networks, kbest, learn, method_names
 
 #: Public name -> the module (relative to this package) it is imported from on first use.
 _LAZY: dict[str, str] = {
-    "RunConfig": ".config", "load_config": ".config",
+    "RunConfig": ".app", "load_config": ".app",
     "StructuralConstraints": ".constraints.structural",
     "ConstantColumnWarning": ".data", "ContinuousColumnWarning": ".data", "Dataset": ".data", "read_data": ".data",
     "CPDAG": ".equivalence", "EquivalenceClass": ".equivalence", "arrow_probabilities": ".equivalence",
@@ -69,15 +69,15 @@ _LAZY: dict[str, str] = {
     "example_path": ".examples",
     "GraphComparison": ".graph_compare", "compare_graphs": ".graph_compare",
     "Network": ".network",
-    "RunResult": ".output", "load_result": ".output", "run": ".output",
-    "LocalScore": ".scoring", "register_score": ".scoring", "score": ".scoring",
+    "RunResult": ".app", "load_result": ".app", "run": ".app",
+    "LocalScore": ".scoring", "register_score": ".scoring", "score": ".solve.scoring_api",
     "Family": ".scoring.table", "ScoreTable": ".scoring.table",
     "METHODS": ".solve", "CredibleSet": ".solve", "enumerate_networks": ".solve", "kbest": ".solve",
     "learn": ".solve", "method_names": ".solve",
 }
 
 #: Subpackages and modules reachable as attributes (``gobnilp_py.scoring.score``) without importing them first.
-_SUBMODULES = ("cli", "compare", "config", "constraints", "data", "equivalence", "drawing", "examples", "graph_compare", "ilp", "interop",
+_SUBMODULES = ("app", "cli", "compare", "config", "constraints", "data", "equivalence", "drawing", "examples", "graph_compare", "ilp", "interop",
                "network", "output", "progress", "scoring", "search", "solve")
 
 __all__ = [

@@ -32,7 +32,6 @@ of a choice), so a caller can use the result directly.
 from __future__ import annotations
 
 import difflib
-import functools
 import json
 import math
 import numbers
@@ -63,20 +62,15 @@ __all__ = [
     "check_width",
     "check_names_for",
     "NAME_SEPARATORS",
-    "check_method",
-    "check_by",
     "check_order",
     "check_order_names",
     "parse_order",
-    "check_score_name",
     "check_palim",
     "check_n_jobs",
-    "check_backend",
     "check_memory_limit",
     "check_lower_bound",
-    "BY_CHOICES",
     "READ_OPTIONS",
-    "check_keywords",
+    "refuse_unknown_keyword",
 ]
 
 
@@ -458,41 +452,7 @@ def check_names_for(names: Iterable[str], formats: Iterable[str], *, where: str 
 
 
 
-# ------------------------------------------------------- search and scoring choices
-#: ``by`` per task: how a collection is searched (``docs/enumeration.md``).
-BY_CHOICES: dict[str, tuple[str, ...]] = {"epsilon_set": ("auto", "class", "dag"), "kbest": ("dag", "class")}
-
-_TASK_TEXT = {"optimum": "an optimal network", "epsilon_set": "every network within a Bayes factor",
-              "kbest": "the k best networks"}
-
-
-def check_method(value: Any, name: str | None = "method", task: str | None = None) -> str:
-    """A search method of the registry (:mod:`gobnilp_py.solve.methods`), or ``"auto"``.
-
-    The names are read from the registry each time (never a copy), so a
-    method added there is accepted here, by the config and by the command line
-    at once.  With ``task`` (``"optimum"``, ``"epsilon_set"``, ``"kbest"``) a
-    method that cannot perform it is refused, naming those that can.
-
-    Examples
-    --------
-    >>> check_method("ilp", task="optimum")
-    'ilp'
-    """
-    from .solve.methods import method_names
-
-    every = method_names()
-    if isinstance(value, str) and task is not None and value in every and value not in method_names(task):
-        raise _fail(f"{show(value)} cannot compute {_TASK_TEXT[task]}; methods that can: "
-                    f"{', '.join(method_names(task))}", name)
-    return check_choice(value, name, every)
-
-
-def check_by(value: Any, name: str | None = "by", task: str = "epsilon_set") -> str:
-    """How a collection is searched: ``"auto"``, ``"class"`` or ``"dag"`` (k-best: ``"dag"`` or ``"class"``)."""
-    return check_choice(value, name, BY_CHOICES[task])
-
-
+# ------------------------------------------------------- orders
 def parse_order(text: Any, name: str | None = "--order") -> list[str]:
     """``"a,b,c"`` (the command line's spelling of an order) -> ``["a", "b", "c"]``."""
     if not isinstance(text, str):
@@ -562,21 +522,6 @@ def check_order_names(order: Any, names: Sequence[str], name: str | None = "orde
     return tuple(out)
 
 
-def check_score_name(value: Any, name: str | None = "score") -> str:
-    """A registered local score (:func:`gobnilp_py.scoring.score_names`, any case, or an alias) -> its canonical name."""
-    from .scoring.local_scores import SCORE_ALIASES, score_names
-
-    names = score_names()
-    if isinstance(value, str):
-        key = value.strip().lower()
-        for canon in names:
-            if canon.lower() == key:
-                return canon
-        if SCORE_ALIASES.get(key) in names:
-            return SCORE_ALIASES[key]
-    return check_choice(value, name, names, fold=True)
-
-
 def check_palim(value: Any, name: str | None = "palim") -> int | str | None:
     """``None`` (no limit), an integer >= 0, or ``"auto"`` (the parent-count bound safe for ε)."""
     if isinstance(value, str):
@@ -605,17 +550,6 @@ def check_n_jobs(value: Any, name: str | None = "n_jobs") -> int | None:
     return int(value)
 
 
-def _backends() -> tuple[str, ...]:
-    from .scoring.parallel import BACKENDS
-
-    return ("serial",) + tuple(b for b in BACKENDS if b != "serial")
-
-
-def check_backend(value: Any, name: str | None = "backend") -> str:
-    """Where scoring runs: ``"serial"`` (in-process), ``"processes"`` (local cores) or ``"dask"`` (a cluster)."""
-    return check_choice(value, name, _backends())
-
-
 def check_memory_limit(value: Any, name: str | None = "memory_limit") -> int | None:
     """``None`` (the default budget) or a number of bytes >= 1 (``8e9`` is accepted; returned as an int)."""
     v = check_number(value, name, lo=1.0, allow_none=True, unit="bytes")
@@ -636,58 +570,28 @@ def check_lower_bound(value: Any, name: str | None = "lower_bound") -> float | s
 #: options, so that ``learn(frame, arities=...)`` reads the data as asked before scoring it.
 READ_OPTIONS = ("header", "delimiter", "arities", "names", "missing_values", "state_names")
 
-#: The public functions whose ``**`` keywords pass through to scoring: name -> (module, extra keywords
-#: taken there besides the scorer's own and :data:`READ_OPTIONS`).  ``learn`` also scores by independence
-#: selection for an approximate method; ``kbest`` names ``initial_epsilon`` only to explain its removal.
-#: Modules are named, not imported: their signatures are read only when a keyword has to be checked.
-_KEYWORD_FUNCTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "learn": ("gobnilp_py.solve.learn", ("candidate_limit", "max_evaluations", "time_per_variable")),
-    "enumerate_networks": ("gobnilp_py.solve.collect", ()),
-    "kbest": ("gobnilp_py.solve.kbest", ("initial_epsilon",)),
-    "score": ("gobnilp_py.scoring.engine", ()),
-}
+def refuse_unknown_keyword(function: str, options: Mapping[str, Any], accepted: Iterable[str], *,
+                           suggestions: Iterable[str] | None = None,
+                           takers: Mapping[str, Iterable[str]] | None = None) -> None:
+    """Refuse a keyword of ``options`` that ``function`` does not take, in Python's words and ours.
 
-
-@functools.cache
-def _named_keywords(function: str) -> tuple[str, ...]:
-    """The keyword parameters ``function`` names in its signature (not its ``**`` catch-all); read once."""
-    import importlib
-    import inspect
-
-    module, _extra = _KEYWORD_FUNCTIONS[function]
-    fn = getattr(importlib.import_module(module), function)
-    return tuple(name for name, prm in inspect.signature(fn).parameters.items()
-                 if prm.kind in (prm.KEYWORD_ONLY, prm.POSITIONAL_OR_KEYWORD))
-
-
-def _scorer_keywords() -> tuple[str, ...]:
-    """What a driver passes on to :func:`gobnilp_py.scoring.score` (its own progress hook is named by the driver)."""
-    return tuple(k for k in _named_keywords("score") if k not in ("data", "progress"))
-
-
-def check_keywords(function: str, options: Mapping[str, Any]) -> None:
-    """Refuse a keyword that ``function`` (``"learn"``, ``"enumerate_networks"``, ``"kbest"``, ``"score"``) lacks.
-
-    Why: the drivers pass ``**scoring_options`` on to the scorer, so a misspelt or misplaced
-    keyword (``learn(d, max_networks=3)``) surfaced as ``TypeError: score() got an unexpected
-    keyword argument``, blaming a function the caller never called.  The error names the function
-    called, the closest keyword it takes (as a config file's unknown key does), or the other
-    public function that takes the keyword.
+    Why generic: the public functions that take ``**`` keywords (the drivers in :mod:`gobnilp_py.solve`,
+    :func:`gobnilp_py.scoring.score`) each know what they accept; this only words the refusal alike:
+    the function called, the closest keyword it takes (among ``suggestions``, by default ``accepted``), or the
+    other public functions (``takers``: name -> keywords it names) that do take it.
 
     Raises
     ------
     ParameterTypeError
         A ``TypeError`` (what Python raises for an unexpected keyword) and a ``GobnilpError``.
     """
-    if not options:  # the usual call: nothing to check, and no scorer signature to read
-        return
-    accepted = {*_scorer_keywords(), *READ_OPTIONS, *_KEYWORD_FUNCTIONS[function][1]}
+    accepted = set(accepted)
     unknown = [k for k in options if k not in accepted]
     if not unknown:
         return
     key = unknown[0]
-    hint = suggest(key, sorted({*accepted, *_named_keywords(function)} - {"data", "data_or_table", "initial_epsilon"}))
-    if not hint:
-        takers = [f"{other}()" for other in _KEYWORD_FUNCTIONS if other != function and key in _named_keywords(other)]
-        hint = f" ({' and '.join(takers)} {'take' if len(takers) > 1 else 'takes'} it)" if takers else ""
+    hint = suggest(key, sorted(accepted if suggestions is None else set(suggestions)))
+    if not hint and takers:
+        names = [f"{other}()" for other, words in takers.items() if other != function and key in set(words)]
+        hint = f" ({' and '.join(names)} {'take' if len(names) > 1 else 'takes'} it)" if names else ""
     raise ParameterTypeError(f"{function}() got an unexpected keyword argument {key!r}{hint}")

@@ -18,7 +18,7 @@ import gobnilp_py as gp
 from gobnilp_py.cli import main
 from gobnilp_py.errors import ConfigError, DataError, ParameterError, ParameterTypeError
 from gobnilp_py.examples import example_path
-from gobnilp_py._validation import check_keywords
+from gobnilp_py.solve.keywords import check_keywords
 
 ROOT = Path(__file__).resolve().parents[1]
 ASIA = str(example_path("asia"))

@@ -134,7 +134,7 @@ def test_every_registry_method_is_accepted_everywhere(job, task, tmp_path):
     """The config and the CLI take exactly the registry's names for the task (so a new method needs no edit here)."""
     import argparse
 
-    from gobnilp_py._validation import check_method
+    from gobnilp_py.solve.methods import check_method_name as check_method
     from gobnilp_py.cli._options import add_method_options, method_kwargs
 
     extra = {"learn": "", "enumerate": "bayes_factor = 3\n", "kbest": "k = 2\n"}[job]

@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     from .._interrupt import exit_status, last_signal
     from .._json import dumps
     from .._validation import check_time_limit
-    from ..compare import compare
+    from ..app.compare import compare
     from ..output.folder import check_output_folder
 
     time_limit = None if args.no_time_limit else check_time_limit(

@@ -84,7 +84,7 @@ def _prepare(args: argparse.Namespace, command: str) -> tuple[object, dict]:
     check_order_flag(search, source)
     args.output_cfg = output_config(args, command, search)
     if args.output_cfg is not None:
-        from ..output.job import check_before_work
+        from ..app.runner import check_before_work
 
         is_table = hasattr(source, "families")
         check_before_work(args.output_cfg, None if is_table else source, source if is_table else None)
@@ -155,7 +155,7 @@ def _report(args: argparse.Namespace, cs: Any) -> int:
     from ._results import display, exit_code, opt_text, print_notes, say_infeasible
 
     if getattr(args, "output_cfg", None) is not None:
-        from ..output.job import RunResult, phases_for, write_outputs
+        from ..app.runner import RunResult, phases_for, write_outputs
         from ..progress import Progress
 
         cfg, source = args.output_cfg, args.source

@@ -21,7 +21,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from .._validation import show
 from ..errors import ConfigError, DataError, ParameterError
+from ..app.formats import FORMATS, OUTPUTS_FOR_JOB
+from ..solve.request import SearchRequest, Words
 
 __all__ = [
     "number",
@@ -70,6 +73,11 @@ _SCORING_FLAGS = {"score": "--score", "ess": "--ess", "palim": "--palim", "prune
                   "max_candidates": "--max-candidates", "memory_limit": "--memory-limit", "n_jobs": "--n-jobs",
                   "backend": "--backend", "scheduler": "--scheduler", "lower_bound": "--lower-bound"}
 #: Scoring keyword -> flag, for the keywords the scorer takes (passed on only when given).
+#: The flags' words for the rules between parameters (:mod:`gobnilp_py.solve.request`): ``--n-jobs``,
+#: ``--backend "serial"`` (a subject), ``--backend dask`` (a setting, as typed).
+CLI_WORDS = Words(name=lambda p: {**_DATA_FLAGS, **_SCORING_FLAGS}.get(p, "--" + p.replace("_", "-")),
+                  subject=lambda label, v: f"{label} {show(v)}",
+                  setting=lambda p, v: f"{CLI_WORDS.name(p)} {v}")
 _SCORING_KEYS = ("score", "ess", "palim", "prune", "bayes_factor", "epsilon", "memory_limit", "n_jobs", "backend",
                  "scheduler", "lower_bound")
 
@@ -225,9 +233,10 @@ def _float_text(value: str | None) -> float | str | None:
 
 def _check_scoring_flags(args: argparse.Namespace) -> None:
     """The data and scoring flags checked with the shared vocabulary, each message naming its flag."""
-    from .._validation import (check_backend, check_bayes_factor_epsilon, check_delimiter, check_lower_bound,
-                               check_memory_limit, check_n_jobs, check_palim, check_positive_number,
-                               check_score_name)
+    from .._validation import (check_bayes_factor_epsilon, check_delimiter, check_lower_bound, check_memory_limit,
+                               check_n_jobs, check_palim, check_positive_number)
+    from ..scoring.local_scores import check_score_name
+    from ..scoring.parallel import check_backend
 
     if getattr(args, "delimiter", None) is not None:
         args.delimiter = check_delimiter(args.delimiter, "--delimiter")
@@ -243,13 +252,7 @@ def _check_scoring_flags(args: argparse.Namespace) -> None:
         check_n_jobs(args.n_jobs, "--n-jobs")
     if getattr(args, "backend", None) is not None:
         args.backend = check_backend(args.backend, "--backend")
-        if args.backend == "serial" and getattr(args, "n_jobs", None) not in (None, 1):
-            raise ParameterError(f'--backend "serial" scores in-process: --n-jobs must be 1 or not given, got '
-                                 f"{args.n_jobs}")
-    if getattr(args, "scheduler", None) is not None and getattr(args, "backend", None) != "dask":
-        raise ParameterError("--scheduler (a Dask scheduler address) needs --backend dask")
-    if getattr(args, "backend", None) == "dask" and getattr(args, "scheduler", None) is None:
-        raise ParameterError('--backend "dask" needs --scheduler (an address such as "tcp://host:8786")')
+    SearchRequest.of(vars(args)).check(CLI_WORDS)  # the rules between the flags, worded by flag
     if getattr(args, "lower_bound", None) is not None:
         args.lower_bound = check_lower_bound(_float_text(args.lower_bound), "--lower-bound")
     bf, eps = getattr(args, "bayes_factor", None), getattr(args, "epsilon", None)
@@ -377,7 +380,7 @@ def add_method_options(p: argparse.ArgumentParser, command: str) -> None:
                        help="a variable order, every variable once, first to last: search only the networks "
                             "whose arrows follow it (the fixed-order search, exact under the order)")
     if command in ("enumerate", "kbest"):
-        from .._validation import BY_CHOICES
+        from ..solve.methods import BY_CHOICES
 
         choices = BY_CHOICES[task]
         p.add_argument("--by", default=None,
@@ -397,7 +400,8 @@ def add_method_options(p: argparse.ArgumentParser, command: str) -> None:
 
 def method_kwargs(args: argparse.Namespace, command: str) -> dict[str, object]:
     """The driver keywords named by the search flags (only those given), checked with the shared vocabulary."""
-    from .._validation import check_by, check_int, check_method, parse_order
+    from .._validation import check_int, parse_order
+    from ..solve.methods import check_by, check_method_name as check_method
 
     task = _TASK_OF[command]
     kw: dict[str, object] = {}
@@ -458,9 +462,10 @@ def check_order_flag(search: dict[str, object], source: object) -> None:
 
 
 # ------------------------------------------------------------------ -o DIR --write: run's outputs
-WRITE_HELP = ("with -o: comma-separated outputs to write, as 'run' names them (json, csv, gobnilp, modelstring, "
-              "dot, pictures, report, arc_strength, adjacency, bif, or all; see docs/configuration.md), with "
-              "run's file names; default: networks.csv and summary.json")
+WRITE_HELP = ("with -o: comma-separated outputs to write, as 'run' names them ("
+              + ", ".join(n for n in OUTPUTS_FOR_JOB["enumerate"] if not FORMATS[n].needs & {"table", "matplotlib"})
+              + ", pictures, or all; see docs/configuration.md), with run's file names; default: networks.csv and "
+              "summary.json")
 
 
 def add_write(p: argparse.ArgumentParser) -> None:
@@ -487,7 +492,7 @@ def output_config(args: argparse.Namespace, command: str, search: Mapping[str, o
     """The run config the flags of ``enumerate`` / ``kbest`` describe, for writing ``--write``'s outputs.
 
     Why a config: ``-o DIR --write NAMES`` writes exactly what ``gobnilp-py run``
-    writes for the same job (:func:`gobnilp_py.output.job.write_outputs`), with
+    writes for the same job (:func:`gobnilp_py.app.runner.write_outputs`), with
     the same names, files, labels and report, so the flags become the config
     keys they stand for and are checked by the config's vocabulary (a bad
     output name is one line naming ``--write``, before any work).  ``None``
@@ -495,7 +500,7 @@ def output_config(args: argparse.Namespace, command: str, search: Mapping[str, o
     """
     if getattr(args, "write", None) is None and getattr(args, "picture_format", None) is None:
         return None
-    from ..config import load_config
+    from ..app.config import load_config
     from ..errors import ConfigError
 
     if not args.output_dir:
@@ -516,9 +521,7 @@ def output_config(args: argparse.Namespace, command: str, search: Mapping[str, o
     if args.write is not None:
         names = [w.strip() for w in args.write.split(",") if w.strip()]
         if "all" in names and from_data:  # every output this command can write: no table kept from data
-            from ..config import OUTPUTS_FOR_JOB
-
-            every = [x for x in OUTPUTS_FOR_JOB[command] if x != "jkl"]
+            every = [x for x in OUTPUTS_FOR_JOB[command] if "table" not in FORMATS[x].needs]
             names = [x for n in names for x in (every if n == "all" else [n])]
         overrides.append(("output", "write", names, "--write"))
     cfg = load_config(None, overrides)

@@ -68,7 +68,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _overrides(args: argparse.Namespace) -> list[tuple]:
-    from ..config import parse_override
+    from ..app.config import parse_override
 
     out: list[tuple] = list(data_overrides(args))
     flags = [("job", "search", "job", "--job"), ("bayes_factor", "search", "bayes_factor", "--bf"),
@@ -99,8 +99,8 @@ def _overrides(args: argparse.Namespace) -> list[tuple]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..config import load_config
-    from ..output.job import check_run, phases_of, run_job
+    from ..app.config import load_config
+    from ..app.runner import check_run, phases_of, run_job
     from ..progress import Progress
     from ._results import exit_code, say_infeasible
 

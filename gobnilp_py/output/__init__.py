@@ -1,9 +1,10 @@
-"""Outputs of a run: text writers, pictures, the report, all-or-nothing folders, and the job runner.
+"""Outputs of a run: text writers, pictures, the report and all-or-nothing folders.
 
-:func:`run` executes a config file (or :class:`~gobnilp_py.config.RunConfig`)
-and writes the outputs it names; the writers and picture functions can also
-be used on their own with any result (``ScoreTable``, ``Network``,
-``CredibleSet``).
+The writers and picture functions can be used on their own with any result
+(``ScoreTable``, ``Network``, ``CredibleSet``).  The job runner and the result
+loader moved to the application layer (:mod:`gobnilp_py.app`); ``run``,
+``run_job``, ``RunResult`` and ``load_result`` are still importable from here
+through the deprecated alias modules ``output.job`` and ``output.load``.
 
 Names are imported on first use (:mod:`gobnilp_py._lazy`): ``from
 gobnilp_py.output.writers import networks_csv`` does not load the job runner,
@@ -56,4 +57,4 @@ __all__ = [
     "render_html",
 ]
 
-__getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__, ("job", "load"))  # the deprecated aliases

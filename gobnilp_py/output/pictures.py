@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..solve.labels import comment_lines
 from ..drawing.figures import (
     ARROW as _ARROW,
     BF_LEVELS,
@@ -235,12 +236,10 @@ def dot_files(result: Any) -> dict[str, str]:
 
     Each file starts with the result's guarantee line and caveats as ``//``
     comments, from the same function as every other output's
-    (:func:`gobnilp_py.output.writers.comment_lines`).  For a result without
+    (:func:`gobnilp_py.solve.labels.comment_lines`).  For a result without
     a network (an infeasible run, an empty collection) both files hold an
     empty graph saying so.
     """
-    from .writers import comment_lines
-
     head = comment_lines(result, "//")
     nets = list(getattr(result, "networks", None) or ([result] if hasattr(result, "parents") else []))
     nets = [n for n in nets if isinstance(getattr(n, "score", None), float) and math.isfinite(n.score)]

@@ -36,8 +36,8 @@ import numpy as np
 
 from .._budget import Budget
 from .._memory import format_bytes
-from .._validation import (READ_OPTIONS, check_bool, check_keywords, check_lower_bound, check_memory_limit, check_palim,
-                           check_positive_int, check_positive_number, check_time_limit)
+from .._validation import (READ_OPTIONS, check_bool, check_lower_bound, check_memory_limit, check_palim,
+                           check_positive_int, check_positive_number, check_time_limit, refuse_unknown_keyword)
 from ..data.reader import as_dataset
 from ..errors import DataError, ParameterError, ScoreError
 from . import pruning as P
@@ -139,6 +139,13 @@ def active_rules(sc: LocalScore) -> tuple[str, ...]:
             raise ScoreError(f"score {sc.name!r} declares rule {r!r}, which holds only for Dirichlet "
                              f"marginal likelihoods (DirichletScore)")
     return tuple(r for r in P.RULES if r in declared)
+
+
+def _score_keywords() -> list[str]:
+    """The keywords :func:`score` names (what an unknown ``**`` keyword is matched against for a hint)."""
+    import inspect
+
+    return [k for k in inspect.signature(score).parameters if k not in ("data", "read_options")]
 
 
 def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable[..., float] = "BIC",
@@ -272,7 +279,9 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
     lb_given = None if lower_bound is None or lower_bound == "auto" else float(lower_bound)
     # ``header``, ``delimiter``, ... read the data as the drivers read it; any other keyword is refused
     # naming score() (or the public function that does take it).
-    check_keywords("score", {k: v for k, v in read_options.items() if k not in READ_OPTIONS})
+    extra = {k: v for k, v in read_options.items() if k not in READ_OPTIONS}
+    if extra:
+        refuse_unknown_keyword("score", extra, READ_OPTIONS, suggestions=[*_score_keywords(), *READ_OPTIONS])
     prune = check_bool(prune, "prune")
     ds = as_dataset(data, read_options)
     if ds.N < 1:

@@ -42,6 +42,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from .._validation import check_choice
 from ..data.dataset import Dataset
 from ..errors import ScoreError
 from .counts import BlockCounts, FamilyCounts, ParentConfigs, SetBlockCounts, ranges, segment_ids, xlogx_table
@@ -59,6 +60,7 @@ __all__ = [
     "CallableScore",
     "SCORES",
     "SCORE_ALIASES",
+    "check_score_name",
     "register_score",
     "make_score",
     "score_names",
@@ -661,6 +663,23 @@ SCORE_ALIASES: dict[str, str] = {
 def score_names() -> tuple[str, ...]:
     """Canonical names of the registered scores, in registration order."""
     return tuple(SCORES)
+
+
+def check_score_name(value: object, name: str | None = "score") -> str:
+    """A registered score (any case, or an alias) -> its canonical name; the check the API, config and CLI share.
+
+    Unlike :func:`resolve_score_name` (a :class:`ScoreError` for the scorer) this raises the
+    :class:`~gobnilp_py.errors.ParameterError` of the validation vocabulary, naming the parameter.
+    """
+    names = score_names()
+    if isinstance(value, str):
+        key = value.strip().lower()
+        for canon in names:
+            if canon.lower() == key:
+                return canon
+        if SCORE_ALIASES.get(key) in names:
+            return SCORE_ALIASES[key]
+    return check_choice(value, name, names, fold=True)
 
 
 def resolve_score_name(name: str) -> str:

@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from .._interrupt import held
+from .._validation import check_choice
 from ..data.dataset import Dataset
 from ..errors import ScoreError
 from . import atom_bounds as ab
@@ -53,13 +54,22 @@ from .counts import ParentConfigs, csr, distinct_small, find_sorted, ranges
 from .local_scores import K2, BDeu, BDs, DirichletScore, LocalScore, PenalisedLL, _lgamma_cache
 
 __all__ = ["Payload", "GroupResults", "FlatGroups", "PendingScores", "score_groups", "LevelScorer", "resolve_n_jobs", "BACKENDS",
-           "KERNEL", "use_kernel", "kernel_available", "ScoringDeadline", "usable_cores", "worker_bytes",
+           "check_backend", "KERNEL", "use_kernel", "kernel_available", "ScoringDeadline", "usable_cores", "worker_bytes",
            "kernel_table_bytes"]
 
 log = logging.getLogger(__name__)
 
 #: Execution backends of :func:`gobnilp_py.scoring.score`.
 BACKENDS = ("processes", "dask")
+
+
+def check_backend(value: Any, name: str | None = "backend") -> str:
+    """Where scoring runs: ``"serial"`` (in-process), ``"processes"`` (local cores) or ``"dask"`` (a cluster).
+
+    The backends' own check (the registry validates its names), shared by the API, the config and the CLI.
+    """
+    return check_choice(value, name, ("serial",) + tuple(b for b in BACKENDS if b != "serial"))
+
 
 #: A level goes to the worker pool only when it is big enough to pay for sending it.  The work
 #: of a level is estimated as Σ (children of each parent set) x (data rows counted) "units":

@@ -7,8 +7,8 @@ from typing import Any
 
 from .._budget import Budget
 from ..errors import ScoreError
-from .._validation import (check_bayes_factor_epsilon, check_by, check_max_networks, check_method,
-                           check_positive_int, check_time_limit)
+from .._validation import check_bayes_factor_epsilon, check_max_networks, check_positive_int, check_time_limit
+from .methods import check_by, check_method_name as check_method
 
 __all__ = ["check_time_limit", "check_budget", "check_k", "check_max_networks", "check_epsilon", "check_gap",
            "check_method", "check_by", "check_lower_bound_held"]

@@ -357,7 +357,7 @@ def arrow_counts(summary: ClassSummary) -> dict[tuple[str, str], int]:
 
 
 def classes_to_json(classes: Sequence[ClassSummary] | None) -> list[dict[str, Any]] | None:
-    """Class summaries as JSON data (read back by :func:`gobnilp_py.output.load.classes_from_json`).
+    """Class summaries as JSON data (read back by :func:`gobnilp_py.solve.codec.classes_from_json`).
 
     Arrow counts are computed when missing (for a class whose members are all counted), so the
     output does not depend on whether model averages were asked for before.

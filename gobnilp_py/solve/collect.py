@@ -26,8 +26,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._budget import Budget
-from .._validation import check_bool, check_keywords
+from .._validation import check_bool
 from ..errors import ParameterError, SolverError
+from .keywords import check_keywords
 from ._checks import check_budget, check_by, check_epsilon, check_lower_bound_held, check_max_networks, check_method
 from .classes import expand_classes
 from .credible import CredibleSet

@@ -26,14 +26,21 @@ from ..network import Network
 if TYPE_CHECKING:  # pandas (about 0.15 s to import) is imported by the methods that build frames
     import pandas as pd
 
-__all__ = ["CredibleSet", "shown_epsilon"]
+__all__ = ["CredibleSet", "shown_epsilon", "REL_TOL", "tolerance_of"]
+
+#: Relative tolerance of "same score" (ties) and of the ε boundary (``docs/enumeration.md``); here, with
+#: the result type whose labels use it (:mod:`.results` re-exports it for the drivers).
+REL_TOL = 1e-9
+
+
+def tolerance_of(opt: float) -> float:
+    """Absolute tolerance at the optimum ``opt``: ``1e-9 * max(1, |opt|)``."""
+    return REL_TOL * max(1.0, abs(opt)) if math.isfinite(opt) else 0.0
 
 
 def shown_epsilon(gap: float, opt: float) -> float:
     """A gap as written in labels: 0 when within the score tolerance at ``opt`` (a tie's float noise,
     e.g. 9.09e-13), as the CSV writer shows it; the value itself is unchanged where it is used."""
-    from .results import tolerance_of       # here, not at the top: results imports this module
-
     return 0.0 if math.isfinite(gap) and abs(gap) <= tolerance_of(opt) else gap
 
 
@@ -360,51 +367,25 @@ class CredibleSet:
         return out
 
     def to_dict(self, *, networks: bool = True) -> dict[str, Any]:
-        """JSON-able summary (and, by default, every network's score and parents)."""
-        d: dict[str, Any] = {
-            "kind": self.kind,
-            "guarantee": self.guarantee,
-            "caveats": list(self.caveats),
-            "method": self.method,
-            "opt": self.opt,
-            "epsilon": self.epsilon,
-            "bayes_factor": self.bayes_factor,
-            "complete": self.complete,
-            "reason": self.reason,
-            "infeasible": self.infeasible,
-            "approximate": self.approximate,
-            "threshold": self.threshold,
-            "tolerance": self.tolerance,
-            "near_boundary": self.near_boundary,
-            "n_networks": len(self.networks),
-            "n_mecs": self.n_mecs,
-            "n_networks_total": self.n_networks_total,
-            "n_classes_total": self.n_classes_total,
-            "averages_over": self.averages_over,
-            "stats": self.stats,
-        }
-        if networks:
-            d["networks"] = [{"score": n.score, "parents": {k: list(v) for k, v in n.parents.items()}}
-                             for n in self.networks]
-            from .classes import classes_to_json
+        """JSON-able summary (and, by default, every network's score and parents); read back by :meth:`from_dict`."""
+        from .codec import credible_set_to_dict
 
-            d["classes"] = classes_to_json(self.classes)
-        return _json_safe(d)
+        return credible_set_to_dict(self, networks=networks)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "CredibleSet":
-        """Inverse of :meth:`to_dict` (see :func:`gobnilp_py.output.load.credible_set_from_dict`)."""
-        from ..output.load import credible_set_from_dict
+        """Inverse of :meth:`to_dict` (the result codec, :func:`gobnilp_py.solve.codec.credible_set_from_dict`)."""
+        from .codec import credible_set_from_dict
 
-        return credible_set_from_dict(d)
+        return credible_set_from_dict(d, make=cls)
 
     @classmethod
     def from_json(cls, path: Any) -> "CredibleSet":
         """A saved set: a run's ``result.json`` (or its folder), a ``summary.json``, or a ``to_dict()`` file."""
         from ..errors import DataError
-        from ..output.load import load_result
+        from .codec import load_result
 
-        out = load_result(path)
+        out = load_result(path, make=cls)
         if not isinstance(out, cls):
             raise DataError(f"{path} holds a single network (a learn job's result), not a credible set; "
                             "use gobnilp_py.load_result")
@@ -467,10 +448,3 @@ def _up6(t: float) -> str:
     6 decimals would read as the score itself, whose members are not all listed.)
     """
     return f"{math.ceil(t * 1e6) / 1e6:.6f}"
-
-
-def _json_safe(obj: Any) -> Any:
-    """Non-finite floats become ``None`` (JSON has no inf/nan), recursively."""
-    from .._json import jsonable
-
-    return jsonable(obj)

@@ -144,8 +144,10 @@ def check_scoring_options(options: Mapping[str, Any]) -> dict[str, Any]:
     means scoring in-process: the scorer's ``"processes"`` backend with
     ``n_jobs=1`` (a different ``n_jobs`` with it is refused).
     """
-    from .._validation import (check_backend, check_lower_bound, check_memory_limit, check_n_jobs, check_palim,
-                               check_positive_number, check_score_name)
+    from .._validation import check_lower_bound, check_memory_limit, check_n_jobs, check_palim, check_positive_number
+    from ..scoring.local_scores import check_score_name
+    from ..scoring.parallel import check_backend
+    from .request import SearchRequest
 
     out = dict(options)
     if isinstance(out.get("score"), str):
@@ -161,17 +163,10 @@ def check_scoring_options(options: Mapping[str, Any]) -> dict[str, Any]:
     if out.get("lower_bound") is not None:
         out["lower_bound"] = check_lower_bound(out["lower_bound"], "lower_bound")
     if out.get("backend") is not None:
-        backend = check_backend(out["backend"], "backend")
-        if backend == "serial":
-            if out.get("n_jobs") not in (None, 1):
-                raise ParameterError(f'backend "serial" scores in-process: n_jobs must be 1 or not given, got '
-                                     f'{out["n_jobs"]}')
-            backend, out["n_jobs"] = "processes", 1
-        out["backend"] = backend
-    if out.get("scheduler") is not None and out.get("backend") != "dask":
-        raise ParameterError('scheduler (a Dask scheduler address) needs backend "dask"')
-    if out.get("backend") == "dask" and out.get("scheduler") is None:
-        raise ParameterError('backend "dask" needs a scheduler (an address such as "tcp://host:8786")')
+        out["backend"] = check_backend(out["backend"], "backend")
+    SearchRequest.of(out).check()  # the rules between the options, worded for the API
+    if out.get("backend") == "serial":
+        out["backend"], out["n_jobs"] = "processes", 1
     return out
 
 

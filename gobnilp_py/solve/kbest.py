@@ -58,9 +58,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .._validation import READ_OPTIONS, check_bool, check_keywords
+from .._validation import READ_OPTIONS, check_bool
 from .._wording import ordinal
 from ..errors import ParameterError
+from .keywords import check_keywords
 from ._checks import check_budget, check_by, check_k, check_lower_bound_held, check_max_networks, check_method
 from .collect import listing_reserve
 from .credible import CredibleSet, shown_epsilon

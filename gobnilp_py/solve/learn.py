@@ -18,8 +18,9 @@ from typing import Any
 
 from ..errors import ConstraintError, ParameterError, SolverError
 from ..network import Network
-from .._validation import check_bool, check_int, check_keywords
+from .._validation import check_bool, check_int
 from .._budget import Budget
+from .keywords import check_keywords
 from ._checks import check_budget, check_gap, check_lower_bound_held, check_method
 from .approximate import acquire_for, label_network
 from .inputs import as_constraints, filter_table, memory_limit_of

@@ -34,10 +34,11 @@ from types import ModuleType
 from typing import Any
 
 from ..constraints.structural import FILTER_KINDS
+from .._validation import check_choice, show
 from ..errors import ParameterError
 
 __all__ = ["Method", "METHODS", "TASKS", "AUTO", "method_names", "get_method", "engine_module", "check_method",
-           "choose_method", "resolve_method", "method_options", "is_neutral_option", "with_memory_limit"]
+           "check_method_name", "check_by", "BY_CHOICES", "choose_method", "resolve_method", "method_options", "is_neutral_option", "with_memory_limit"]
 
 #: The tasks a method can perform.
 TASKS = ("optimum", "epsilon_set", "kbest")
@@ -140,6 +141,35 @@ def check_method(method: Method, task: str, n: int, kinds: frozenset[str]) -> No
 
 _TASK_TEXT = {"optimum": "an optimal network", "epsilon_set": "every network within a Bayes factor",
               "kbest": "the k best networks"}
+
+#: ``by`` per task: how a collection is searched (``docs/enumeration.md``).
+BY_CHOICES: dict[str, tuple[str, ...]] = {"epsilon_set": ("auto", "class", "dag"), "kbest": ("dag", "class")}
+
+
+def check_method_name(value: Any, name: str | None = "method", task: str | None = None) -> str:
+    """A search method of this registry, or ``"auto"``: the check the API, the config and the CLI share.
+
+    The names are read from the registry each time (never a copy), so a
+    method added here is accepted by the drivers, the config and the command
+    line at once.  With ``task`` (``"optimum"``, ``"epsilon_set"``, ``"kbest"``)
+    a method that cannot perform it is refused, naming those that can.
+
+    Examples
+    --------
+    >>> check_method_name("ilp", task="optimum")
+    'ilp'
+    """
+    every = method_names()
+    if isinstance(value, str) and task is not None and value in every and value not in method_names(task):
+        problem = f"{show(value)} cannot compute {_TASK_TEXT[task]}; methods that can: {', '.join(method_names(task))}"
+        raise ParameterError(problem, name)
+    return check_choice(value, name, every)
+
+
+def check_by(value: Any, name: str | None = "by", task: str = "epsilon_set") -> str:
+    """How a collection is searched: ``"auto"``, ``"class"`` or ``"dag"`` (k-best: ``"dag"`` or ``"class"``)."""
+    return check_choice(value, name, BY_CHOICES[task])
+
 
 #: ``auto`` uses the order graph up to this many variables (see :func:`choose_method`).  Measured
 #: (``benchmarks/results/issue-12-engines.md``): the order graph won all 21 runs with n <= 17 (1.3x to

@@ -39,12 +39,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._validation import (READ_OPTIONS, check_n_jobs, check_nonnegative_int, check_order_names,
-                           check_positive_number, check_score_name, show)
+                           check_positive_number, show)
 from ..errors import ParameterError, ScoreError, SolverError
 from ..network import Network
+from ..scoring.local_scores import check_score_name
 from ._checks import check_budget
 from .credible import CredibleSet
 from .inputs import TableInfo, acquire_table, is_table_input
+from .methods import check_method_name
 from .results import credible_set, network_from_solution, tolerance_of
 from .verify import mark_unverified, seconds_left, stopped_by_limit
 
@@ -80,9 +82,7 @@ def check_table_for_order(table: Any) -> None:
 
 
 def _refuse_engine_options(method: Any, constraints: Any, options: Mapping[str, Any]) -> None:
-    from .._validation import check_method
-
-    method = check_method(method, "method")
+    method = check_method_name(method, "method")
     if method != "auto":
         raise ParameterError(f"does not apply with an order: order= runs the fixed-order search, so method must be "
                              f"\"auto\", got {show(method)} (to search under an order with another method, give "

@@ -1,0 +1,99 @@
+"""One request object for the rules between parameters, worded by each interface.
+
+Why: a rule that ties two parameters together ("the serial backend scores in-process, so n_jobs
+must be 1") was written three times, in the drivers' option checks, the config and the command line,
+each with its own words, and the three drifted.  A :class:`SearchRequest` holds the parameters the
+rules read and yields each broken rule once, as a :class:`Violation`: the parameter it is about and
+the problem, whose references to other parameters are placeholders.  Each interface renders it
+with its own :class:`Words` -- the API names the keyword (``n_jobs``), the config the key
+(``[scoring] n_jobs``, after ``file:``), the command line the flag (``--n-jobs``) -- a translation
+table of names, not a copy of the rules.
+
+Placeholders in a problem: ``{name}`` is a parameter's name, ``{name=value}`` a setting as the user
+writes it (API ``backend "dask"``, config ``[scoring] backend = "dask"``, CLI ``--backend dask``).
+
+Moved here so far: the scoring backend's rules (``backend``, ``n_jobs``, ``scheduler``).  The rules of
+``[search] order`` and of a method's options are still checked where they were (issue 43).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .._validation import show
+from ..errors import ParameterError
+
+__all__ = ["SearchRequest", "Violation", "Words", "API_WORDS"]
+
+_NO_VALUE = object()
+_PLACEHOLDER = re.compile(r"\{(\w+)(?:=([^}]*))?\}")
+
+
+@dataclass(frozen=True)
+class Words:
+    """How an interface names a parameter: a name alone, a subject with its value, a setting."""
+
+    #: parameter -> how it is named (``n_jobs``, ``--n-jobs``, ``[scoring] n_jobs``)
+    name: Callable[[str], str]
+    #: (the parameter as named, its value) -> the subject of a message (``--backend "serial"``)
+    subject: Callable[[str, Any], str]
+    #: (parameter, value text) -> the setting as written there (``--backend dask``)
+    setting: Callable[[str, str], str]
+
+
+#: The Python API's words: keyword names (``backend "serial"``, ``needs backend "dask"``).
+API_WORDS = Words(name=lambda p: p, subject=lambda label, v: f"{label} {show(v)}",
+                  setting=lambda p, v: f"{p} {show(v)}")
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken rule: the parameter it is about (``about``, shown with ``value`` when given) and the problem."""
+
+    about: str
+    problem: str
+    value: Any = _NO_VALUE
+
+    def message(self, words: Words, label: str | None = None) -> str:
+        """The whole line in ``words``; ``label`` is how the user named ``about`` (default ``words.name``)."""
+        label = words.name(self.about) if label is None else label
+        head = label if self.value is _NO_VALUE else words.subject(label, self.value)
+
+        def fill(m: re.Match[str]) -> str:
+            return words.name(m[1]) if m[2] is None else words.setting(m[1], m[2])
+
+        return f"{head} {_PLACEHOLDER.sub(fill, self.problem)}"
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """The parameters the cross-parameter rules read, as given (``None``: not given)."""
+
+    backend: str | None = None
+    n_jobs: int | None = None
+    scheduler: str | None = None
+
+    @classmethod
+    def of(cls, options: Mapping[str, Any]) -> "SearchRequest":
+        """The request named by a mapping of keyword -> value (unknown keywords are ignored)."""
+        return cls(**{k: options.get(k) for k in cls.__dataclass_fields__})
+
+    def violations(self) -> Iterator[Violation]:
+        """Every broken rule, in the order they are checked."""
+        if self.backend == "serial" and self.n_jobs not in (None, 1):
+            yield Violation("backend", f"scores in-process: {{n_jobs}} must be 1 or not given, got {self.n_jobs}",
+                            "serial")
+        if self.scheduler is not None and self.backend != "dask":
+            yield Violation("scheduler", "(a Dask scheduler address) needs {backend=dask}")
+        if self.backend == "dask" and self.scheduler is None:
+            yield Violation("backend", 'needs {scheduler} (an address such as "tcp://host:8786")', "dask")
+
+    def check(self, words: Words = API_WORDS) -> None:
+        """Raise the first broken rule as a one-line :class:`ParameterError` naming its parameter."""
+        for v in self.violations():
+            exc = ParameterError(v.message(words))
+            exc.name = v.about
+            raise exc
