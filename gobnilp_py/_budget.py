@@ -40,6 +40,10 @@ __all__ = ["Budget", "TimeLimitReached", "NO_LIMIT_SECONDS", "no_limit", "proces
 
 #: A time limit at least this large (SCIP's infinity for ``limits/time``) is treated as no limit.
 NO_LIMIT_SECONDS = 1e20
+#: Longest interval the ``SIGALRM`` timer of :meth:`Budget.guard` is armed for (about 31 years): the timer
+#: takes nanoseconds in 64 bits, so ``setitimer`` overflows past 9.2e9 s.  A limit further away than this
+#: cannot run out during one read, and the block simply runs unguarded.
+LONGEST_TIMER_SECONDS = 1e9
 
 
 def no_limit(seconds: float | None) -> bool:
@@ -191,7 +195,7 @@ class Budget:
         """
         self.check(phase)
         left = self.remaining()
-        if left is None or not _alarm_free():
+        if left is None or left > LONGEST_TIMER_SECONDS or not _alarm_free():
             yield
             return
 
