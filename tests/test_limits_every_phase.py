@@ -259,6 +259,32 @@ def test_run_stops_reading_at_the_limit(big_csv, tmp_path, capsys):
     assert "ran out while reading" in capsys.readouterr().out and not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("command", ["score", "kbest"])
+def test_score_and_kbest_stop_reading_at_the_limit_too(command, big_csv, tmp_path, capsys):
+    out = tmp_path / "t.jkl"
+    head = ["score", str(big_csv), "-o", str(out)] if command == "score" else ["kbest", str(big_csv), "-k", "3"]
+    t0 = time.perf_counter()
+    code = main(head + ["--time-limit", "0.3"])
+    elapsed = time.perf_counter() - t0
+    std = capsys.readouterr()
+    assert code == 0 and elapsed < 0.3 + 3.0, elapsed
+    assert std.out.startswith("# INCOMPLETE (time_limit): the 0.3 s time limit ran out while reading the data")
+    assert not out.exists() and not list(tmp_path.iterdir())      # nothing written, no .part left
+
+
+@pytest.mark.parametrize("command", ["score", "enumerate", "kbest"])
+def test_the_api_counts_reading_for_every_command(command, big_csv):
+    """Reading used the whole limit: what follows stops at once and every result is labelled."""
+    if command == "score":
+        r = gp.score(big_csv, time_limit=0.3)
+        assert r.incomplete is not None and r.incomplete["reason"] == "time_limit"
+    else:
+        r = (gp.enumerate_networks(big_csv, bayes_factor=3, time_limit=0.3) if command == "enumerate"
+             else gp.kbest(big_csv, 3, time_limit=0.3))
+        assert not r.complete and r.reason == "time_limit"
+    assert r.guarantee.startswith("INCOMPLETE (time_limit)")
+
+
 def test_the_api_counts_reading(big_csv):
     """The API has nothing to return while reading, so it reads to the end, then finds the time gone."""
     net = gp.learn(big_csv, time_limit=0.3)
