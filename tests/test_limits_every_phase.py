@@ -564,6 +564,24 @@ def test_run_from_python_reads_to_the_end_and_labels_what_follows(big_csv, tmp_p
     assert json.loads((tmp_path / "out" / "result.json").read_text())["complete"] is False
 
 
+def test_run_from_python_stops_scoring_at_the_limit_and_writes_a_labelled_folder(slow_csv, tmp_path):
+    """``gobnilp_py.run`` (the API of a config file): scoring cut by the limit, the collection labelled,
+    the folder written whole, all within the limit plus slack."""
+    cfg = tmp_path / "job.toml"
+    cfg.write_text(f'[data]\npath = "{slow_csv}"\nheader = false\n[scoring]\nscore = "BDeu"\n[search]\n'
+                   f'job = "enumerate"\nbayes_factor = 20\n[limits]\ntime_limit = 3\n'
+                   f'[output]\ndir = "{tmp_path / "out"}"\n')
+    t0 = time.perf_counter()
+    res = gp.run(cfg)
+    elapsed = time.perf_counter() - t0
+    assert elapsed < 3 + SLACK, elapsed
+    assert res.guarantee.startswith("INCOMPLETE (time_limit)")
+    assert any("scoring stopped by the time limit" in c for c in res.result.caveats)
+    written = json.loads((tmp_path / "out" / "result.json").read_text())
+    assert written["complete"] is False and written["guarantee"].startswith("INCOMPLETE (time_limit)")
+    assert not [p for p in tmp_path.rglob("*") if p.name.endswith(".part") or ".staging" in p.name]
+
+
 def test_dask_tasks_stop_at_the_deadline_too(slow_csv, monkeypatch, tmp_path):
     """On a Dask cluster the deadline travels with every task (the wall clock, not this process's)."""
     distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed (extra 'dask')")
