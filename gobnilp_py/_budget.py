@@ -199,14 +199,23 @@ class Budget:
             yield
             return
 
-        def ring(signum: int, frame: FrameType | None) -> None:
-            raise TimeLimitReached(phase, self.time_limit)
+        inside = [True]
 
+        def ring(signum: int, frame: FrameType | None) -> None:
+            # Only inside the block: a timer that outlived it (the teardown below cut by a KeyboardInterrupt)
+            # must never raise later, in a solver's callback say.
+            if inside[0]:
+                raise TimeLimitReached(phase, self.time_limit)
+
+        ring.budget_guard_inside = inside  # type: ignore[attr-defined]  # lets _alarm_free see a stale one
         old = signal.signal(signal.SIGALRM, ring)
         try:
             signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3))
             yield
         finally:
+            inside[0] = False
+            # in this order: cut short after the first line, the inert handler stays with the timer (restoring
+            # the default while the timer runs would let SIGALRM end the process)
             signal.setitimer(signal.ITIMER_REAL, 0.0)
             signal.signal(signal.SIGALRM, old)
 
@@ -234,7 +243,11 @@ def _alarm_free() -> bool:
     if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         return False
     try:
-        if signal.getsignal(signal.SIGALRM) not in (signal.SIG_DFL, None):
+        handler = signal.getsignal(signal.SIGALRM)
+        stale = getattr(handler, "budget_guard_inside", None)
+        if stale is not None and not stale[0]:
+            return True             # a guard's own handler left behind, now inert: ours to replace
+        if handler not in (signal.SIG_DFL, None):
             return False
         return signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
     except (ValueError, OSError):  # pragma: no cover - no such signal here

@@ -136,6 +136,39 @@ def test_guard_stops_pure_python_work_and_leaves_a_users_alarm_alone():
         signal.signal(signal.SIGALRM, old)
 
 
+def test_a_guard_whose_teardown_was_cut_leaves_nothing_that_fires_later():
+    """A KeyboardInterrupt in a guard's teardown once left its timer and handler behind: later guards then
+    never armed (reading ran past the limit) and the stale timer raised inside SCIP's callbacks."""
+    import signal
+
+    old = signal.getsignal(signal.SIGALRM)
+    real = signal.setitimer
+    calls = [0]
+
+    def cut(which, seconds, interval=0.0):
+        calls[0] += 1
+        if calls[0] == 2:                      # the teardown's disarming: interrupted before it runs
+            raise KeyboardInterrupt
+        return real(which, seconds, interval)
+
+    try:
+        signal.setitimer = cut
+        with pytest.raises(KeyboardInterrupt):
+            with Budget(0.2).guard("reading"):
+                pass
+        signal.setitimer = real
+        time.sleep(0.4)                        # the stale timer fires here: its handler does nothing
+        with pytest.raises(TimeLimitReached):  # and the next guard arms as if the alarm were free
+            with Budget(0.2).guard("reading"):
+                t0 = time.perf_counter()
+                while time.perf_counter() - t0 < 5:
+                    pass
+    finally:
+        signal.setitimer = real
+        real(signal.ITIMER_REAL, 0.0)
+        signal.signal(signal.SIGALRM, old)
+
+
 # ------------------------------------------------------------------ scoring: truncated, exactly
 def _stop_at(monkeypatch, level: int) -> None:
     """Make the walk's clock run out when it starts building parent sets of size ``level`` (deterministic)."""

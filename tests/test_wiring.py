@@ -328,12 +328,16 @@ def test_config_method_reaches_the_driver(tmp_path, capsys):
 
 # -------------------------------------------------------------------------- Dask
 @pytest.mark.slow
-def test_dask_backend_through_the_driver_equals_serial():
+def test_dask_backend_through_the_driver_equals_serial(tmp_path):
     distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed (extra 'dask')")
+    import dask
+
     ds = read_data(WINE, header=False)
     serial = enumerate_networks(ds, bayes_factor=3, backend="serial", method="ordergraph")
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster:
+    # dask's scratch folder (it outlives the cluster) in this test's folder, not the session's temporary one
+    with dask.config.set({"temporary-directory": str(tmp_path)}), \
+            distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                     dashboard_address=None) as cluster:
         on_dask = enumerate_networks(ds, bayes_factor=3, backend="dask", scheduler=cluster.scheduler_address,
                                      method="ordergraph")
     assert [n.key for n in on_dask.networks] == [n.key for n in serial.networks]
