@@ -55,6 +55,25 @@ SLACK = 8.0
 needs_proc = pytest.mark.skipif(not proc_available(), reason="needs Linux /proc to measure the process tree")
 
 
+@pytest.fixture(autouse=True)
+def _alarm_left_clean():
+    """Each test starts with SIGALRM at its default and no real-time timer, as a command-line process does.
+
+    The reading guard arms only when the alarm is free (a user's own handler is left alone); in one full-suite
+    run an earlier test left the alarm taken, the guard did not arm, and these tests read past their limit.
+    What another test leaked is cleared here (timer first: a default handler with a timer running would end
+    the process) and said, so that the leak shows in the output instead of as a wrong failure here."""
+    import signal
+    import warnings
+
+    handler, timer = signal.getsignal(signal.SIGALRM), signal.getitimer(signal.ITIMER_REAL)
+    if handler not in (signal.SIG_DFL, None) or timer != (0.0, 0.0):
+        signal.setitimer(signal.ITIMER_REAL, 0.0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        warnings.warn(f"an earlier test left SIGALRM taken (handler {handler!r}, timer {timer}); cleared")
+    yield
+
+
 def _env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
