@@ -44,6 +44,8 @@ NO_LIMIT_SECONDS = 1e20
 #: takes nanoseconds in 64 bits, so ``setitimer`` overflows past 9.2e9 s.  A limit further away than this
 #: cannot run out during one read, and the block simply runs unguarded.
 LONGEST_TIMER_SECONDS = 1e9
+#: After the deadline, :meth:`Budget.guard` rings again this often until its block ends (a ring may be dropped).
+RING_AGAIN_SECONDS = 0.05
 
 
 def no_limit(seconds: float | None) -> bool:
@@ -206,11 +208,15 @@ class Budget:
             # must never raise later, in a solver's callback say.
             if inside[0]:
                 raise TimeLimitReached(phase, self.time_limit)
+            signal.setitimer(signal.ITIMER_REAL, 0.0)       # a stale timer: stop it
 
         ring.budget_guard_inside = inside  # type: ignore[attr-defined]  # lets _alarm_free see a stale one
         old = signal.signal(signal.SIGALRM, ring)
         try:
-            signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3))
+            # rings again every RING_AGAIN_SECONDS until the block ends: an exception raised while the main
+            # thread runs a callback called from C (a gc callback, such as hypothesis registers; a solver's)
+            # is printed and dropped there, and one ring alone would then let the block run to its end
+            signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3), RING_AGAIN_SECONDS)
             yield
         finally:
             inside[0] = False
