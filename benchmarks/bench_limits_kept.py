@@ -10,6 +10,8 @@ proportional set sizes (shared pages split).
 Usage::
 
     flock /work/cpu.lock /work/venv/bin/python benchmarks/bench_limits_kept.py [--limit 30] [--memory 4e9]
+
+The table it prints (markdown) goes into ``benchmarks/RESULTS.md``, section "Limits kept".
 """
 
 from __future__ import annotations
@@ -54,18 +56,21 @@ def main() -> None:
         ("kbest -k 10", gp + ["kbest"] + base + ["-k", "10"] + tl + ["--memory-limit", args.memory]),
         ("score --bf 20 -o FILE", gp + ["score"] + base + ["--bf", "20", "-o", str(tmp / "t.jkl")] + tl
          + ["--memory-limit", args.memory]),
-        ("run (enumerate, config)", gp + ["run", str(cfg)]),
+        (f"run job.toml (enumerate, bayes_factor = 20, time_limit = {args.limit:g}, memory_limit = {args.memory})",
+         gp + ["run", str(cfg)]),
     ]
     print(f"{time.strftime('%Y-%m-%d %H:%M')}, load average {os.getloadavg()[0]:.2f}; data {args.data}; "
           f"limit {args.limit:g} s")
-    print("| command (BDeu, no parent limit) | exit | wall s | peak RSS tree GiB | peak PSS tree GiB | processes | "
-          "first line |")
-    print("|---|---|---|---|---|---|---|")
+    print("| command (BDeu, no parent limit) | exit | wall s | peak RSS tree GiB | peak PSS tree GiB | "
+          "RSS under the memory limit | processes | first line |")
+    print("|---|---|---|---|---|---|---|---|")
     for name, cmd in runs:
         m = run_measured(cmd, timeout=args.limit + 300, env=env)
         first = (m.stdout.strip().splitlines() or [m.stderr.strip()])[0][:90]
+        limited = "--memory-limit" in cmd or cmd[-2] == "run"
+        under = ("yes" if m.peak_rss < float(args.memory) else "**no**") if limited else "(none given)"
         print(f"| `{name}` | {m.returncode} | {m.wall:.2f} | {m.peak_rss / 2**30:.3f} | {m.peak_pss / 2**30:.3f} | "
-              f"{m.peak_processes} | {first} |", flush=True)
+              f"{under} | {m.peak_processes} | {first} |", flush=True)
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 

@@ -40,6 +40,12 @@ __all__ = ["Budget", "TimeLimitReached", "NO_LIMIT_SECONDS", "no_limit", "proces
 
 #: A time limit at least this large (SCIP's infinity for ``limits/time``) is treated as no limit.
 NO_LIMIT_SECONDS = 1e20
+#: Longest interval the ``SIGALRM`` timer of :meth:`Budget.guard` is armed for (about 31 years): the timer
+#: takes nanoseconds in 64 bits, so ``setitimer`` overflows past 9.2e9 s.  A limit further away than this
+#: cannot run out during one read, and the block simply runs unguarded.
+LONGEST_TIMER_SECONDS = 1e9
+#: After the deadline, :meth:`Budget.guard` rings again this often until its block ends (a ring may be dropped).
+RING_AGAIN_SECONDS = 0.05
 
 
 def no_limit(seconds: float | None) -> bool:
@@ -191,18 +197,31 @@ class Budget:
         """
         self.check(phase)
         left = self.remaining()
-        if left is None or not _alarm_free():
+        if left is None or left > LONGEST_TIMER_SECONDS or not _alarm_free():
             yield
             return
 
-        def ring(signum: int, frame: FrameType | None) -> None:
-            raise TimeLimitReached(phase, self.time_limit)
+        inside = [True]
 
+        def ring(signum: int, frame: FrameType | None) -> None:
+            # Only inside the block: a timer that outlived it (the teardown below cut by a KeyboardInterrupt)
+            # must never raise later, in a solver's callback say.
+            if inside[0]:
+                raise TimeLimitReached(phase, self.time_limit)
+            signal.setitimer(signal.ITIMER_REAL, 0.0)       # a stale timer: stop it
+
+        ring.budget_guard_inside = inside  # type: ignore[attr-defined]  # lets _alarm_free see a stale one
         old = signal.signal(signal.SIGALRM, ring)
         try:
-            signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3))
+            # rings again every RING_AGAIN_SECONDS until the block ends: an exception raised while the main
+            # thread runs a callback called from C (a gc callback, such as hypothesis registers; a solver's)
+            # is printed and dropped there, and one ring alone would then let the block run to its end
+            signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3), RING_AGAIN_SECONDS)
             yield
         finally:
+            inside[0] = False
+            # in this order: cut short after the first line, the inert handler stays with the timer (restoring
+            # the default while the timer runs would let SIGALRM end the process)
             signal.setitimer(signal.ITIMER_REAL, 0.0)
             signal.signal(signal.SIGALRM, old)
 
@@ -230,7 +249,11 @@ def _alarm_free() -> bool:
     if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         return False
     try:
-        if signal.getsignal(signal.SIGALRM) not in (signal.SIG_DFL, None):
+        handler = signal.getsignal(signal.SIGALRM)
+        stale = getattr(handler, "budget_guard_inside", None)
+        if stale is not None and not stale[0]:
+            return True             # a guard's own handler left behind, now inert: ours to replace
+        if handler not in (signal.SIG_DFL, None):
             return False
         return signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
     except (ValueError, OSError):  # pragma: no cover - no such signal here

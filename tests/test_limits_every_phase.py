@@ -55,6 +55,24 @@ SLACK = 8.0
 needs_proc = pytest.mark.skipif(not proc_available(), reason="needs Linux /proc to measure the process tree")
 
 
+@pytest.fixture(autouse=True)
+def _alarm_left_clean():
+    """Each test starts with SIGALRM at its default and no real-time timer, as a command-line process does.
+
+    The reading guard arms only when the alarm is free (a user's own handler is left alone), so a handler or
+    timer leaked by another test would decide the reading tests here.  It is cleared (timer first: a default
+    handler with a timer running would end the process) and said, so that a leak shows as a warning."""
+    import signal
+    import warnings
+
+    handler, timer = signal.getsignal(signal.SIGALRM), signal.getitimer(signal.ITIMER_REAL)
+    if handler not in (signal.SIG_DFL, None) or timer != (0.0, 0.0):
+        signal.setitimer(signal.ITIMER_REAL, 0.0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        warnings.warn(f"an earlier test left SIGALRM taken (handler {handler!r}, timer {timer}); cleared")
+    yield
+
+
 def _env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
@@ -111,6 +129,9 @@ def test_budget_counts_from_its_start_and_treats_huge_limits_as_none():
     assert Budget(1e-9, start=0.0).left_for_engine() == 1e-6     # engines refuse <= 0: a microsecond
     assert Budget.of(b) is b and Budget.of(3).time_limit == 3
     assert 0 <= process_age() < 3600
+    for far in (1e10, 9.99e19):          # under "no limit" but past what the reading timer can hold
+        with Budget(far).guard("reading"):
+            pass
 
 
 def test_guard_stops_pure_python_work_and_leaves_a_users_alarm_alone():
@@ -130,6 +151,57 @@ def test_guard_stops_pure_python_work_and_leaves_a_users_alarm_alone():
         with Budget(0.05).guard("reading"):
             time.sleep(0.2)
     finally:
+        signal.signal(signal.SIGALRM, old)
+
+
+def test_the_guard_rings_again_when_its_first_ring_is_dropped():
+    """A ring that lands in a callback called from C (a gc callback hypothesis registers, in the full suite)
+    is printed and dropped there: the guard rings again until its block ends (one ring let reading run on)."""
+    t0 = time.perf_counter()
+    dropped = 0
+    with pytest.raises(TimeLimitReached):
+        with Budget(0.1).guard("reading"):
+            while time.perf_counter() - t0 < 5:
+                try:
+                    while time.perf_counter() - t0 < 5:
+                        sum(range(1000))
+                except TimeLimitReached:
+                    if dropped:
+                        raise
+                    dropped += 1              # as a callback called from C would: printed, dropped, go on
+    assert dropped == 1 and time.perf_counter() - t0 < 2.0
+
+
+def test_a_guard_whose_teardown_was_cut_leaves_nothing_that_fires_later():
+    """A KeyboardInterrupt in a guard's teardown once left its timer and handler behind: later guards then
+    never armed (reading ran past the limit) and the stale timer raised inside SCIP's callbacks."""
+    import signal
+
+    old = signal.getsignal(signal.SIGALRM)
+    real = signal.setitimer
+    calls = [0]
+
+    def cut(which, seconds, interval=0.0):
+        calls[0] += 1
+        if calls[0] == 2:                      # the teardown's disarming: interrupted before it runs
+            raise KeyboardInterrupt
+        return real(which, seconds, interval)
+
+    try:
+        signal.setitimer = cut
+        with pytest.raises(KeyboardInterrupt):
+            with Budget(0.2).guard("reading"):
+                pass
+        signal.setitimer = real
+        time.sleep(0.4)                        # the stale timer fires here: its handler does nothing
+        with pytest.raises(TimeLimitReached):  # and the next guard arms as if the alarm were free
+            with Budget(0.2).guard("reading"):
+                t0 = time.perf_counter()
+                while time.perf_counter() - t0 < 5:
+                    pass
+    finally:
+        signal.setitimer = real
+        real(signal.ITIMER_REAL, 0.0)
         signal.signal(signal.SIGALRM, old)
 
 
@@ -256,6 +328,32 @@ def test_run_stops_reading_at_the_limit(big_csv, tmp_path, capsys):
     assert "ran out while reading" in capsys.readouterr().out and not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("command", ["score", "kbest"])
+def test_score_and_kbest_stop_reading_at_the_limit_too(command, big_csv, tmp_path, capsys):
+    out = tmp_path / "t.jkl"
+    head = ["score", str(big_csv), "-o", str(out)] if command == "score" else ["kbest", str(big_csv), "-k", "3"]
+    t0 = time.perf_counter()
+    code = main(head + ["--time-limit", "0.3"])
+    elapsed = time.perf_counter() - t0
+    std = capsys.readouterr()
+    assert code == 0 and elapsed < 0.3 + 3.0, elapsed
+    assert std.out.startswith("# INCOMPLETE (time_limit): the 0.3 s time limit ran out while reading the data")
+    assert not out.exists() and not list(tmp_path.iterdir())      # nothing written, no .part left
+
+
+@pytest.mark.parametrize("command", ["score", "enumerate", "kbest"])
+def test_the_api_counts_reading_for_every_command(command, big_csv):
+    """Reading used the whole limit: what follows stops at once and every result is labelled."""
+    if command == "score":
+        r = gp.score(big_csv, time_limit=0.3)
+        assert r.incomplete is not None and r.incomplete["reason"] == "time_limit"
+    else:
+        r = (gp.enumerate_networks(big_csv, bayes_factor=3, time_limit=0.3) if command == "enumerate"
+             else gp.kbest(big_csv, 3, time_limit=0.3))
+        assert not r.complete and r.reason == "time_limit"
+    assert r.guarantee.startswith("INCOMPLETE (time_limit)")
+
+
 def test_the_api_counts_reading(big_csv):
     """The API has nothing to return while reading, so it reads to the end, then finds the time gone."""
     net = gp.learn(big_csv, time_limit=0.3)
@@ -270,7 +368,7 @@ def _cmd(command: str, interface: str, limit: float, tmp: Path, data: Path) -> l
     if interface == "cli":
         head = {"score": ["score", zoo, "-o", str(tmp / "zoo.jkl"), "--bf", "20"],
                 "learn": ["learn", zoo], "enumerate": ["enumerate", zoo, "--bf", "20", "-o", str(tmp / "out")],
-                "kbest": ["kbest", zoo, "-k", "3"]}[command]
+                "kbest": ["kbest", zoo, "-k", "3", "-o", str(tmp / "out")]}[command]
         return CLI + head + ["--no-header", "--score", "BDeu", "--time-limit", str(limit)]
     if interface == "config":
         job = {"score": 'job = "score"\nbayes_factor = 20', "learn": 'job = "learn"',
@@ -336,7 +434,7 @@ def test_score_from_the_command_line_writes_a_labelled_truncated_jkl(tmp_path, s
         return
     table = ScoreTable.from_jkl(out)
     assert table.incomplete is not None and table.guarantee.startswith("INCOMPLETE (time_limit)")
-    assert "# INCOMPLETE (time_limit)" in m.stdout
+    assert m.stdout.startswith("# INCOMPLETE (time_limit)")     # the label first, as every command's answer
 
 
 # ------------------------------------------------------------------ collection and writing
@@ -486,10 +584,13 @@ def test_the_memory_limit_reaches_the_search_engines():
 
 
 # ------------------------------------------------------------------ a limit SCIP would refuse
-@pytest.mark.parametrize("how", ["cli", "config", "settings"])
+@pytest.mark.parametrize("how", ["cli", "cli-1e10", "config", "settings"])
 def test_an_enormous_time_limit_means_no_limit_and_no_scip_errors(how, tmp_path):
-    if how == "cli":
-        cmd = CLI + ["learn", str(WINE), "--no-header", "--method", "ilp", "--time-limit", "1e300"]
+    """1e300 is SCIP's infinity or more: no limit, nothing said.  1e10 is under it but past the 64-bit
+    nanoseconds of the reading timer (``setitimer`` overflowed: an internal error, exit 3)."""
+    if how.startswith("cli"):
+        limit = "1e10" if how == "cli-1e10" else "1e300"
+        cmd = CLI + ["learn", str(WINE), "--no-header", "--method", "ilp", "--time-limit", limit]
     elif how == "config":
         cfg = tmp_path / "job.toml"
         cfg.write_text(f'[data]\npath = "{WINE}"\nheader = false\n[search]\njob = "learn"\nmethod = "ilp"\n'
@@ -510,16 +611,31 @@ def test_an_enormous_time_limit_means_no_limit_and_no_scip_errors(how, tmp_path)
 # ------------------------------------------------------------------ the acceptance run of issue 37
 @needs_proc
 @pytest.mark.slow
-def test_alarm1000_bdeu_bf20_in_thirty_seconds_under_four_gigabytes():
+@pytest.mark.parametrize("interface", ["cli", "config"])
+def test_alarm1000_bdeu_bf20_in_thirty_seconds_under_the_memory_limit(interface, tmp_path):
+    """The run issue 37 named (minutes of scoring and 8 GiB before), as ``enumerate`` and as ``run`` with a
+    config; benchmarks/bench_limits_kept.py measures the same runs for benchmarks/RESULTS.md."""
     alarm = dataset("alarm1000")
-    limit, memory = 30, 4e9
-    m = run_measured(CLI + ["enumerate", str(alarm), "--no-header", "--score", "BDeu", "--bf", "20",
-                            "--time-limit", str(limit), "--memory-limit", str(memory)], timeout=300, env=_env())
+    limit, memory = 30, 2e9
+    if interface == "cli":
+        cmd = CLI + ["enumerate", str(alarm), "--no-header", "--score", "BDeu", "--bf", "20",
+                     "--time-limit", str(limit), "--memory-limit", str(memory)]
+    else:
+        cfg = tmp_path / "job.toml"
+        cfg.write_text(f'[data]\npath = "{alarm}"\nheader = false\n[scoring]\nscore = "BDeu"\n'
+                       f'memory_limit = {memory:.0f}\n[search]\njob = "enumerate"\nbayes_factor = 20\n'
+                       f'[limits]\ntime_limit = {limit}\n[output]\ndir = "{tmp_path / "out"}"\n')
+        cmd = CLI + ["run", str(cfg)]
+    m = run_measured(cmd, timeout=300, env=_env())
     assert m.returncode == 0, m.stderr
     assert m.wall < limit + SLACK, m.wall
     assert m.peak_rss < memory, m.peak_rss
     assert m.stdout.startswith("# INCOMPLETE (time_limit)") and "OPT = not proven" in m.stdout
+    assert "scoring stopped by the time limit" in m.stdout
     assert m.leftover == 0
+    if interface == "config":
+        written = json.loads((tmp_path / "out" / "result.json").read_text())
+        assert written["complete"] is False and written["guarantee"].startswith("INCOMPLETE (time_limit)")
 
 
 def test_run_from_python_reads_to_the_end_and_labels_what_follows(big_csv, tmp_path):
@@ -530,6 +646,24 @@ def test_run_from_python_reads_to_the_end_and_labels_what_follows(big_csv, tmp_p
     res = gp.run(cfg)
     assert res.result.status == "time_limit" and res.guarantee.startswith("INCOMPLETE (time_limit)")
     assert json.loads((tmp_path / "out" / "result.json").read_text())["complete"] is False
+
+
+def test_run_from_python_stops_scoring_at_the_limit_and_writes_a_labelled_folder(slow_csv, tmp_path):
+    """``gobnilp_py.run`` (the API of a config file): scoring cut by the limit, the collection labelled,
+    the folder written whole, all within the limit plus slack."""
+    cfg = tmp_path / "job.toml"
+    cfg.write_text(f'[data]\npath = "{slow_csv}"\nheader = false\n[scoring]\nscore = "BDeu"\n[search]\n'
+                   f'job = "enumerate"\nbayes_factor = 20\n[limits]\ntime_limit = 3\n'
+                   f'[output]\ndir = "{tmp_path / "out"}"\n')
+    t0 = time.perf_counter()
+    res = gp.run(cfg)
+    elapsed = time.perf_counter() - t0
+    assert elapsed < 3 + SLACK, elapsed
+    assert res.guarantee.startswith("INCOMPLETE (time_limit)")
+    assert any("scoring stopped by the time limit" in c for c in res.result.caveats)
+    written = json.loads((tmp_path / "out" / "result.json").read_text())
+    assert written["complete"] is False and written["guarantee"].startswith("INCOMPLETE (time_limit)")
+    assert not [p for p in tmp_path.rglob("*") if p.name.endswith(".part") or ".staging" in p.name]
 
 
 def test_dask_tasks_stop_at_the_deadline_too(slow_csv, monkeypatch, tmp_path):

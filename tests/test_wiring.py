@@ -334,7 +334,7 @@ def test_dask_backend_through_the_driver_equals_serial(tmp_path):
 
     ds = read_data(WINE, header=False)
     serial = enumerate_networks(ds, bayes_factor=3, backend="serial", method="ordergraph")
-    # dask's scratch folder (it outlives the cluster) in this test's folder, not the system's temporary one
+    # dask's scratch folder (it outlives the cluster) in this test's folder, not the session's temporary one
     with dask.config.set({"temporary-directory": str(tmp_path)}), \
             distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
                                      dashboard_address=None) as cluster:

@@ -262,8 +262,8 @@ SPECS: tuple[Spec, ...] = (
     Spec("scoring", "memory_limit", _c_memory, None, "number >= 1 (bytes)",
          "Bytes scoring may hold in the whole process tree (default 8 GiB): the lattice walk, each worker "
          "process, each count table; what would not fit is refused before allocating, naming the variable and the "
-         "memory needed. The search engines get it too (the order graph and DP as their memory budget, SCIP as "
-         "limits/memory).", api="memory_limit"),
+         "memory needed. When it is given, the search engines get it too (the order graph and DP as their memory "
+         "budget, SCIP as limits/memory).", api="memory_limit"),
     Spec("scoring", "n_jobs", _c_n_jobs, None, "int >= 1 or -1",
          "Scoring worker processes (default: every core; 1: in-process); at most the cores available are "
          "started (a larger value is capped, and said). The table is the same whatever it is.",

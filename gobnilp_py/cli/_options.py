@@ -187,10 +187,13 @@ def add_scoring_options(p: argparse.ArgumentParser, *, epsilon: bool = True) -> 
     p.add_argument("--no-prune", dest="prune", action="store_const", const=False, default=None,
                    help="keep every parent set up to --palim (slow; for checking)")
     p.add_argument("--memory-limit", type=number, default=None, metavar="BYTES",   # 8e9 as in the config
-                   help="bytes the scoring walk may hold (default 8 GiB); a run over it is refused before "
-                        "allocating, naming the variable, level and memory needed")
+                   help="bytes scoring may hold in the whole process tree (default 8 GiB), estimated before "
+                        "allocating: what would not fit is refused, naming the variable and the memory needed, "
+                        "and fewer workers are started when they would not fit; when given, the search engines "
+                        "get it too (order graph and DP memory budget, SCIP limits/memory). Reading is not counted")
     p.add_argument("--n-jobs", type=int, default=None,
-                   help="scoring worker processes (default: every core; 1: in-process)")
+                   help="scoring worker processes (default: every core; 1: in-process); more than the cores "
+                        "this process may use is capped at them, with a warning")
     p.add_argument("--backend", default=None,
                    help='where scoring runs: "serial" (in-process), "processes" (local cores, the default) or '
                         '"dask" (a cluster; needs --scheduler and the dask extra)')

@@ -71,9 +71,10 @@ def run(args: argparse.Namespace) -> int:
         raise write_error(exc, out) from None
     counts = table.n_candidates()
     eps = table.epsilon if table.epsilon is not None else 0.0
+    # the guarantee first, as every command's answer starts: a truncated table reads INCOMPLETE at once
+    print(f"# {table.guarantee}")  # a table's provenance is in the .jkl itself
     print(printable(f"{len(table)} candidate parent sets for {table.n} variables "
                     f"({table.score_name}, epsilon={eps:.6g}) in {elapsed:.2f} s -> {out}"))
-    print(f"# {table.guarantee}")  # a table's provenance is in the .jkl itself
     if not args.quiet:
         width = max(len(nm) for nm in counts)
         for nm, k in counts.items():
