@@ -48,6 +48,7 @@ from .counts import (ParentConfigs, argsort_distinct, distinct_small, find_sorte
 from .local_scores import DirichletScore, LocalScore, PenalisedLL, make_score
 from .parallel import (FlatGroups, LevelScorer, Payload, PendingScores, ScoringDeadline, counts_by_sets,
                        set_counting_possible, set_counting_reads_atoms, worker_bytes)
+from .bounds import auto_lower_bound_finder
 from .table import ScoreTable
 
 __all__ = ["score", "resolve_epsilon", "DEFAULT_MAX_CANDIDATES", "DEFAULT_MEMORY_LIMIT", "active_rules"]
@@ -563,39 +564,6 @@ def _ll_all_others_packed(pc: ParentConfigs) -> np.ndarray | None:
     return np.bincount(atoms // total, weights=lla, minlength=n)
 
 
-def _heuristic_lower_bound(names: tuple[str, ...],
-                           kept: list[list[tuple[tuple[int, ...], float]]]) -> tuple[float, str]:
-    """Score of a DAG found quickly from the table: the best of two sink heuristics and ASOBS.
-
-    :func:`gobnilp_py.scoring.heuristic.greedy_dag`, the search package's
-    ``sink_order`` polished by ``best_for_order``, and its ASOBS incumbent
-    (:func:`gobnilp_py.search.incumbent.quick_incumbent`, a deterministic
-    budget of orders).  The search modules are imported here, on the opt-in
-    ``lower_bound="auto"`` path only: they search a finished table, so the walk
-    itself never needs them.  Every candidate is the score of a network of
-    the table, so LB never exceeds the optimum.
-    """
-    from ..search.family_index import FamilyIndex
-    from ..search.incumbent import quick_incumbent
-    from ..search.orders import best_for_order, sink_order
-    from .heuristic import greedy_dag
-
-    lb, _ = greedy_dag(kept)
-    source = "sink heuristic (scoring)"
-    table = ScoreTable(names, [list(f) for f in kept])  # sorts best first
-    index = FamilyIndex.from_table(table)
-    choice = sink_order(index, np.zeros(index.F))
-    if choice is not None:
-        choice = best_for_order(index, choice)
-        other = math.fsum(float(index.score[f]) for f in choice.tolist())
-        if other > lb:
-            lb, source = other, "sink_order + best_for_order (search)"
-    inc = quick_incumbent(table)
-    if inc is not None and inc.score > lb:
-        lb, source = inc.score, f"ASOBS, {inc.orders} orders (search)"
-    return lb, source
-
-
 def _apply_global_gap(kept: list[list[tuple[tuple[int, ...], float]]], counters: list[dict[str, int]],
                       names: tuple[str, ...], eps: float, lower_bound: float | str,
                       lb_given: float | None, keep_all: frozenset[int], meta: dict[str, Any]) -> None:
@@ -607,7 +575,7 @@ def _apply_global_gap(kept: list[list[tuple[tuple[int, ...], float]]], counters:
             log.warning("global gap rule skipped: lower_bound='auto' is not valid under structural constraints")
             meta["global_gap"] = "skipped (unpruned variables: constraints)"
             return
-        lb, source = _heuristic_lower_bound(names, kept)
+        lb, source = auto_lower_bound_finder()(names, kept)
         meta["lower_bound_source"] = source
     else:
         lb = lb_given

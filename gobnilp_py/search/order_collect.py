@@ -69,6 +69,7 @@ from typing import Any
 import numpy as np
 
 from .._memory import format_bytes, memory_room
+from .._tolerance import REL_TOL
 from ..errors import ScoreError
 from ._limits import check_time_limit as _check_time_limit
 from ._limits import peak_rss_bytes
@@ -90,8 +91,6 @@ DEFAULT_MEMORY_BUDGET = 4 * 2**30
 #: Default network cap of the ε-set (the ILP collector's).
 DEFAULT_MAX_NETWORKS = 150_000
 
-#: Relative tolerance deciding membership and ties (the package's "same score").
-REL_TOL = 1e-9
 
 #: Relative slack of the pruning test (absorbs the rounding of the bounds' float sums).
 REL_SLACK = 1e-9

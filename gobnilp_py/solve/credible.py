@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .._tolerance import tolerance_of
 from .._wording import UNKNOWN_PREFIX, count, ordinal, pruning_unknown
 from ..network import Network
 
@@ -32,8 +33,6 @@ __all__ = ["CredibleSet", "shown_epsilon"]
 def shown_epsilon(gap: float, opt: float) -> float:
     """A gap as written in labels: 0 when within the score tolerance at ``opt`` (a tie's float noise,
     e.g. 9.09e-13), as the CSV writer shows it; the value itself is unchanged where it is used."""
-    from .results import tolerance_of       # here, not at the top: results imports this module
-
     return 0.0 if math.isfinite(gap) and abs(gap) <= tolerance_of(opt) else gap
 
 

@@ -13,6 +13,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from .._tolerance import REL_TOL, tolerance_of
 from ..errors import SolverError
 from ..network import Network
 from ..scoring.table import ScoreTable
@@ -21,14 +22,6 @@ from .credible import CredibleSet
 from .inputs import TableInfo
 
 __all__ = ["network_of", "network_from_solution", "rank_entries", "REL_TOL", "take_reuse", "tolerance_of"]
-
-#: Relative tolerance of "same score" (ties) and of the ε boundary (``docs/enumeration.md``).
-REL_TOL = 1e-9
-
-
-def tolerance_of(opt: float) -> float:
-    """Absolute tolerance at the optimum ``opt``: ``1e-9 * max(1, |opt|)``."""
-    return REL_TOL * max(1.0, abs(opt)) if math.isfinite(opt) else 0.0
 
 
 def take_reuse(sol: Solution, table: ScoreTable) -> dict[str, Any]:
