@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from gobnilp_py import ConfigError, ScoreTable
-from gobnilp_py.search import _asobs_numba
-from gobnilp_py.search.asobs import DescendantClosure, asobs_for_order, asobs_search, optimum
-from gobnilp_py.search.obs import OrderSearch
+from gobnilp_py.search.asobs import _numba as _asobs_numba
+from gobnilp_py.search.asobs.engine import DescendantClosure, asobs_for_order, asobs_search, optimum
+from gobnilp_py.search.asobs.obs import OrderSearch
 from oracle_dp import optimal_dag
 from test_obs import data_table, is_acyclic, random_table, sparse_table
 

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gobnilp_py import ParameterError, ScoreError, ScoreTable, kbest, read_data, score
-from gobnilp_py.search.subset_dp import estimate_memory
+from gobnilp_py.search.subset_dp.engine import estimate_memory
 from random_problems import random_data
 from oracle_dags import all_dags_array
 

@@ -17,9 +17,9 @@ import pytest
 
 from gobnilp_py import ScoreTable, score
 from gobnilp_py.data.dataset import Dataset
-from gobnilp_py.search import _asobs_numba
-from gobnilp_py.search._asobs_lists import FamilyLists, NumpyKernels
-from gobnilp_py.search.obs import SWAP_RTOL, OrderSearch
+from gobnilp_py.search.asobs import _numba as _asobs_numba
+from gobnilp_py.search.asobs._lists import FamilyLists, NumpyKernels
+from gobnilp_py.search.asobs.obs import SWAP_RTOL, OrderSearch
 from oracle_dags import all_dags
 from oracle_dp import optimal_dag
 from random_problems import random_data

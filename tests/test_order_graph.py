@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gobnilp_py import ScoreError, ScoreTable, read_data, score
-from gobnilp_py.search import order_graph as og
+from gobnilp_py.search.order_graph import frontier as og
 from gobnilp_py.search.best_parents import BestParents
-from gobnilp_py.search.order_graph import order_graph_optimum
+from gobnilp_py.search.order_graph.frontier import order_graph_optimum
 from oracle_dags import all_dags_array
 from oracle_dp import optimal_dag
 from random_problems import random_data
@@ -326,7 +326,7 @@ def test_no_network_in_table() -> None:
 
 
 def test_heuristic_bound_is_a_network() -> None:
-    from gobnilp_py.search._greedy import greedy_dag
+    from gobnilp_py.search.order_graph._greedy import greedy_dag
 
     for seed in range(20):
         table = random_table(np.random.default_rng(seed), 7, density=0.3)
@@ -412,7 +412,7 @@ def test_shared_dataset_optima(name: str, opt: float) -> None:
        ram=st.sampled_from([0, 64, 10**9]))
 def test_merge_runs_equals_one_sort(seed, runs, block, ram, tmp_path_factory) -> None:
     """k-way merge of reduced runs (RAM or disk, any block size) equals reducing everything at once."""
-    from gobnilp_py.search._spill import ColumnWriter, Columns, SpillDir, merge_runs, sort_reduce
+    from gobnilp_py.search.order_graph._spill import ColumnWriter, Columns, SpillDir, merge_runs, sort_reduce
 
     rng = np.random.default_rng(seed)
     parts = []
@@ -443,7 +443,7 @@ def test_colex_rank_is_the_sorted_position(n: int) -> None:
     """Colex rank = position among the masks of the same popcount in numeric order; unrank inverts it."""
     from itertools import combinations
 
-    from gobnilp_py.search._colex import Colex
+    from gobnilp_py.search.order_graph._colex import Colex
 
     cx = Colex(n)
     rng = np.random.default_rng(n)

@@ -93,7 +93,7 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
         deterministic for a given seed and order count).
     n_orders : int, optional
         ``"asobs"`` only: stop after this many random orders (default: the
-        time limit, else :data:`gobnilp_py.search.asobs.DEFAULT_ORDERS`).
+        time limit, else :data:`gobnilp_py.search.asobs.engine.DEFAULT_ORDERS`).
         With it and no time limit a run is deterministic.
     verify : bool
         Also run a second exact method (:mod:`.verify` says which) and raise

@@ -76,7 +76,7 @@ METHODS: dict[str, Method] = {m.name: m for m in (
            frozenset(TASKS), True, "gobnilp_py.ilp.engine", None, None, ("pyscipopt",),
            ("gap", "params", "verbose", "model_options", "warm_start"), class_collection=True, kbest_ties=True),
     Method("ordergraph", "order-graph search (frontier breadth-first branch and bound; Malone et al. 2011)",
-           frozenset(TASKS), True, "gobnilp_py.search.order_engine", FILTER_KINDS, 30, (),
+           frozenset(TASKS), True, "gobnilp_py.search.order_graph", FILTER_KINDS, 30, (),
            ("memory_budget", "lower_bound"), kbest_ties=True),
     Method("dp", "dynamic programming over subsets with k-best lists (Tian, He and Ram 2010)",
            frozenset({"optimum", "kbest"}), True, "gobnilp_py.search.subset_dp", FILTER_KINDS, 24, (),

@@ -147,7 +147,7 @@ def learn_with_order(data_or_table: Any, order: Any, *, method: str, constraints
     ``time_limit``: seconds or a :class:`~gobnilp_py._budget.Budget` (reading included).  ``cross_check`` is
     :func:`~gobnilp_py.learn` itself, handed down by the caller for ``verify=True`` (so this module, which
     :mod:`.learn` calls, never imports it back)."""
-    from ..search.fixed_order import optimum_for_order, optimum_for_order_table
+    from ..search.fixed_order.engine import optimum_for_order, optimum_for_order_table
 
     t_start = time.perf_counter()
     budget = check_budget(time_limit, t_start)
@@ -217,7 +217,7 @@ def enumerate_with_order(data_or_table: Any, order: Any, epsilon: float, *, meth
     """``enumerate_networks(..., order=...)``: every network following ``order`` within ε of the best such one.
     ``time_limit``: seconds or a :class:`~gobnilp_py._budget.Budget` (reading included).  ``cross_check`` is
     :func:`~gobnilp_py.enumerate_networks` itself, handed down for ``verify=True``."""
-    from ..search.fixed_order import epsilon_set_for_order, epsilon_set_for_order_table
+    from ..search.fixed_order.engine import epsilon_set_for_order, epsilon_set_for_order_table
 
     t_start = time.perf_counter()
     budget = check_budget(time_limit, t_start)

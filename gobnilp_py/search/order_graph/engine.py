@@ -1,9 +1,9 @@
 """The ``ordergraph`` method: the order-graph engines behind the drivers' uniform interface.
 
 :func:`optimum` runs the frontier breadth-first branch and bound
-(:func:`~gobnilp_py.search.order_graph.order_graph_optimum`); :func:`epsilon_set`
+(:func:`~gobnilp_py.search.order_graph.frontier.order_graph_optimum`); :func:`epsilon_set`
 and :func:`kbest` run the best-first collection with the exact subset-DP bound
-(:mod:`gobnilp_py.search.order_collect`).  All answer in table positions
+(:mod:`gobnilp_py.search.order_graph.collect`).  All answer in table positions
 (:mod:`gobnilp_py.search.results`) with the shared status vocabulary, so the
 drivers present them exactly as they present the ILP's.  Structural
 constraints reach this method as table filters only (the registry refuses the
@@ -23,12 +23,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .._interrupt import interruptible
-from ..scoring.table import ScoreTable
-from .best_parents import BestParents
-from .order_collect import DEFAULT_MEMORY_BUDGET, order_graph_epsilon_set, order_graph_kbest
-from .order_graph import order_graph_optimum
-from .results import Collection, Solution
+from ..._interrupt import interruptible
+from ...scoring.table import ScoreTable
+from ..best_parents import BestParents
+from .collect import DEFAULT_MEMORY_BUDGET, order_graph_epsilon_set, order_graph_kbest
+from .frontier import order_graph_optimum
+from ..results import Collection, Solution
 
 __all__ = ["optimum", "epsilon_set", "kbest"]
 

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from .best_parents import BestParents
+from ..best_parents import BestParents
 
 __all__ = ["greedy_dag"]
 

@@ -50,10 +50,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ConfigError
-from ..scoring.table import ScoreTable
+from ...errors import ConfigError
+from ...scoring.table import ScoreTable
 from .obs import OrderSearch
-from .results import Solution
+from ..results import Solution
 
 __all__ = ["DescendantClosure", "asobs_for_order", "asobs_search", "AsobsRun", "optimum", "DEFAULT_ORDERS"]
 
@@ -262,7 +262,7 @@ def optimum(table: ScoreTable, *, time_limit: float | None = None, seed: int | N
             **_ignored: Any) -> Solution:
     """Engine entry point (``method="asobs"``): the best DAG ASOBS finds, labelled approximate.
 
-    Answers in table positions (:mod:`.results`).  Status ``"feasible"``
+    Answers in table positions (:mod:`gobnilp_py.search.results`).  Status ``"feasible"``
     with ``stats["approximate"] = True`` (the shared status vocabulary has
     no "approximate"); ``"no_solution"`` when no order gave a DAG (a node
     without an acceptable family, e.g. after structural constraints removed

@@ -4,7 +4,7 @@ Problem.  For a child ``X`` and a candidate set ``C`` of variables, find the
 parent set ``W ⊆ C`` maximising the local score ``s(X, W)`` (natural log,
 higher is better), or -- the ε form -- *every* ``W ⊆ C`` with
 ``s(X, W) >= best - ε``, each once.  Learning under a fixed variable order
-(:mod:`.fixed_order`) is this problem once per variable with ``C`` = its
+(:mod:`.engine`) is this problem once per variable with ``C`` = its
 predecessors; the ordering-based engines call it with other candidate sets.
 
 Algorithm (Tian 2000, "A Branch-and-Bound Algorithm for MDL Learning Bayesian
@@ -82,9 +82,9 @@ from typing import Any
 import numpy as np
 from scipy.special import gammaln
 
-from ..data.dataset import Dataset
-from ..errors import ConfigError, DataError, ScoreError
-from ..scoring.pruning import RTOL
+from ...data.dataset import Dataset
+from ...errors import ConfigError, DataError, ScoreError
+from ...scoring.pruning import RTOL
 
 __all__ = [
     "SEARCH_SCORES",

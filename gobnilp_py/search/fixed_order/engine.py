@@ -24,7 +24,7 @@ order** (``stats["optimal_under"] = "order"``).  The drivers turn them into
 :meth:`OrderEpsilonSet.table` give a :class:`~gobnilp_py.scoring.table.ScoreTable`
 holding exactly the families found, and :meth:`OrderOptimum.solution` /
 :meth:`OrderEpsilonSet.collection` answer in positions of that table
-(:mod:`.results`), like every engine.
+(:mod:`gobnilp_py.search.results`), like every engine.
 
 Tolerances: membership of the ε-set is ``score >= OPT - ε - 1e-9 max(1, |OPT|)``,
 as everywhere in the package.  Per-node lists are searched with
@@ -46,12 +46,12 @@ from typing import Any
 
 import numpy as np
 
-from ..data.dataset import Dataset
-from ..errors import ConfigError, ConstraintError, DataError
-from ..scoring.pruning import RTOL
-from ..scoring.table import ScoreTable
+from ...data.dataset import Dataset
+from ...errors import ConfigError, ConstraintError, DataError
+from ...scoring.pruning import RTOL
+from ...scoring.table import ScoreTable
 from .parent_search import ParentSearch, ParentSearchResult
-from .results import Collection, Entry, Solution
+from ..results import Collection, Entry, Solution
 
 __all__ = [
     "OrderOptimum",

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ScoreError
+from ...errors import ScoreError
 
 __all__ = ["SpillDir", "Columns", "ColumnWriter", "reduce_sorted", "sort_reduce", "merge_runs", "ROW_BYTES"]
 

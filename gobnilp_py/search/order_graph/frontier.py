@@ -30,16 +30,16 @@ the corrections of ``docs/order-graph.md``:
   of the ``f`` sums (at most ~``2n`` ulps of those magnitudes).  An ``LB``
   above the optimum prunes the goal: the result is ``"no_solution"``, never a
   worse network.  Without a given bound, the greedy DAG of
-  :mod:`~gobnilp_py.search._greedy` supplies one.
+  :mod:`~gobnilp_py.search.order_graph._greedy` supplies one.
 * **Exact best scores.**  ``BS(X, U)`` is always the exact best over *all*
   subsets of ``U``.  The paper instead builds parent graphs only over subsets
   present in the pruned order graph (``isPresent``), which loses the optimum
   (51 of 150 BIC instances in the notes' simulation); that step is not done.
 * **Duplicate detection.**  Each layer is reduced to one row per subset (the
   largest ``f``; on ties the smallest leaf) either in a dense array indexed by
-  colex rank (:mod:`~gobnilp_py.search._colex`, no sort) or, when that does not
+  colex rank (:mod:`~gobnilp_py.search.order_graph._colex`, no sort) or, when that does not
   fit the memory budget, by sorting chunk by chunk into runs, spilling runs to
-  disk and merging them (:mod:`~gobnilp_py.search._spill`).  The rule makes
+  disk and merging them (:mod:`~gobnilp_py.search.order_graph._spill`).  The rule makes
   every layer bit-identical whichever way it was built.
 * **Reconstruction.**  Each layer's rows ``(mask, leaf)`` are kept (in RAM or
   on disk); from the full set the leaf is read, its family is the best inside
@@ -66,16 +66,16 @@ from typing import Any
 
 import numpy as np
 
-from .._memory import format_bytes
-from ..errors import ScoreError
-from ._limits import check_bytes as _check_bytes
-from ._limits import check_time_limit as _check_time_limit
-from ._limits import peak_rss_bytes
-from ..scoring.table import ScoreTable
+from ..._memory import format_bytes
+from ...errors import ScoreError
+from .._limits import check_bytes as _check_bytes
+from .._limits import check_time_limit as _check_time_limit
+from .._limits import peak_rss_bytes
+from ...scoring.table import ScoreTable
 from ._colex import Colex
 from ._greedy import greedy_dag
 from ._spill import ROW_BYTES, ColumnWriter, Columns, SpillDir, merge_runs, sort_reduce
-from .best_parents import DENSE_MAX_VARIABLES, BestParents, BuildStopped
+from ..best_parents import DENSE_MAX_VARIABLES, BestParents, BuildStopped
 
 __all__ = ["order_graph_optimum", "OrderGraphResult", "estimate_memory", "MAX_VARIABLES",
            "DEFAULT_MEMORY_BUDGET", "REL_SLACK"]
@@ -135,7 +135,7 @@ class OrderGraphResult:
     reason: str | None = None
     stats: dict[str, Any] = field(default_factory=dict)
     #: The best-parent lookups the search built, for a collection of the same table to reuse
-    #: (:func:`~gobnilp_py.search.order_collect.order_graph_epsilon_set`); ``None`` when none were built.
+    #: (:func:`~gobnilp_py.search.order_graph.collect.order_graph_epsilon_set`); ``None`` when none were built.
     #: They stay in memory as long as the result holds them (1.6 GiB at 25 variables): set it to
     #: ``None`` to free them while keeping the result.
     best_parents: BestParents | None = field(default=None, repr=False, compare=False)
@@ -188,7 +188,7 @@ def order_graph_optimum(table: ScoreTable, *, lower_bound: float | None = None,
         optimum).  Nodes with ``f < lower_bound`` are pruned (strictly, with a
         rounding slack).  ``None``: the better of the greedy heuristic network
         and, with ``incumbent_search``, the ASOBS incumbent
-        (:func:`~.incumbent.quick_incumbent`; both are networks of the table,
+        (:func:`~gobnilp_py.search.incumbent.quick_incumbent`; both are networks of the table,
         so no optimal path is pruned).  A bound above the optimum yields
         ``status="no_solution"``.
     memory_budget : int
@@ -301,7 +301,7 @@ def order_graph_optimum(table: ScoreTable, *, lower_bound: float | None = None,
         stats["lower_bound_source"] = "heuristic" if heur is not None else "none"
         stats["heuristic_score"] = None if heur is None else heur[0]
         if incumbent_search is True or (incumbent_search == "auto" and n >= INCUMBENT_MIN_VARIABLES):
-            from .incumbent import quick_incumbent  # only from 20 variables: kept off small runs' import time
+            from ..incumbent import quick_incumbent  # only from 20 variables: kept off small runs' import time
 
             inc = quick_incumbent(table)
             stats["asobs_score"] = None if inc is None else inc.score

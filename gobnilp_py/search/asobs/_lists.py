@@ -17,7 +17,7 @@ Two implementations of every query, with the same answers:
 * numpy (always available): candidate families are tested in growing blocks
   (8, 64, then the rest), one vectorised test per block, so the common case
   touches a handful of entries and the worst case is one pass;
-* numba (optional, :mod:`._asobs_numba`): a compiled loop with early exit.
+* numba (optional, :mod:`._numba`): a compiled loop with early exit.
 
 Descendant sets are bitsets: ``words[v]`` is a row of ``uint64`` words with
 bit ``u`` set when ``u`` is a descendant of ``v``.
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..scoring.table import ScoreTable
+from ...scoring.table import ScoreTable
 
 __all__ = ["FamilyLists", "NumpyKernels", "first_below", "first_avoiding", "obs_choice", "bit_test"]
 

@@ -1,4 +1,4 @@
-"""Compiled (numba) versions of the queries in :mod:`._asobs_lists`, used when numba is installed.
+"""Compiled (numba) versions of the queries in :mod:`._lists`, used when numba is installed.
 
 The queries scan a node's families best first and stop at the first one that
 passes; a compiled loop stops after a few entries where numpy has to test a
@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._asobs_lists import FamilyLists
+from ._lists import FamilyLists
 
 __all__ = ["AVAILABLE", "NumbaKernels"]
 
-from .._numba import AVAILABLE
-from .._numba import jit as _jit
+from ..._numba import AVAILABLE
+from ..._numba import jit as _jit
 
 if AVAILABLE:  # pragma: no cover - exercised only where numba is installed
 
@@ -177,7 +177,7 @@ class NumbaKernels:
     Besides the single queries, whole loops run compiled: the ASOBS pass with
     its closure updates (:meth:`asobs_pass`) and the swap search
     (:meth:`swap_search`), with the same arithmetic and tie-breaking as the
-    Python loops of :mod:`.asobs` and :mod:`.obs` (tested equal).
+    Python loops of :mod:`.engine` and :mod:`.obs` (tested equal).
     """
 
     name = "numba"

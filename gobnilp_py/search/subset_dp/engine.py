@@ -61,9 +61,9 @@ try:  # Unix only; the peak resident size is then simply not reported
 except ImportError:  # pragma: no cover
     resource = None  # type: ignore[assignment]
 
-from ..errors import ScoreError
-from ..scoring.table import ScoreTable
-from .results import Collection, Solution
+from ...errors import ScoreError
+from ...scoring.table import ScoreTable
+from ..results import Collection, Solution
 
 __all__ = ["kbest", "optimum", "estimate_memory", "estimate_memory_optimum", "MAX_VARIABLES", "DEFAULT_MEMORY_BUDGET"]
 

@@ -68,13 +68,13 @@ from typing import Any
 
 import numpy as np
 
-from .._memory import format_bytes, memory_room
-from .._tolerance import REL_TOL
-from ..errors import ScoreError
-from ._limits import check_time_limit as _check_time_limit
-from ._limits import peak_rss_bytes
-from ..scoring.table import ScoreTable
-from .best_parents import DENSE_MAX_VARIABLES, BestParents, BuildStopped
+from ..._memory import format_bytes, memory_room
+from ..._tolerance import REL_TOL
+from ...errors import ScoreError
+from .._limits import check_time_limit as _check_time_limit
+from .._limits import peak_rss_bytes
+from ...scoring.table import ScoreTable
+from ..best_parents import DENSE_MAX_VARIABLES, BestParents, BuildStopped
 
 __all__ = ["order_graph_epsilon_set", "order_graph_kbest", "CollectResult", "subset_dp", "estimate_memory",
            "MAX_VARIABLES", "DEFAULT_MEMORY_BUDGET", "DEFAULT_MAX_NETWORKS", "REL_TOL", "REL_SLACK",
@@ -252,7 +252,7 @@ def order_graph_epsilon_set(table: ScoreTable, epsilon: float, *, max_networks: 
         ``progress("collecting", found, max_networks, bound=..., elapsed=...)``.
     best_parents : BestParents, optional
         Lookups already built for this very table (by the optimum search,
-        :attr:`OrderGraphResult.best_parents <gobnilp_py.search.order_graph.OrderGraphResult.best_parents>`):
+        :attr:`OrderGraphResult.best_parents <gobnilp_py.search.order_graph.frontier.OrderGraphResult.best_parents>`):
         used instead of building them again, which costs seconds from about
         24 variables.  Lookups of another table are ignored.
 

@@ -22,8 +22,8 @@ difference of two local scores, far below any real improvement, and it makes
 every applied swap raise the total score, so the search cannot cycle.
 (BLIP uses an absolute 2^-18.)
 
-The queries run on :mod:`._asobs_lists` (numpy) or, when numba is installed
-and ``backend`` allows it, on the compiled kernels of :mod:`._asobs_numba`;
+The queries run on :mod:`._lists` (numpy) or, when numba is installed
+and ``backend`` allows it, on the compiled kernels of :mod:`._numba`;
 both give the same answers.
 """
 
@@ -35,8 +35,8 @@ import time
 
 import numpy as np
 
-from ..scoring.table import ScoreTable
-from ._asobs_lists import FamilyLists, NumpyKernels
+from ...scoring.table import ScoreTable
+from ._lists import FamilyLists, NumpyKernels
 
 __all__ = ["OrderSearch", "SWAP_RTOL", "BACKENDS"]
 
@@ -49,16 +49,16 @@ BACKENDS = ("auto", "numpy", "numba")
 
 def _kernels(fl: FamilyLists, backend: str):
     if backend not in BACKENDS:
-        from ..errors import ConfigError
+        from ...errors import ConfigError
 
         raise ConfigError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if backend in ("auto", "numba"):
-        from . import _asobs_numba
+        from . import _numba as _asobs_numba
 
         if _asobs_numba.AVAILABLE:
             return _asobs_numba.NumbaKernels(fl)
         if backend == "numba":
-            from ..errors import ConfigError
+            from ...errors import ConfigError
 
             raise ConfigError("backend 'numba' needs the Python package 'numba', which is not installed")
     return NumpyKernels(fl)
@@ -67,7 +67,7 @@ def _kernels(fl: FamilyLists, backend: str):
 class OrderSearch:
     """Order-based queries on one score table (families best first).
 
-    Choices are *flat family ids* of :class:`~._asobs_lists.FamilyLists`;
+    Choices are *flat family ids* of :class:`~._lists.FamilyLists`;
     :meth:`positions` turns them into table positions.
 
     Parameters
