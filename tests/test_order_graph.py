@@ -24,29 +24,12 @@ from gobnilp_py.search.best_parents import BestParents
 from gobnilp_py.search.order_graph.frontier import order_graph_optimum
 from oracle_dags import all_dags_array
 from oracle_dp import optimal_dag
-from random_problems import random_data
+from random_problems import random_data, random_table
 
 HYP = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 # ------------------------------------------------------------------ helpers (also used by test_order_collect)
-def random_table(rng: np.random.Generator, n: int, *, ties: bool = False, density: float = 0.6,
-                 empty: float = 1.0) -> ScoreTable:
-    """Random families; ``ties`` uses small integers (many tied networks); ``empty`` = P(node has the empty set)."""
-    fams = []
-    for v in range(n):
-        others = [u for u in range(n) if u != v]
-        rows = []
-        if rng.random() < empty:
-            rows.append(((), float(rng.integers(-6, 0)) if ties else float(rng.normal(-10, 3))))
-        for mask in range(1, 1 << (n - 1)):
-            if rng.random() < density:
-                ps = tuple(others[b] for b in range(n - 1) if mask >> b & 1)
-                rows.append((ps, float(rng.integers(-8, 1)) if ties else float(rng.normal(-10, 3))))
-        if not rows:
-            rows.append(((others[0],), -3.0) if others else ((), -3.0))
-        fams.append(rows)
-    return ScoreTable([f"V{i}" for i in range(n)], fams)
 
 
 def data_table(rng: np.random.Generator, n: int, score_name: str, *, epsilon: float | None = None) -> ScoreTable:
