@@ -118,7 +118,7 @@ KERNEL = os.environ.get("GOBNILP_SCORING_KERNEL", "auto").strip().lower() or "au
 #: cached kernel cost about 1-1.5 s in a fresh process when this was set (a first compile after
 #: installation about 10 s; session 15 measured importing numba at 0.17-0.18 s on this machine),
 #: while the kernel saves about 10-60 ns per unit (numpy blocks 15-100 ns, the kernel 3-15;
-#: measured in ``benchmarks/results/issue-14-kernels.md``): a run switches once it has shown about
+#: measured in ``benchmarks/results/counting-kernel-vs-numpy-and-pgmpy.md``): a run switches once it has shown about
 #: a second or two of numpy work, so small problems never pay the load and big ones pay it once.
 #: (On insurance1000, nltcs and alarm1000 numpy-only scoring took 2.9-4.3x as long, so the switch
 #: pays there at once; session 15.)

@@ -22,7 +22,7 @@ same incumbent, so an engine that returns one of several tied optima returns
 the same one every run.  The numpy kernels are used (identical results to the
 numba ones, see ``tests/test_asobs*.py``) because a first numba compilation
 costs seconds, more than many whole ILP solves.  Measured cost of the default
-budget: ``benchmarks/results/issue-16-asobs.md`` §4.
+budget: ``benchmarks/results/asobs-vs-blip-and-incumbent.md`` §4.
 """
 
 from __future__ import annotations

@@ -142,7 +142,7 @@ _TASK_TEXT = {"optimum": "an optimal network", "epsilon_set": "every network wit
               "kbest": "the k best networks"}
 
 #: ``auto`` uses the order graph up to this many variables (see :func:`choose_method`).  Measured
-#: (``benchmarks/results/issue-12-engines.md``): the order graph won all 21 runs with n <= 17 (1.3x to
+#: (``benchmarks/results/order-graph-vs-ilp-and-auto-choice.md``): the order graph won all 21 runs with n <= 17 (1.3x to
 #: over 1,900x), and proved the optimum of mushroom (n = 23) in 9 s and sensors (n = 25) in 60 s (2.3 GB)
 #: where the ILP had not in 300 s; at n = 28 (steel) it did not finish in 600 s.
 ORDERGRAPH_AUTO_MAX = 25
@@ -155,7 +155,7 @@ def choose_method(task: str, n: int, kinds: frozenset[str], n_families: int) -> 
     the number of candidate families and the hardness of the LP relaxation;
     the order graph therefore wins where variables are few and rows many
     (many families per variable, weak LP bounds), the ILP everywhere else.
-    The crossover was measured (``benchmarks/results/issue-12-engines.md``).
+    The crossover was measured (``benchmarks/results/order-graph-vs-ilp-and-auto-choice.md``).
     """
     og = METHODS["ordergraph"]
     if task not in og.tasks or not _available(og):
