@@ -532,13 +532,16 @@ def test_run_from_python_reads_to_the_end_and_labels_what_follows(big_csv, tmp_p
     assert json.loads((tmp_path / "out" / "result.json").read_text())["complete"] is False
 
 
-def test_dask_tasks_stop_at_the_deadline_too(slow_csv, monkeypatch):
+def test_dask_tasks_stop_at_the_deadline_too(slow_csv, monkeypatch, tmp_path):
     """On a Dask cluster the deadline travels with every task (the wall clock, not this process's)."""
     distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed (extra 'dask')")
+    import dask
     for name in ("PARALLEL_MIN_GROUPS", "PARALLEL_MIN_UNITS", "PARALLEL_MIN_UNITS_PER_GROUP"):
         monkeypatch.setattr(parallel, name, 0)
     data = gp.read_data(slow_csv, header=False)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) \
+    # dask's scratch folder (it outlives the cluster) in this test's folder, not the system's temporary one
+    with dask.config.set({"temporary-directory": str(tmp_path)}), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) \
             as cluster:
         budget = Budget(3.0)
         table = gp.score(data, score="BDeu", bayes_factor=20, backend="dask", scheduler=cluster.scheduler_address,
