@@ -72,7 +72,7 @@ from ..._memory import format_bytes, memory_room
 from ..._tolerance import REL_TOL
 from ...errors import ScoreError
 from .._limits import check_time_limit as _check_time_limit
-from .._limits import peak_rss_bytes
+from .._limits import peak_rss_bytes, stamp_end
 from ...scoring.table import ScoreTable
 from ..best_parents import DENSE_MAX_VARIABLES, BestParents, BuildStopped
 
@@ -559,10 +559,7 @@ class _BestFirst:
 
 
 def _done(stats: dict[str, Any], t_start: float, result: CollectResult) -> CollectResult:
-    stats["time_total"] = time.perf_counter() - t_start
-    rss = peak_rss_bytes()
-    if rss is not None:
-        stats["maxrss_bytes"] = rss
+    stamp_end(stats, t_start)
     result.stats = stats
     return result
 

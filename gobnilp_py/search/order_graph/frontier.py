@@ -70,7 +70,7 @@ from ..._memory import format_bytes
 from ...errors import ScoreError
 from .._limits import check_bytes as _check_bytes
 from .._limits import check_time_limit as _check_time_limit
-from .._limits import peak_rss_bytes
+from .._limits import peak_rss_bytes, stamp_end
 from ...scoring.table import ScoreTable
 from ._colex import Colex
 from ._greedy import greedy_dag
@@ -545,10 +545,7 @@ class _Search:
 
 
 def _finish(stats: dict[str, Any], t_start: float, result: OrderGraphResult) -> OrderGraphResult:
-    stats["time_total"] = time.perf_counter() - t_start
-    rss = peak_rss_bytes()
-    if rss is not None:
-        stats["maxrss_bytes"] = rss
+    stamp_end(stats, t_start)
     result.stats = stats
     _log.info("order graph: %s, score %s, %.2fs", result.status, result.score, stats["time_total"])
     return result
