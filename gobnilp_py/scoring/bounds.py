@@ -39,3 +39,4 @@ def auto_lower_bound_finder() -> LowerBoundFinder:
         return greedy_dag(kept)[0], "sink heuristic (scoring)"
 
     return greedy_only
+
