@@ -43,8 +43,9 @@ from .candidates import immediate_subsets, next_level
 from .counts import (ParentConfigs, argsort_distinct, distinct_small, find_sorted as _lookup, lex_order, segment_ids,
                      unique_inverse)
 from .local_scores import DirichletScore, LocalScore, PenalisedLL, make_score
-from .parallel import (FlatGroups, LevelScorer, Payload, PendingScores, ScoringDeadline, counts_by_sets,
-                       set_counting_possible, set_counting_reads_atoms, worker_bytes)
+from .parallel import (FlatGroups, Payload, ScoringDeadline, counts_by_sets, set_counting_possible,
+                       set_counting_reads_atoms)
+from .pool import LevelScorer, PendingScores, worker_bytes
 from . import walk_kernel
 from .atom_likelihoods import atom_likelihoods
 from .global_gap import apply_global_gap
@@ -199,7 +200,7 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
     memory_limit : int, optional
         Bytes scoring may hold in the whole process tree (default
         :data:`DEFAULT_MEMORY_LIMIT`, 8 GiB): each local worker process's own
-        memory is set aside first (:func:`~gobnilp_py.scoring.parallel.worker_bytes`;
+        memory is set aside first (:func:`~gobnilp_py.scoring.pool.worker_bytes`;
         a limit too small for the workers starts fewer, down to none, and says
         so), the lattice walk holds the rest, and each family's count table
         (:data:`COUNT_BYTES_PER_CELL` a cell) is checked against it before it is
@@ -446,7 +447,7 @@ def _reserve_workers(scorer: LevelScorer, payload: Payload, mem: float, backend:
     """The lattice walk's share of ``memory_limit`` once the local worker processes have theirs.
 
     ``memory_limit`` bounds what scoring holds in the whole process tree: the walk in this process and each
-    worker's own memory (:func:`~gobnilp_py.scoring.parallel.worker_bytes`).  Workers may take at most half of
+    worker's own memory (:func:`~gobnilp_py.scoring.pool.worker_bytes`).  Workers may take at most half of
     it; a limit too small for the workers asked for starts fewer (one or none: scoring in-process), and says so.
     Dask workers run elsewhere and are not counted.
     """
