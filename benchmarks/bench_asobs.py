@@ -14,7 +14,7 @@ the rest for structure search.
 
 * ours: :func:`gobnilp_py.scoring.selection.independence_selection`
   (``time_limit = share × T``, ``n_jobs``), then
-  :func:`gobnilp_py.search.asobs.asobs_search` until the total budget is spent;
+  :func:`gobnilp_py.search.asobs.engine.asobs_search` until the total budget is spent;
 * BLIP: ``java -jar blip.jar scorer.is -t ⌊share × T⌋ -b jobs`` (its defaults:
   BIC, in-degree 6), then ``solver.asobs -t (T − scorer time) -b jobs``.
 
@@ -62,9 +62,9 @@ def dag_bic(ds, parents: list[tuple[int, ...]]) -> tuple[float, list[float]]:
 
 def measure_backends(table, orders: int, seed: int) -> dict:
     """Seconds per order (ASOBS + OBS + swaps) with the numpy kernels and, when installed, with numba."""
-    from gobnilp_py.search import _asobs_numba
-    from gobnilp_py.search.asobs import asobs_search
-    from gobnilp_py.search.obs import OrderSearch
+    from gobnilp_py.search.asobs import _numba as _asobs_numba
+    from gobnilp_py.search.asobs.engine import asobs_search
+    from gobnilp_py.search.asobs.obs import OrderSearch
 
     out = {}
     for backend in ("numpy", "numba"):
@@ -83,7 +83,7 @@ def measure_backends(table, orders: int, seed: int) -> dict:
 def run_ours(ds, total: float, share: float, jobs: int, seed: int, save_table: str | None = None,
              measure: int = 0) -> dict:
     from gobnilp_py.scoring.selection import independence_selection
-    from gobnilp_py.search.asobs import asobs_search
+    from gobnilp_py.search.asobs.engine import asobs_search
 
     t0 = time.perf_counter()
     table = independence_selection(ds, time_limit=share * total, n_jobs=jobs)

@@ -14,7 +14,7 @@ an ε-safe one), a reference ASOBS run on it for ``--asobs-time`` seconds (seed
   ``True`` (the ASOBS incumbent of :mod:`gobnilp_py.search.incumbent`, a
   deterministic budget of orders, offered once at the root; SCIP keeps it only
   if feasible).
-* ``ordergraph``: :func:`gobnilp_py.search.order_graph.order_graph_optimum`
+* ``ordergraph``: :func:`gobnilp_py.search.order_graph.frontier.order_graph_optimum`
   with ``incumbent_search=False`` (greedy start) and ``True`` (the better of
   the greedy and the ASOBS incumbent).
 * ``--gap``: the table scored again with the global gap rule,
@@ -49,7 +49,7 @@ def ilp_run(table, warm, time_limit):
 
 def og_run(table, warm, time_limit):
     """The order graph with and without the ASOBS incumbent as its starting lower bound."""
-    from gobnilp_py.search.order_graph import order_graph_optimum
+    from gobnilp_py.search.order_graph.frontier import order_graph_optimum
 
     t0 = time.perf_counter()
     r = order_graph_optimum(table, time_limit=time_limit, incumbent_search=warm)
@@ -87,7 +87,7 @@ def main() -> None:
     a = ap.parse_args()
 
     from gobnilp_py import read_data, score
-    from gobnilp_py.search.asobs import optimum as asobs_optimum
+    from gobnilp_py.search.asobs.engine import optimum as asobs_optimum
 
     load0 = os.getloadavg()
     ds = read_data(a.data, header=False)

@@ -46,7 +46,7 @@ install, so every fresh worker compiled every module of ours it imported from
 source, while numpy, scipy and the rest have their ``.pyc`` from ``pip install``
 (as would gobnilp_py installed from a wheel).  The search modules are imported
 on the first call, so their compiling was counted as search time: on iris it
-was about 14 of the 25 ms (``benchmarks/results/issue-13-iris.md``).  An
+was about 14 of the 25 ms (``benchmarks/results/iris-process-time-vs-gobnilp.md``).  An
 existing ``.pyc`` is read even with ``PYTHONDONTWRITEBYTECODE`` set, and one
 that does not match its source (modification time and size) is ignored, so
 compiling never runs stale code.

@@ -77,7 +77,7 @@ def load(name: str, rows: int | None = None):
 
 def run_order(ds, order, variant: str, time_limit: float | None) -> dict[str, Any]:
     """One variant over every node of ``order``; per-node figures and totals."""
-    from gobnilp_py.search.parent_search import ParentSearch
+    from gobnilp_py.search.fixed_order.parent_search import ParentSearch
 
     ps = ParentSearch(ds, "BIC")
     opts = VARIANTS[variant]
@@ -106,7 +106,7 @@ def run_order(ds, order, variant: str, time_limit: float | None) -> dict[str, An
 
 def exhaustive_size(ds, order) -> int:
     """Σ_v Σ_{k <= d_v} C(|pred|, k): the exhaustive search within the corrected depth bound."""
-    from gobnilp_py.search.parent_search import ParentSearch
+    from gobnilp_py.search.fixed_order.parent_search import ParentSearch
 
     ps = ParentSearch(ds, "BIC")
     total = 0

@@ -12,8 +12,8 @@ one run in its own process (so the peak resident memory is that run's):
 1. score with BIC pruned for ε = ln BF (``gobnilp_py.score(read_data(path,
    header=False), epsilon=ε)``), or read the table from ``--tables DIR`` if a
    ``<name>_bf<BF>.jkl`` is there (it is written there after scoring);
-2. :func:`~gobnilp_py.search.order_graph.order_graph_optimum` on that table;
-3. :func:`~gobnilp_py.search.order_collect.order_graph_epsilon_set` with the
+2. :func:`~gobnilp_py.search.order_graph.frontier.order_graph_optimum` on that table;
+3. :func:`~gobnilp_py.search.order_graph.collect.order_graph_epsilon_set` with the
    paper's cap of 150,000 networks and ``--budget`` seconds.
 
 Printed: one Markdown table (time to score, to the optimum, to the ε-set,
@@ -49,8 +49,8 @@ def run_one(name: str, bf: float, budget: float, tables: str | None, max_candida
             memory_budget: int, palim: int | None = None) -> dict:
     """Score (or load), optimum, ε-set for one (dataset, BF); runs in a worker process."""
     from gobnilp_py import ScoreTable, read_data, score
-    from gobnilp_py.search.order_collect import order_graph_epsilon_set
-    from gobnilp_py.search.order_graph import order_graph_optimum
+    from gobnilp_py.search.order_graph.collect import order_graph_epsilon_set
+    from gobnilp_py.search.order_graph.frontier import order_graph_optimum
 
     eps = math.log(bf)
     tag = "" if palim is None else f"_palim{palim}"

@@ -44,6 +44,38 @@ from .errors import (
     SolverError,
 )
 
+
+def _auto_lower_bound(names: tuple[str, ...], kept: list) -> tuple[float, str]:
+    """``lower_bound="auto"`` for the scorer: the search heuristics, imported only when the rule runs."""
+    from .search.lower_bound import heuristic_lower_bound
+
+    return heuristic_lower_bound(names, kept)
+
+
+# Scoring declares the hook, the package plugs the search heuristics in (scoring never imports search).
+from .scoring.bounds import set_auto_lower_bound  # noqa: E402
+
+set_auto_lower_bound(_auto_lower_bound)
+
+
+def _network_svg(network: object, **options: object) -> str | None:
+    from .drawing.notebook import network_svg
+
+    return network_svg(network, **options)  # type: ignore[arg-type]
+
+
+def _cpdag_svg(cpdag: object) -> str | None:
+    from .drawing.notebook import cpdag_svg
+
+    return cpdag_svg(cpdag)
+
+
+# Network and CPDAG answer Jupyter through this hook, so neither imports the drawing layer.
+from ._display import set_renderer  # noqa: E402
+
+set_renderer("network_svg", _network_svg)
+set_renderer("cpdag_svg", _cpdag_svg)
+
 if TYPE_CHECKING:
     from .app import RunConfig, RunResult, load_config, load_result, run
     from .constraints.structural import StructuralConstraints

@@ -32,7 +32,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from ._wording import count
+from ._wording import count, printable
 
 try:
     import fcntl
@@ -178,3 +178,27 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, mode: int |
 def atomic_write_text(path: str | os.PathLike[str], text: str, *, mode: int | None = None) -> None:
     """Write ``text`` (UTF-8) to ``path`` atomically."""
     atomic_write_bytes(path, text.encode("utf-8"), mode=mode)
+
+
+def read_input_bytes(path: str | os.PathLike[str], what: str, error: type[Exception]) -> bytes:
+    """The bytes of an input file (``what``: "data", "score", ...), or one ``error`` line naming the problem.
+
+    Shared by every reader of a user's file, so a missing file, a folder, a device or an unreadable
+    file is told the same way whatever the file is for: ``{what} file not found: PATH``, ``{what}
+    file PATH is a folder, not a file``, ... (a FIFO is read: ``<(zcat data.gz)`` works).
+    """
+    shown = printable(path)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise error(f"{what} file not found: {shown}") from None
+    except OSError as exc:
+        raise error(f"cannot read {what} file {shown}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise error(f"{what} file {shown} is a folder, not a file")
+    if not (stat.S_ISREG(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+        raise error(f"{what} file {shown} is not a regular file (a device or socket)")
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise error(f"cannot read {what} file {shown}: {exc.strerror or exc}") from None

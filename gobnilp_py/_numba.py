@@ -1,7 +1,7 @@
 """numba when it is installed: one import and one decorator for every compiled kernel of the package.
 
 Imported only by the kernel modules (``scoring/_kernels_numba.py``, ``scoring/_walk_numba.py``,
-``search/_asobs_numba.py``), which the engines import when they decide to use them, so
+``search/asobs/_numba.py``), which the engines import when they decide to use them, so
 ``import gobnilp_py`` never loads numba (about a second).  ``cache=True`` keeps each module's
 compiled code next to it; ``nogil=True`` lets the kernels run beside other threads.
 """

@@ -607,9 +607,9 @@ class Network:
         with more variables than a picture can hold; matplotlib is imported
         only here, when a notebook asks.
         """
-        from .drawing.notebook import network_svg
+        from ._display import render
 
-        return network_svg(self)
+        return render("network_svg", self)
 
     def __repr__(self) -> str:
         try:

@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 
 from gobnilp_py import ConfigError, ScoreTable
-from gobnilp_py.search import _asobs_numba
-from gobnilp_py.search.asobs import DescendantClosure, asobs_for_order, asobs_search, optimum
-from gobnilp_py.search.obs import OrderSearch
+from gobnilp_py.search.asobs import _numba as _asobs_numba
+from gobnilp_py.search.asobs.engine import DescendantClosure, asobs_for_order, asobs_search, optimum
+from gobnilp_py.search.asobs.obs import OrderSearch
 from oracle_dp import optimal_dag
-from test_obs import data_table, is_acyclic, random_table, sparse_table
+from random_problems import random_limited_table
+from test_obs import data_table, is_acyclic, sparse_table
 
 BACKENDS = ["numpy"] + (["numba"] if _asobs_numba.AVAILABLE else [])
 
@@ -40,7 +41,7 @@ def test_bookkeeping_equals_transitive_closure_after_every_step(backend):
     rng = np.random.default_rng(1)
     for n in (5, 8, 13, 70):
         for _ in range(3):
-            table = random_table(rng, n, 6) if n <= 13 else sparse_table(rng, n)
+            table = random_limited_table(rng, n, 6) if n <= 13 else sparse_table(rng, n)
             search = OrderSearch(table, backend=backend)
             parents: dict[int, list[int]] = {}
             before: dict[int, np.ndarray] = {}
@@ -80,7 +81,7 @@ def test_asobs_is_at_least_obs_on_the_same_order(backend):
     strict = 0
     for n in (3, 4, 5, 6):
         for trial in range(3):
-            table = data_table(rng, n) if trial == 0 else random_table(rng, n, 8)
+            table = data_table(rng, n) if trial == 0 else random_limited_table(rng, n, 8)
             search = OrderSearch(table, backend=backend)
             for perm in itertools.permutations(range(n)):
                 order = np.array(perm)
@@ -99,7 +100,7 @@ def test_asobs_is_at_least_obs_on_the_same_order(backend):
 def test_search_reaches_the_optimum_on_small_problems_and_is_acyclic(backend):
     rng = np.random.default_rng(3)
     for n in (4, 6, 7):
-        table = data_table(rng, n) if n < 7 else random_table(rng, n, 10)
+        table = data_table(rng, n) if n < 7 else random_limited_table(rng, n, 10)
         opt, _ = optimal_dag(table)
         sol = optimum(table, n_orders=60, seed=1, backend=backend)
         assert sol.status == "feasible" and sol.stats["approximate"] is True

@@ -204,7 +204,7 @@ def test_alarm1000_within_a_short_budget_is_close_to_the_optimum():
     """alarm1000 (37 variables): 20 s of selection + search lands within 80 of the exact optimum.
 
     The optimum −11783.052412 is the exact engines' (benchmarks/RESULTS.md); at 60 s the measured gap
-    was 23.0 (benchmarks/results/issue-16-asobs.md).  The floor is loose so a loaded machine passes.
+    was 23.0 (benchmarks/results/asobs-vs-blip-and-incumbent.md).  The floor is loose so a loaded machine passes.
     """
     net = learn(dataset("alarm1000"), method="asobs", header=False, time_limit=20.0, seed=0)
     assert net.approximate and net.status == "feasible"

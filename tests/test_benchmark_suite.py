@@ -130,3 +130,48 @@ def test_suite_end_to_end_on_a_small_dataset(suite, tmp_path):
     assert len(log.read_text().splitlines()) == 13
     assert suite.main(args + ["--resume", "--no-write"]) == 0
     assert len(log.read_text().splitlines()) == 13
+
+
+# ------------------------------------------------------------------ the runner and the results folder
+def _runner():
+    spec = importlib.util.spec_from_file_location("bench_run", ROOT / "benchmarks" / "run.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        del sys.modules[spec.name]
+    return module
+
+
+def test_runner_lists_every_benchmark_script():
+    """Every benchmark script in benchmarks/ has a name in the runner, and every name a script."""
+    run = _runner()
+    scripts = {p.name for p in (ROOT / "benchmarks").glob("*.py")
+               if p.name.startswith(("bench_", "crosscheck_")) or p.name == "suite.py"}
+    registered = {b.script for b in run.BENCHMARKS.values()}
+    assert scripts == registered, f"unregistered: {sorted(scripts - registered)}, missing: {sorted(registered - scripts)}"
+    listing = run.listing()
+    assert all(name in listing for name in run.BENCHMARKS)
+
+
+def test_runner_refuses_an_unknown_name(capsys):
+    assert _runner().main(["no-such-benchmark"]) == 2
+    assert "unknown benchmark 'no-such-benchmark'" in capsys.readouterr().err
+
+
+def test_results_folder_is_named_by_measure_and_has_no_orphans():
+    """benchmarks/results/ holds what RESULTS.md links (and what those files use), named by what it measures."""
+    import re
+
+    folder = ROOT / "benchmarks" / "results"
+    names = sorted(p.name for p in folder.iterdir())
+    diary = [n for n in names if re.search(r"(^|-)(session|issue)-?\d", n)]
+    assert not diary, f"results named by when they were made: {diary}"
+    results_md = (ROOT / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")
+    pages = {n: (folder / n).read_text(encoding="utf-8") for n in names if n.endswith(".md")}
+    orphans = [n for n in names if n not in results_md and not any(n in text for m, text in pages.items() if m != n)]
+    assert not orphans, f"files in benchmarks/results/ nothing links to: {orphans}"
+    runner = (ROOT / "benchmarks" / "run.py").read_text(encoding="utf-8")
+    for target in re.findall(r'"(results/[\w.-]+\.md)"', runner):
+        assert (ROOT / "benchmarks" / target).exists(), target

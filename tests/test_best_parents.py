@@ -9,31 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from random_problems import random_table
 from gobnilp_py import ScoreError, ScoreTable
 from gobnilp_py.search.best_parents import BestParents
-
-
-def random_table(rng: np.random.Generator, n: int, *, density: float, ties: bool, empty: bool,
-                 neg_inf: bool = False) -> ScoreTable:
-    """Random families per node; without ``empty`` some nodes lack the empty set (so some sets fit nothing)."""
-    fams = []
-    for v in range(n):
-        others = [u for u in range(n) if u != v]
-        rows = []
-        for mask in range(1 << (n - 1)):
-            if mask == 0 and (empty or rng.random() < 0.5):
-                rows.append(((), float(rng.integers(-6, 0)) if ties else float(rng.normal(-10, 3))))
-            elif mask and rng.random() < density:
-                ps = tuple(others[b] for b in range(n - 1) if mask >> b & 1)
-                rows.append((ps, float(rng.integers(-8, 1)) if ties else float(rng.normal(-10, 3))))
-        if not rows:
-            rows.append(((), -20.0))  # a table needs one row per node
-        if neg_inf and len(rows) > 1 and rng.random() < 0.5:
-            # (a ScoreTable refuses -inf scores: an impossible family is simply absent)
-            drop = int(rng.integers(0, len(rows)))
-            rows = [r for j, r in enumerate(rows) if j != drop]
-        fams.append(rows)
-    return ScoreTable([f"V{i}" for i in range(n)], fams)
 
 
 def brute(table: ScoreTable, v: int, mask: int) -> tuple[float, int]:
@@ -50,7 +28,7 @@ def brute(table: ScoreTable, v: int, mask: int) -> tuple[float, int]:
 def test_backends_equal_brute_force(seed: int, n: int, density: float, ties: bool, empty: bool,
                                     neg_inf: bool) -> None:
     rng = np.random.default_rng(seed)
-    table = random_table(rng, n, density=density, ties=ties, empty=empty, neg_inf=neg_inf)
+    table = random_table(rng, n, density=density, ties=ties, empty=True if empty else 0.5, neg_inf=neg_inf)
     masks = np.arange(1 << n, dtype=np.uint64)
     dense = BestParents(table, backend="dense")
     sparse = BestParents(table, backend="sparse")

@@ -17,8 +17,8 @@ import pytest
 
 from gobnilp_py import ScoreTable, enumerate_networks, learn
 from gobnilp_py.search import best_parents as bpm
-from gobnilp_py.search.order_collect import order_graph_epsilon_set
-from gobnilp_py.search.order_graph import order_graph_optimum
+from gobnilp_py.search.order_graph.collect import order_graph_epsilon_set
+from gobnilp_py.search.order_graph.frontier import order_graph_optimum
 
 N_VARS = 12
 NODE_SECONDS = 0.05

@@ -15,23 +15,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from random_problems import random_sparse_table
 from gobnilp_py.ilp import cluster as cl
 from gobnilp_py.search.family_index import FamilyIndex
 from gobnilp_py.scoring.table import ScoreTable
 
 SETTINGS = settings(derandomize=True, deadline=None, max_examples=60)
-
-
-def random_table(rng: np.random.Generator, n: int, k: int = 5, max_par: int = 3) -> ScoreTable:
-    fams = []
-    for v in range(n):
-        others = [u for u in range(n) if u != v]
-        sets = {()}
-        for _ in range(k):
-            m = int(rng.integers(1, min(max_par, len(others)) + 1))
-            sets.add(tuple(sorted(rng.choice(others, size=m, replace=False).tolist())))
-        fams.append([(ps, float(-rng.random() * 10 - len(ps))) for ps in sets])
-    return ScoreTable([f"v{i}" for i in range(n)], fams)
 
 
 def random_point(rng: np.random.Generator, index: FamilyIndex, support: int = 3) -> np.ndarray:
@@ -128,7 +117,7 @@ def test_sub_ip_finds_cluster_the_cycle_heuristic_misses():
 
 
 def test_integral_cycle_is_violated_by_one():
-    t = random_table(np.random.default_rng(1), 5)
+    t = random_sparse_table(np.random.default_rng(1), 5)
     idx = FamilyIndex.from_table(t)
     rng = np.random.default_rng(2)
     for _ in range(50):
@@ -143,7 +132,7 @@ def test_integral_cycle_is_violated_by_one():
 def fractional_case(n: int, support: int, seed: int):
     """A random table, a random fractional point on it, and every cluster's violation by brute force."""
     rng = np.random.default_rng(seed)
-    idx = FamilyIndex.from_table(random_table(rng, n, k=6))
+    idx = FamilyIndex.from_table(random_sparse_table(rng, n, k=6))
     x = random_point(rng, idx, support)
     return idx, x, brute_violations(idx, x)
 
@@ -171,7 +160,7 @@ def test_exact_separation_matches_brute_force(n, support, seed):
 def test_every_cut_is_valid_for_every_dag(n, seed):
     """Cluster inequalities never cut off an acyclic point (the exactness of every cut)."""
     rng = np.random.default_rng(seed)
-    t = random_table(rng, n, k=4)
+    t = random_sparse_table(rng, n, k=4)
     idx = FamilyIndex.from_table(t)
     clusters = [c for k in range(2, n + 1) for c in itertools.combinations(range(n), k)]
     for _ in range(20):
@@ -208,7 +197,7 @@ def test_subset_enumeration_matches_brute_force(n, support, seed):
 def test_sparse_row_equals_the_cluster_row_on_the_convexity_rows(n, k, support, seed):
     """``sparse_row`` rewrites members through ``sum x[v] = 1``: same slack at every point that satisfies them."""
     rng = np.random.default_rng(seed)
-    index = FamilyIndex.from_table(random_table(rng, n, k=6, max_par=4))
+    index = FamilyIndex.from_table(random_sparse_table(rng, n, k=6, max_par=4))
     x = random_point(rng, index, support)
     shorter = 0
     for size in range(max(2, k + 1), n + 1):

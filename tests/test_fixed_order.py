@@ -1,4 +1,4 @@
-"""Learning under a fixed variable order (``search/fixed_order.py``) against brute force.
+"""Learning under a fixed variable order (``search/fixed_order/``) against brute force.
 
 Oracles:
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from gobnilp_py import ScoreError, ScoreTable, StructuralConstraints, read_data, score
 from gobnilp_py.search.incumbent import (MAX_INCUMBENT_ORDERS, MIN_INCUMBENT_ORDERS, _acyclic, incumbent_orders,
                                          quick_incumbent)
-from gobnilp_py.search.order_graph import order_graph_optimum
+from gobnilp_py.search.order_graph.frontier import order_graph_optimum
 from oracle_dp import optimal_dag
 from random_problems import random_data
 from test_order_graph import random_table
@@ -145,7 +145,7 @@ def test_order_graph_uses_the_better_start() -> None:
 
 
 def test_order_graph_auto_runs_the_incumbent_from_20_variables() -> None:
-    from gobnilp_py.search.order_graph import INCUMBENT_MIN_VARIABLES
+    from gobnilp_py.search.order_graph.frontier import INCUMBENT_MIN_VARIABLES
 
     rng = np.random.default_rng(2)
     n = INCUMBENT_MIN_VARIABLES

@@ -22,8 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gobnilp_py import ParameterError, ScoreError, ScoreTable, kbest, read_data, score
-from gobnilp_py.search.subset_dp import estimate_memory
-from random_problems import random_data
+from gobnilp_py.search.subset_dp.engine import estimate_memory
+from random_problems import random_data, random_table
 from oracle_dags import all_dags_array
 
 TOL = 1e-8
@@ -48,22 +48,6 @@ from datasets import dataset  # noqa: E402
 
 
 # ----------------------------------------------------------------- oracles
-def random_table(rng: np.random.Generator, n: int, *, ties: bool) -> ScoreTable:
-    """A random table over every parent set or a random subset (always with the empty set).
-
-    With ``ties`` the scores are small integers, so many networks tie.
-    """
-    fams = []
-    for v in range(n):
-        others = [u for u in range(n) if u != v]
-        rows = [((), float(rng.integers(-6, 0)) if ties else float(rng.normal(-10, 3)))]
-        for mask in range(1, 1 << (n - 1)):
-            if rng.random() < 0.6:
-                ps = tuple(others[b] for b in range(n - 1) if mask >> b & 1)
-                sc = float(rng.integers(-8, 1)) if ties else float(rng.normal(-10, 3))
-                rows.append((ps, sc))
-        fams.append(rows)
-    return ScoreTable([f"V{i}" for i in range(n)], fams)
 
 
 def ranking(table: ScoreTable) -> list[tuple[tuple[tuple[int, ...], ...], float]]:
@@ -133,7 +117,7 @@ def check_methods_agree(results: dict, k: int) -> None:
 @settings(max_examples=120, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.integers(1, 5), st.integers(1, 60), st.booleans(), st.integers(0, 2**31 - 1))
 def test_dp_equals_brute_force_on_random_tables(n, k, ties, seed):
-    table = random_table(np.random.default_rng(seed), n, ties=ties)
+    table = random_table(np.random.default_rng(seed), n, ties=ties, empty=True)
     check_against(kbest_dp(table, k), ranking(table), k)
     check_against(kbest_dp(table, k, ties=False), ranking(table), k, ties=False)
 
@@ -162,7 +146,7 @@ def test_three_methods_agree_with_brute_force_from_data(n, n_rows, k, score_name
 @settings(max_examples=15, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.integers(2, 5), st.integers(1, 10), st.booleans(), st.integers(0, 2**31 - 1))
 def test_three_methods_agree_with_brute_force_on_tables(n, k, ties, seed):
-    table = random_table(np.random.default_rng(seed), n, ties=ties)
+    table = random_table(np.random.default_rng(seed), n, ties=ties, empty=True)
     truth = ranking(table)
     results = {name: fn(table, k) for name, fn in METHODS.items()}
     for cs in results.values():
@@ -173,7 +157,7 @@ def test_three_methods_agree_with_brute_force_on_tables(n, k, ties, seed):
 # -------------------------------------------------------------- edge cases
 def test_k_larger_than_the_number_of_dags():
     rng = np.random.default_rng(5)
-    table = random_table(rng, 3, ties=False)
+    table = random_table(rng, 3, ties=False, empty=True)
     truth = ranking(table)
     assert len(truth) <= 25
     for name, fn in METHODS.items():
@@ -206,7 +190,7 @@ def test_ties_everywhere_give_canonical_order_and_deterministic_choice():
 
 def test_dp_result_is_deterministic_and_reports_memory_and_time():
     rng = np.random.default_rng(2)
-    table = random_table(rng, 5, ties=True)
+    table = random_table(rng, 5, ties=True, empty=True)
     a, b = kbest_dp(table, 30), kbest_dp(table, 30)
     assert [n.key for n in a] == [n.key for n in b]
     for key in ("time_dp", "memory_estimate_bytes", "memory_arrays_bytes", "maxrss_bytes"):
@@ -219,7 +203,7 @@ def test_dp_result_is_deterministic_and_reports_memory_and_time():
 
 
 def test_resolve_reports_one_solve_per_network():
-    table = random_table(np.random.default_rng(4), 3, ties=False)
+    table = random_table(np.random.default_rng(4), 3, ties=False, empty=True)
     cs = kbest_resolve(table, 5, ties=False)
     assert cs.stats["solves"] == 5 and len(cs.stats["time_solves"]) == 5
     cs = kbest_resolve(table, 40)  # at most 25 DAGs: the last solve proves infeasibility
@@ -227,7 +211,7 @@ def test_resolve_reports_one_solve_per_network():
 
 
 def test_dp_time_limit_gives_incomplete_result():
-    table = random_table(np.random.default_rng(6), 5, ties=False)
+    table = random_table(np.random.default_rng(6), 5, ties=False, empty=True)
     big = ScoreTable([f"X{i}" for i in range(13)],
                      [[((), -1.0), (((v + 1) % 13,), -0.5)] for v in range(13)])
     cs = kbest_dp_table(big, 200, time_limit=1e-6)
@@ -243,7 +227,7 @@ def test_resolve_time_limit_gives_incomplete_result():
 
 
 def test_dp_guards():
-    table = random_table(np.random.default_rng(1), 3, ties=False)
+    table = random_table(np.random.default_rng(1), 3, ties=False, empty=True)
     with pytest.raises(ScoreError, match="memory budget"):
         kbest_dp(table, 10, memory_budget=1000)
     big = ScoreTable([f"X{i}" for i in range(25)], [[((), -1.0)] for _ in range(25)])
@@ -262,7 +246,7 @@ def test_dp_guards():
 
 
 def test_methods_are_named_by_the_registry():
-    table = random_table(np.random.default_rng(3), 3, ties=False)
+    table = random_table(np.random.default_rng(3), 3, ties=False, empty=True)
     assert len(kbest(table, 2, method="dp")) == 2
     with pytest.raises(ParameterError, match='method must be one of .* got "bogus"'):
         kbest(table, 2, method="bogus")

@@ -17,7 +17,7 @@ import pytest
 #: Modules a small (< 20 variables) order-graph enumeration must not import: the ASOBS incumbent
 #: (only from 20 variables), numba, SCIP and the ILP engine (``gobnilp_py.ilp.settings``, SCIP's
 #: settings as data, is imported by ``import gobnilp_py`` itself and allowed).
-NOT_ON_SMALL_PATH = ("gobnilp_py.search.incumbent", "gobnilp_py.search.asobs", "numba", "pyscipopt",
+NOT_ON_SMALL_PATH = ("gobnilp_py.search.incumbent", "gobnilp_py.search.asobs.engine", "numba", "pyscipopt",
                      "gobnilp_py.ilp.engine", "gobnilp_py.ilp.model", "gobnilp_py.ilp.collector")
 
 _TABLE = """
@@ -49,20 +49,20 @@ def test_small_enumeration_imports_only_the_order_graph_path():
                 "cs = enumerate_networks(t, bayes_factor=20, method='auto')\n"
                 "out = [cs.method, len(cs), cs.complete]")
     assert r["out"][0] == "ordergraph" and r["out"][1] > 1 and r["out"][2]
-    assert "gobnilp_py.search.order_graph" in r["new"]  # the call did import its engine here
+    assert "gobnilp_py.search.order_graph.frontier" in r["new"]  # the call did import its engine here
     assert _heavy(r["all"]) == []
 
 
 def test_small_learn_imports_only_the_order_graph_path():
     r = _loaded("from gobnilp_py import learn\nnet = learn(t, method='ordergraph')\nout = net.score")
     assert r["out"] is not None
-    assert "gobnilp_py.search.order_graph" in r["new"]
+    assert "gobnilp_py.search.order_graph.frontier" in r["new"]
     assert _heavy(r["all"]) == []
 
 
 def test_incumbent_is_imported_when_asked_for():
     """The control: asking for the incumbent search does import it (so the module name above is right)."""
-    r = _loaded("from gobnilp_py.search.order_graph import order_graph_optimum\n"
+    r = _loaded("from gobnilp_py.search.order_graph.frontier import order_graph_optimum\n"
                 "res = order_graph_optimum(t, incumbent_search=True)\n"
                 "out = [res.status, res.stats['lower_bound_source'] in ('heuristic', 'asobs')]")
     assert r["out"] == ["optimal", True]

@@ -21,29 +21,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from oracle_dp import optimal_dag  # noqa: E402
 
+from random_problems import random_sparse_table
 from gobnilp_py.ilp.cluster import find_cycles  # noqa: E402
 from gobnilp_py.errors import ConstraintError  # noqa: E402
 from gobnilp_py.scoring.table import ScoreTable  # noqa: E402
 from gobnilp_py.solve.learn import learn  # noqa: E402
 
 SETTINGS = dict(derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-def random_table(seed: int, n: int, k: int, max_par: int = 3) -> ScoreTable:
-    """Random parent sets with random scores; larger sets tend to score better (so cycles tempt the LP)."""
-    rng = np.random.default_rng(seed)
-    fams = []
-    for v in range(n):
-        others = [u for u in range(n) if u != v]
-        sets = {(): float(-10.0 * rng.random() - 5.0)}
-        for _ in range(k):
-            if not others:
-                break
-            m = int(rng.integers(1, min(max_par, len(others)) + 1))
-            ps = tuple(sorted(rng.choice(others, size=m, replace=False).tolist()))
-            sets[ps] = float(-10.0 * rng.random() + 2.0 * m - 5.0)
-        fams.append(list(sets.items()))
-    return ScoreTable([f"V{i}" for i in range(n)], fams)
 
 
 def check_network(net, table: ScoreTable, opt: float) -> None:
@@ -259,3 +243,8 @@ def test_bad_scip_parameters_are_config_errors():
         learn(table, gap=-1.0)
     with pytest.raises(ParameterError):
         learn(table, palim=2)  # scoring options cannot apply to a score table
+
+
+def random_table(seed: int, n: int, k: int, max_par: int = 3) -> ScoreTable:
+    """The shared sparse generator, seeded (this file's tests and ``test_kcluster_cuts`` name tables by seed)."""
+    return random_sparse_table(np.random.default_rng(seed), n, k, max_par)

@@ -39,7 +39,7 @@ import gobnilp_py as gp
 from gobnilp_py import ScoreTable
 from gobnilp_py._budget import NO_LIMIT_SECONDS, Budget, TimeLimitReached, process_age
 from gobnilp_py.cli import main
-from gobnilp_py.scoring import engine, parallel
+from gobnilp_py.scoring import engine, parallel, pool
 
 from datasets import dataset
 from process_tree import available as proc_available
@@ -481,7 +481,7 @@ def test_pictures_that_no_longer_fit_are_skipped_and_the_report_says_so(monkeypa
 def test_n_jobs_beyond_the_cores_is_capped_and_said(caplog):
     with caplog.at_level(logging.WARNING, logger="gobnilp_py"):
         table = gp.score(WINE, header=False, n_jobs=100_000)
-    cores = parallel.usable_cores()
+    cores = pool.usable_cores()
     assert table.meta["n_jobs"] == cores and table.meta["n_jobs_requested"] == 100_000
     assert any(f"n_jobs=100000 capped at {cores}" in r.getMessage() for r in caplog.records)
 
@@ -495,7 +495,7 @@ def test_n_jobs_100000_from_the_command_line_ends_and_leaves_no_process(tmp_path
               f"'-o', {str(tmp_path / 'z.jkl')!r}]))\n")
     m = run_measured([sys.executable, "-c", script], timeout=120, env=_env())
     assert m.returncode == 0, m.stderr
-    assert "capped at" in m.stderr and m.peak_processes <= parallel.usable_cores() + 2
+    assert "capped at" in m.stderr and m.peak_processes <= pool.usable_cores() + 2
     assert m.leftover == 0 and m.wall < 60
 
 

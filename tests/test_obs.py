@@ -17,28 +17,14 @@ import pytest
 
 from gobnilp_py import ScoreTable, score
 from gobnilp_py.data.dataset import Dataset
-from gobnilp_py.search import _asobs_numba
-from gobnilp_py.search._asobs_lists import FamilyLists, NumpyKernels
-from gobnilp_py.search.obs import SWAP_RTOL, OrderSearch
+from gobnilp_py.search.asobs import _numba as _asobs_numba
+from gobnilp_py.search.asobs._lists import FamilyLists, NumpyKernels
+from gobnilp_py.search.asobs.obs import SWAP_RTOL, OrderSearch
 from oracle_dags import all_dags
 from oracle_dp import optimal_dag
-from random_problems import random_data
+from random_problems import random_data, random_limited_table
 
 BACKENDS = ["numpy"] + (["numba"] if _asobs_numba.AVAILABLE else [])
-
-
-def random_table(rng: np.random.Generator, n: int, max_fams: int, *, empty: bool = True) -> ScoreTable:
-    """Random families (subsets of the other nodes) with random scores; ∅ always present when ``empty``."""
-    fams = []
-    for v in range(n):
-        others = [u for u in range(n) if u != v]
-        subsets = [s for k in range(1, n) for s in itertools.combinations(others, k)]
-        pick = rng.choice(len(subsets), size=min(max_fams, len(subsets)), replace=False)
-        rows = [(subsets[i], float(rng.normal(-10, 3))) for i in pick]
-        if empty:
-            rows.append(((), float(rng.normal(-14, 2))))
-        fams.append(rows)
-    return ScoreTable([f"v{i}" for i in range(n)], fams)
 
 
 def sparse_table(rng: np.random.Generator, n: int, per_node: int = 8) -> ScoreTable:
@@ -97,7 +83,7 @@ def is_acyclic(search: OrderSearch, choice: np.ndarray) -> bool:
 def test_obs_equals_brute_force_over_order_consistent_dags(n, backend):
     rng = np.random.default_rng(100 + n)
     for trial in range(4 if n <= 5 else 3):
-        table = data_table(rng, n) if (trial % 2 == 0 and n <= 5) else random_table(rng, n, 4 if n >= 6 else 8)
+        table = data_table(rng, n) if (trial % 2 == 0 and n <= 5) else random_limited_table(rng, n, 4 if n >= 6 else 8)
         search = OrderSearch(table, backend=backend)
         for _ in range(4):
             order = rng.permutation(n)
@@ -113,7 +99,7 @@ def test_obs_equals_brute_force_over_order_consistent_dags(n, backend):
 def test_max_of_obs_over_all_orders_is_the_optimum(n):
     rng = np.random.default_rng(7 * n)
     for trial in range(2):
-        table = data_table(rng, n) if trial == 0 else random_table(rng, n, 10)
+        table = data_table(rng, n) if trial == 0 else random_limited_table(rng, n, 10)
         opt, _ = optimal_dag(table)
         search = OrderSearch(table, backend="numpy")
         best = max(search.score(search.obs(np.array(p))) for p in itertools.permutations(range(n)))
@@ -138,7 +124,7 @@ def test_swaps_never_lower_the_score_and_end_in_a_local_optimum(backend):
     rng = np.random.default_rng(5)
     for trial in range(12):
         n = int(rng.integers(3, 9))
-        table = random_table(rng, n, 12) if trial % 2 else data_table(rng, min(n, 6))
+        table = random_limited_table(rng, n, 12) if trial % 2 else data_table(rng, min(n, 6))
         search = OrderSearch(table, backend=backend)
         order = rng.permutation(search.n)
         start = search.obs(order)

@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gobnilp_py import ScoreError, ScoreTable, read_data, score
-from gobnilp_py.search import order_collect as oc
-from gobnilp_py.search.order_collect import order_graph_epsilon_set, order_graph_kbest, subset_dp
+from gobnilp_py.search.order_graph import collect as oc
+from gobnilp_py.search.order_graph.collect import order_graph_epsilon_set, order_graph_kbest, subset_dp
 from gobnilp_py.search.best_parents import BestParents
 from oracle_dp import best_subset_scores
 from test_order_graph import HYP, all_networks, data_table, random_table, shared_data, tolerance
@@ -215,8 +215,8 @@ def test_stop_event_interrupts_the_collection_and_keeps_a_certificate():
     """A set stop event (what Ctrl-C does through the driver) ends the run as ``"interrupted"``, not complete."""
     import threading
 
-    from gobnilp_py.search.order_collect import order_graph_epsilon_set, order_graph_kbest
-    from gobnilp_py.search.order_graph import order_graph_optimum
+    from gobnilp_py.search.order_graph.collect import order_graph_epsilon_set, order_graph_kbest
+    from gobnilp_py.search.order_graph.frontier import order_graph_optimum
 
     rng = np.random.default_rng(3)
     table = ScoreTable([f"X{i}" for i in range(5)],
@@ -297,7 +297,7 @@ def test_the_open_states_fit_in_the_memory_the_machine_has_left(monkeypatch) -> 
 def test_the_collection_reuses_the_optimum_searchs_lookups_of_the_same_table() -> None:
     """The optimum search hands its best-parent lookups on; a collection of that very table uses them
     (same entries as building its own), a collection of another table builds its own."""
-    from gobnilp_py.search.order_graph import order_graph_optimum
+    from gobnilp_py.search.order_graph.frontier import order_graph_optimum
 
     rng = np.random.default_rng(12)
     table = random_table(rng, 6, ties=True)

@@ -19,34 +19,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gobnilp_py import ScoreError, ScoreTable, read_data, score
-from gobnilp_py.search import order_graph as og
+from gobnilp_py.search.order_graph import frontier as og
 from gobnilp_py.search.best_parents import BestParents
-from gobnilp_py.search.order_graph import order_graph_optimum
+from gobnilp_py.search.order_graph.frontier import order_graph_optimum
 from oracle_dags import all_dags_array
 from oracle_dp import optimal_dag
-from random_problems import random_data
+from random_problems import random_data, random_table
 
 HYP = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 # ------------------------------------------------------------------ helpers (also used by test_order_collect)
-def random_table(rng: np.random.Generator, n: int, *, ties: bool = False, density: float = 0.6,
-                 empty: float = 1.0) -> ScoreTable:
-    """Random families; ``ties`` uses small integers (many tied networks); ``empty`` = P(node has the empty set)."""
-    fams = []
-    for v in range(n):
-        others = [u for u in range(n) if u != v]
-        rows = []
-        if rng.random() < empty:
-            rows.append(((), float(rng.integers(-6, 0)) if ties else float(rng.normal(-10, 3))))
-        for mask in range(1, 1 << (n - 1)):
-            if rng.random() < density:
-                ps = tuple(others[b] for b in range(n - 1) if mask >> b & 1)
-                rows.append((ps, float(rng.integers(-8, 1)) if ties else float(rng.normal(-10, 3))))
-        if not rows:
-            rows.append(((others[0],), -3.0) if others else ((), -3.0))
-        fams.append(rows)
-    return ScoreTable([f"V{i}" for i in range(n)], fams)
 
 
 def data_table(rng: np.random.Generator, n: int, score_name: str, *, epsilon: float | None = None) -> ScoreTable:
@@ -326,7 +309,7 @@ def test_no_network_in_table() -> None:
 
 
 def test_heuristic_bound_is_a_network() -> None:
-    from gobnilp_py.search._greedy import greedy_dag
+    from gobnilp_py.search.order_graph._greedy import greedy_dag
 
     for seed in range(20):
         table = random_table(np.random.default_rng(seed), 7, density=0.3)
@@ -412,7 +395,7 @@ def test_shared_dataset_optima(name: str, opt: float) -> None:
        ram=st.sampled_from([0, 64, 10**9]))
 def test_merge_runs_equals_one_sort(seed, runs, block, ram, tmp_path_factory) -> None:
     """k-way merge of reduced runs (RAM or disk, any block size) equals reducing everything at once."""
-    from gobnilp_py.search._spill import ColumnWriter, Columns, SpillDir, merge_runs, sort_reduce
+    from gobnilp_py.search.order_graph._spill import ColumnWriter, Columns, SpillDir, merge_runs, sort_reduce
 
     rng = np.random.default_rng(seed)
     parts = []
@@ -443,7 +426,7 @@ def test_colex_rank_is_the_sorted_position(n: int) -> None:
     """Colex rank = position among the masks of the same popcount in numeric order; unrank inverts it."""
     from itertools import combinations
 
-    from gobnilp_py.search._colex import Colex
+    from gobnilp_py.search.order_graph._colex import Colex
 
     cx = Colex(n)
     rng = np.random.default_rng(n)

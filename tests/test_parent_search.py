@@ -1,4 +1,4 @@
-"""Tian's branch and bound over parent sets (``search/parent_search.py``) against exhaustive search.
+"""Tian's branch and bound over parent sets (``search/fixed_order/parent_search.py``) against exhaustive search.
 
 Oracles: every subset of the candidate set scored with the package's public
 score classes (``BIC``, ``AIC``, ``BDeu`` from :mod:`gobnilp_py.scoring`),
@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 from gobnilp_py.data.dataset import Dataset
 from gobnilp_py.errors import ConfigError, DataError, GobnilpError, ScoreError
 from gobnilp_py.scoring.local_scores import AIC, BDeu, BIC
-from gobnilp_py.search.parent_search import ParentSearch, best_parent_set, parent_count_bound
+from gobnilp_py.search.fixed_order.parent_search import ParentSearch, best_parent_set, parent_count_bound
 
 REL = 1e-9
 

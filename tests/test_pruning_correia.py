@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 from gobnilp_py.data.dataset import Dataset
 from gobnilp_py.scoring import atom_bounds, engine, parallel, score
 from gobnilp_py.scoring.counts import ParentConfigs
-from gobnilp_py.scoring.engine import _atom_likelihoods
+from gobnilp_py.scoring.atom_likelihoods import atom_likelihoods as _atom_likelihoods
 from gobnilp_py.scoring.local_scores import make_score
 
 from test_pruning_rules_safety import best_with_family, score_matrix, xor_dataset

@@ -27,7 +27,7 @@ from gobnilp_py.data import read_data
 from gobnilp_py.data.dataset import Dataset
 from gobnilp_py.scoring import parallel, score
 from gobnilp_py.scoring.counts import ParentConfigs
-from gobnilp_py.scoring.engine import _atom_likelihoods
+from gobnilp_py.scoring.atom_likelihoods import atom_likelihoods as _atom_likelihoods
 from gobnilp_py.scoring.local_scores import BDeu, make_score
 
 RTOL = 1e-12

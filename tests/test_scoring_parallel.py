@@ -11,7 +11,7 @@ import pytest
 
 from gobnilp_py.data.dataset import Dataset
 from gobnilp_py.errors import ScoreError
-from gobnilp_py.scoring import parallel, score
+from gobnilp_py.scoring import parallel, pool, score
 
 
 def _data(seed: int = 0, n: int = 8, rows: int = 300) -> Dataset:
@@ -104,7 +104,7 @@ def test_default_n_jobs_scores_small_problems_in_process(monkeypatch):
     def no_pool(self):
         raise AssertionError("the worker pool was started for a small problem")
 
-    monkeypatch.setattr(parallel.LevelScorer, "_open_pool", no_pool)
+    monkeypatch.setattr(pool.LevelScorer, "_open_pool", no_pool)
     ds = _data(4, n=9, rows=150)
     for kind in ("BIC", "BDeu"):
         t = score(ds, score=kind, bayes_factor=3)          # default n_jobs: every core
@@ -118,7 +118,7 @@ def test_pool_threshold_counts_rows_and_children(monkeypatch):
 
     sc = make_score("BIC", ds)
     pay = parallel.Payload(data=ds, score=sc, want_ll=True, want_cells=False, want_ub=False, atom_weights=None)
-    ls = parallel.LevelScorer(pay, n_jobs=2)
+    ls = pool.LevelScorer(pay, n_jobs=2)
     groups = [((0,), np.arange(1, 6, dtype=np.int64))] * 50          # 50 sets x 5 children
     units = 50 * 5 * ls.local.pc.rows                                  # x the rows counted
     monkeypatch.setattr(parallel, "PARALLEL_MIN_GROUPS", 50)

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gobnilp_py.data.dataset import Dataset
-from gobnilp_py.scoring import engine, score
+from gobnilp_py.scoring import engine, score, walk_kernel
 
 
 def _signature(table):
@@ -37,7 +37,7 @@ def _wide(n_rows: int) -> Dataset:
 
 def test_59_variables_equal_the_python_walk(monkeypatch):
     ds = _wide(40)
-    monkeypatch.setattr(engine, "WALK_KERNEL", "numpy")
+    monkeypatch.setattr(walk_kernel, "WALK_KERNEL", "numpy")
     wide = score(ds, palim=2, n_jobs=1)
     monkeypatch.setattr(engine, "VECTORISE_MAX_N", None)       # the Python walk
     plain = score(ds, palim=2, n_jobs=1)
@@ -52,9 +52,9 @@ def test_59_variables_three_parents_equal_the_compiled_walk(monkeypatch):
     if not _walk_numba.AVAILABLE:
         pytest.skip("numba is not installed (pip install .[fast]): no compiled walk to compare with")
     ds = _wide(16)
-    monkeypatch.setattr(engine, "WALK_KERNEL", "numpy")
+    monkeypatch.setattr(walk_kernel, "WALK_KERNEL", "numpy")
     wide = score(ds, palim=3, n_jobs=1)
-    monkeypatch.setattr(engine, "WALK_KERNEL", "numba")
+    monkeypatch.setattr(walk_kernel, "WALK_KERNEL", "numba")
     compiled = score(ds, palim=3, n_jobs=1)
     assert wide.meta["families_scored_per_level"][3] > 1_000_000
     assert _signature(wide) == _signature(compiled)
@@ -78,7 +78,7 @@ def test_per_child_search_equals_the_packed_keys(seed, palim, kind):
     try:
         mp.setattr(engine, "COMBINED_KEY_MAX_N", 0)    # no packed keys ...
         mp.setattr(engine, "DENSE_KEY_SLOTS", 0)       # ... and no dense table: the per-child search
-        mp.setattr(engine, "WALK_KERNEL", "numpy")
+        mp.setattr(walk_kernel, "WALK_KERNEL", "numpy")
         got = score(ds, score=kind, palim=palim, bayes_factor=3, n_jobs=1)
     finally:
         mp.undo()

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from gobnilp_py.data import Dataset
-from gobnilp_py.scoring import engine
+from gobnilp_py.scoring import atom_likelihoods, engine
 from gobnilp_py.scoring import pruning as P
 from gobnilp_py.scoring.counts import (DENSE_UNIQUE_RATIO, ParentConfigs, argsort_distinct, lex_order,
                                        unique_inverse)
@@ -108,19 +108,19 @@ def test_packed_ll_all_others_matches_the_per_child_build(seed):
     ds = _random_dataset(rng, int(rng.integers(2, 12)), int(rng.integers(5, 300)), merged_rows=seed % 2 == 1)
     pc = ParentConfigs(ds)
     ar = [int(a) for a in ds.arities]
-    packed = engine._ll_all_others_packed(pc)
+    packed = atom_likelihoods.ll_all_others_packed(pc)
     assert packed is not None
-    per_child = engine._atom_likelihoods(pc, ar, tables=True)[0]
+    per_child = atom_likelihoods.atom_likelihoods(pc, ar, tables=True)[0]
     assert np.allclose(packed, per_child, rtol=1e-13, atol=1e-12)
-    assert np.array_equal(engine._atom_likelihoods(pc, ar, tables=False)[0], packed)
+    assert np.array_equal(atom_likelihoods.atom_likelihoods(pc, ar, tables=False)[0], packed)
 
 
 def test_packed_ll_all_others_declines_wide_and_long_data(monkeypatch):
     """Codes that would not fit in an int64, or more codes than PACKED_LLC_MAX_CODES: the per-child build."""
     rng = np.random.default_rng(0)
     wide = Dataset([f"v{j}" for j in range(70)], [2] * 70, rng.integers(0, 2, size=(20, 70)))
-    assert engine._ll_all_others_packed(ParentConfigs(wide)) is None
+    assert atom_likelihoods.ll_all_others_packed(ParentConfigs(wide)) is None
     pc = ParentConfigs(_random_dataset(rng, 5, 100, merged_rows=False))
-    assert engine._ll_all_others_packed(pc) is not None
-    monkeypatch.setattr(engine, "PACKED_LLC_MAX_CODES", 5 * pc.rows - 1)
-    assert engine._ll_all_others_packed(pc) is None
+    assert atom_likelihoods.ll_all_others_packed(pc) is not None
+    monkeypatch.setattr(atom_likelihoods, "PACKED_LLC_MAX_CODES", 5 * pc.rows - 1)
+    assert atom_likelihoods.ll_all_others_packed(pc) is None

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gobnilp_py.data.dataset import Dataset
-from gobnilp_py.scoring import engine, score
+from gobnilp_py.scoring import engine, score, walk_kernel
 
 from random_problems import noisy_columns
 
@@ -46,7 +46,7 @@ def _run(problem, *, skip: bool, walk: str, monkeypatch):
         if walk == "python":
             m.setattr(engine, "VECTORISE_MAX_N", None)
         else:
-            m.setattr(engine, "WALK_KERNEL", walk)
+            m.setattr(walk_kernel, "WALK_KERNEL", walk)
         return score(ds, score=kind, epsilon=eps, palim=palim, n_jobs=1)
 
 

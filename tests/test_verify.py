@@ -209,7 +209,7 @@ def test_under_an_order_a_cross_check_cut_short_is_labelled(monkeypatch):
 
 
 def test_the_order_graphs_memory_limit_is_a_check_cut_short_not_a_disagreement(monkeypatch):
-    from gobnilp_py.search import order_engine
+    from gobnilp_py.search import order_graph as order_engine
     from gobnilp_py.search.results import Collection
 
     t = _table(6, seed=3)
@@ -222,7 +222,7 @@ def test_the_order_graphs_memory_limit_is_a_check_cut_short_not_a_disagreement(m
 
 
 def test_under_an_order_the_order_graphs_memory_limit_labels_the_set_not_verified(monkeypatch):
-    from gobnilp_py.search import order_engine
+    from gobnilp_py.search import order_graph as order_engine
     from gobnilp_py.search.results import Collection
 
     t = _table()
@@ -236,7 +236,7 @@ def test_under_an_order_the_order_graphs_memory_limit_labels_the_set_not_verifie
 
 def test_the_second_collection_reuses_its_own_optimums_lookups(monkeypatch):
     """After the ILP, the order graph re-collects with the lookups of its own optimum search (one copy)."""
-    from gobnilp_py.search import order_engine
+    from gobnilp_py.search import order_graph as order_engine
 
     seen = []
     real = order_engine.epsilon_set

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gobnilp_py.data.dataset import Dataset
-from gobnilp_py.scoring import _walk_numba, engine, score
+from gobnilp_py.scoring import _walk_numba, score, walk_kernel
 
 pytestmark = pytest.mark.skipif(not _walk_numba.AVAILABLE, reason="numba is not installed (pip install .[fast])")
 
@@ -44,12 +44,12 @@ def problems(draw):
 
 def _table(problem, mode):
     ds, kind, eps, palim, unpruned, prune = problem
-    saved = engine.WALK_KERNEL
-    engine.WALK_KERNEL = mode
+    saved = walk_kernel.WALK_KERNEL
+    walk_kernel.WALK_KERNEL = mode
     try:
         return score(ds, score=kind, epsilon=eps, palim=palim, unpruned=unpruned, prune=prune, n_jobs=1)
     finally:
-        engine.WALK_KERNEL = saved
+        walk_kernel.WALK_KERNEL = saved
 
 
 @settings(max_examples=120, derandomize=True, deadline=None, database=None)
@@ -65,13 +65,13 @@ def test_compiled_generation_gives_the_numpy_table(problem):
 def test_the_kernel_is_used_and_counts_rules(monkeypatch):
     """On a problem where every rule fires, the compiled path runs and its counters match."""
     calls = []
-    real = engine._generate_compiled
+    real = walk_kernel.generate_compiled
 
     def spy(*args, **kw):
         calls.append(1)
         return real(*args, **kw)
 
-    monkeypatch.setattr(engine, "_generate_compiled", spy)
+    monkeypatch.setattr(walk_kernel, "generate_compiled", spy)
     rng = np.random.default_rng(11)
     # mixed arities: a set whose every extension fails ll_ceiling is not extended (counted once
     # under ll_ceiling), so penalty_bound fires only where an extension's arity beats the least one
@@ -92,20 +92,20 @@ def test_auto_mode_loads_the_kernel_by_ski_rental(monkeypatch):
     """``"auto"``: levels under WALK_KERNEL_MIN never go to the kernel; bigger ones stay on numpy
     (counted as rent) until the process's rent, the current level included, reaches
     WALK_KERNEL_LOAD; from then on, and for every later level of at least WALK_KERNEL_MIN, the kernel."""
-    monkeypatch.setattr(engine, "WALK_KERNEL_MIN", 100)
-    monkeypatch.setattr(engine, "WALK_KERNEL_LOAD", 1000)
-    monkeypatch.setattr(engine, "_walk_rent", 0)
-    monkeypatch.setattr(engine, "_walk_loaded", False)
-    monkeypatch.setattr(engine, "_numba_imported", lambda: False)
-    assert [engine._walk_kernel_pays(s) for s in (99, 400, 99, 500)] == [False, False, False, False]
-    assert engine._walk_rent == 900          # only the levels the kernel would have taken
-    assert engine._walk_kernel_pays(100)     # 900 + 100 reaches the load
-    monkeypatch.setattr(engine, "_walk_loaded", True)
-    assert not engine._walk_kernel_pays(99) and engine._walk_kernel_pays(100)
-    monkeypatch.setattr(engine, "_walk_loaded", False)
-    monkeypatch.setattr(engine, "_walk_rent", 0)
-    monkeypatch.setattr(engine, "_numba_imported", lambda: True)   # only the kernel's cache is left to load
-    assert not engine._walk_kernel_pays(99) and engine._walk_kernel_pays(100)
+    monkeypatch.setattr(walk_kernel, "WALK_KERNEL_MIN", 100)
+    monkeypatch.setattr(walk_kernel, "WALK_KERNEL_LOAD", 1000)
+    monkeypatch.setattr(walk_kernel, "_walk_rent", 0)
+    monkeypatch.setattr(walk_kernel, "_walk_loaded", False)
+    monkeypatch.setattr(walk_kernel, "_numba_imported", lambda: False)
+    assert [walk_kernel.walk_kernel_pays(s) for s in (99, 400, 99, 500)] == [False, False, False, False]
+    assert walk_kernel._walk_rent == 900          # only the levels the kernel would have taken
+    assert walk_kernel.walk_kernel_pays(100)     # 900 + 100 reaches the load
+    monkeypatch.setattr(walk_kernel, "_walk_loaded", True)
+    assert not walk_kernel.walk_kernel_pays(99) and walk_kernel.walk_kernel_pays(100)
+    monkeypatch.setattr(walk_kernel, "_walk_loaded", False)
+    monkeypatch.setattr(walk_kernel, "_walk_rent", 0)
+    monkeypatch.setattr(walk_kernel, "_numba_imported", lambda: True)   # only the kernel's cache is left to load
+    assert not walk_kernel.walk_kernel_pays(99) and walk_kernel.walk_kernel_pays(100)
 
 
 def test_auto_mode_gives_the_same_table_on_either_side_of_the_load(monkeypatch):
@@ -115,17 +115,17 @@ def test_auto_mode_gives_the_same_table_on_either_side_of_the_load(monkeypatch):
     codes[:, 1] = codes[:, 0] ^ (rng.random(80) < 0.1)
     ds = Dataset([f"V{j}" for j in range(10)], [2] * 10, codes)
     calls = []
-    real = engine._generate_compiled
-    monkeypatch.setattr(engine, "_generate_compiled", lambda *a, **k: calls.append(1) or real(*a, **k))
-    monkeypatch.setattr(engine, "WALK_KERNEL", "auto")
-    monkeypatch.setattr(engine, "WALK_KERNEL_MIN", 1)
-    monkeypatch.setattr(engine, "WALK_KERNEL_LOAD", 10**12)
-    monkeypatch.setattr(engine, "_walk_rent", 0)
-    monkeypatch.setattr(engine, "_walk_loaded", False)
-    monkeypatch.setattr(engine, "_numba_imported", lambda: False)
+    real = walk_kernel.generate_compiled
+    monkeypatch.setattr(walk_kernel, "generate_compiled", lambda *a, **k: calls.append(1) or real(*a, **k))
+    monkeypatch.setattr(walk_kernel, "WALK_KERNEL", "auto")
+    monkeypatch.setattr(walk_kernel, "WALK_KERNEL_MIN", 1)
+    monkeypatch.setattr(walk_kernel, "WALK_KERNEL_LOAD", 10**12)
+    monkeypatch.setattr(walk_kernel, "_walk_rent", 0)
+    monkeypatch.setattr(walk_kernel, "_walk_loaded", False)
+    monkeypatch.setattr(walk_kernel, "_numba_imported", lambda: False)
     before = score(ds, score="BIC", epsilon=1.0, n_jobs=1)
-    assert not calls and engine._walk_rent > 0
-    monkeypatch.setattr(engine, "WALK_KERNEL_LOAD", 1)
+    assert not calls and walk_kernel._walk_rent > 0
+    monkeypatch.setattr(walk_kernel, "WALK_KERNEL_LOAD", 1)
     after = score(ds, score="BIC", epsilon=1.0, n_jobs=1)
-    assert calls and engine._walk_loaded
+    assert calls and walk_kernel._walk_loaded
     assert after.families == before.families and after.pruning == before.pruning

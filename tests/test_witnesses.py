@@ -28,21 +28,7 @@ from gobnilp_py.search.witnesses import (
     witnesses,
 )
 from oracle_dags import all_dags_array
-from random_problems import random_data
-
-
-def random_table(rng: np.random.Generator, n: int, *, ties: bool) -> ScoreTable:
-    """Every parent set or a random subset of them (always the empty set); integer scores with ``ties``."""
-    fams = []
-    for v in range(n):
-        others = [u for u in range(n) if u != v]
-        rows = [((), float(rng.integers(-6, 0)) if ties else float(rng.normal(-10, 3)))]
-        for mask in range(1, 1 << (n - 1)):
-            if rng.random() < 0.6:
-                ps = tuple(others[b] for b in range(n - 1) if mask >> b & 1)
-                rows.append((ps, float(rng.integers(-8, 1)) if ties else float(rng.normal(-10, 3))))
-        fams.append(rows)
-    return ScoreTable([f"V{i}" for i in range(n)], fams)
+from random_problems import random_data, random_table
 
 
 def ranking(table: ScoreTable) -> list[tuple[tuple[int, ...], float]]:
@@ -115,7 +101,7 @@ def check_case(table: ScoreTable, k: int, equivalent: int = 64) -> bool:
 @given(st.integers(1, 5), st.integers(1, 80), st.booleans(), st.sampled_from([0, 1, 3, 64]),
        st.integers(0, 2 ** 31 - 1))
 def test_gap_is_certified_on_random_tables(n, k, ties, equivalent, seed):
-    check_case(random_table(np.random.default_rng(seed), n, ties=ties), k, equivalent)
+    check_case(random_table(np.random.default_rng(seed), n, ties=ties, empty=True), k, equivalent)
 
 
 @settings(max_examples=60, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
@@ -130,7 +116,7 @@ def test_gaps_are_mostly_finite_and_sometimes_tight():
     rng = np.random.default_rng(8)
     finite = tight = 0
     for _ in range(60):
-        table = random_table(rng, 4, ties=False)
+        table = random_table(rng, 4, ties=False, empty=True)
         truth = ranking(table)
         for k in (2, 5, 20):
             eps, _ = certified_gap(table, truth[0][0], k)

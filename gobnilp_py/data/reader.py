@@ -71,7 +71,6 @@ import lzma
 import math
 import os
 import re
-import stat
 import sys
 import warnings
 from collections.abc import Mapping, Sequence
@@ -81,6 +80,7 @@ from typing import Any
 
 import numpy as np
 
+from .._io import read_input_bytes
 from .._wording import excerpt, has_control, printable
 from ..errors import DataError, GobnilpWarning, ParameterError
 from .dataset import Dataset
@@ -284,20 +284,7 @@ def _base_suffix(path: Path) -> str:
 def _read_text_file(path: Path) -> str:
     """The text of a data file (decompressed if need be); one-line DataErrors for everything else."""
     shown = printable(path)
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise DataError(f"data file not found: {shown}") from None
-    except OSError as exc:
-        raise DataError(f"cannot read data file {shown}: {exc.strerror or exc}") from None
-    if stat.S_ISDIR(st.st_mode):
-        raise DataError(f"data file {shown} is a folder, not a file")
-    if not (stat.S_ISREG(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
-        raise DataError(f"data file {shown} is not a regular file (a device or socket)")
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise DataError(f"cannot read data file {shown}: {exc.strerror or exc}") from None
+    raw = read_input_bytes(path, "data", DataError)
     for magic, kind, opener in _MAGIC:
         if raw.startswith(magic):
             raw = _decompress(raw, kind, opener, shown)

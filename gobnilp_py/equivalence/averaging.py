@@ -228,7 +228,11 @@ def edge_probabilities(networks: Iterable[Any], opt: float | None = None, *,
         Adjacency is a property of the equivalence class, so unlike arrows it
         does not depend on which members of a class were collected.
     """
-    names, a = _arrow_matrix(networks, opt, columns)
+    return _edge_frame(*_arrow_matrix(networks, opt, columns))
+
+
+def _edge_frame(names: Sequence[str], a: np.ndarray) -> pd.DataFrame:
+    """Adjacency probabilities from arrow probabilities ``a``: ``P(u - v) = P(u -> v) + P(v -> u)``."""
     e = np.clip(a + a.T, 0.0, 1.0)  # a DAG never has both u -> v and v -> u
     import pandas as pd
 
@@ -522,11 +526,7 @@ def class_arrow_probabilities(classes: Iterable[ClassWeight], opt: float | None 
 
 def class_edge_probabilities(classes: Iterable[ClassWeight], opt: float | None = None) -> pd.DataFrame:
     """Posterior probability of each adjacency, from whole classes (see :func:`edge_probabilities`)."""
-    names, a = _class_arrow_matrix(classes, opt)
-    e = np.clip(a + a.T, 0.0, 1.0)
-    import pandas as pd
-
-    return pd.DataFrame(e, index=pd.Index(names, name="u"), columns=pd.Index(names, name="v"))
+    return _edge_frame(*_class_arrow_matrix(classes, opt))
 
 
 def class_feature_table(

@@ -170,12 +170,12 @@ class ConsensusNetwork(Network):
         return {e: f"{probs[e]:.2f}" for e in self.edges if e in probs}
 
     def _repr_svg_(self) -> str | None:
-        from ..drawing.notebook import network_svg
+        from .._display import render
 
         label = source_label(self.source_guarantee, self.source_complete)
         label = "" if label == "complete: " else label
         what = "adjacent" if self.on == "edges" else "arrow"
-        return network_svg(self, title=f"{label}consensus network: P({what}) >= {self.threshold:g}",
+        return render("network_svg", self, title=f"{label}consensus network: P({what}) >= {self.threshold:g}",
                            edge_labels=self.edge_labels())
 
     def __repr__(self) -> str:

@@ -462,9 +462,9 @@ class CPDAG:
         Laid out by one of its member DAGs; ``None`` (the text ``repr``) when
         there are more variables than a picture can hold.
         """
-        from ..drawing.notebook import cpdag_svg
+        from .._display import render
 
-        return cpdag_svg(self)
+        return render("cpdag_svg", self)
 
     def _order(self, edge: tuple[str, str]) -> tuple[int, int]:
         idx = _index(self.names)

@@ -29,7 +29,7 @@ their enforcement, so the collector's records and exclusions are the same as bef
 
 When it pays.  Keeping a class in one subtree saves the re-cuts of its members, so the rule pays
 where classes are large, and costs more nodes and heavier LPs (its local rows) where they are
-small.  Measured (``benchmarks/results/issue-13-session11.md``, same tables, rule on / off):
+small.  Measured (``benchmarks/results/class-invariant-branching-hailfinder.md``, same tables, rule on / off):
 hailfinder100 BF 150 (thousands of DAGs per class) 656 -> 131 s, wine BF 150 (27.5 DAGs per class)
 57 -> 13 s, alarm1000 BF 150 (10.3) 5.4 -> 3.4 s, voting BF 150 (13.1) 1.5 -> 0.8 s; but zoo BF 150
 (4.4 DAGs per class) is complete in 124 s without it and incomplete after 180 s with it.  The start

@@ -49,7 +49,7 @@ the class; it needs ``δ (1 + u) >= 1`` here, but only
 ``1 / |U|``: on classes with many undirected edges (hailfinder100: thousands of
 members per class) the LP bound then barely moves below the class's score,
 and the collecting search's global bound stayed at the optimum for 300 s
-(``benchmarks/results/issue-13-hailfinder.md``).  Among inequalities in
+(``benchmarks/results/hailfinder-class-collection.md``).  Among inequalities in
 ``(y, z)`` alone, ``y + z`` is the one through the two integral points
 nearest the class that it must keep: ``(n, |U| − 1)`` (a member with one
 undirected edge dropped, a DAG of another class) and ``(n − 1, |U|)``.

@@ -115,7 +115,7 @@ def optimum(table: ScoreTable, *, constraints: Any = None, time_limit: float | N
     budget of orders) once before the root node; SCIP checks it against every
     constraint and keeps it only if feasible, so the optimum is unchanged.
     ``stats["extra"]["warm_start"]`` records its score, cost and acceptance.
-    Off by default: measured (``benchmarks/results/issue-16-asobs.md`` §4) it
+    Off by default: measured (``benchmarks/results/asobs-vs-blip-and-incumbent.md`` §4) it
     costs 0.2-0.4 s and gave no consistent gain: most tables are solved at the
     root, where SCIP's heuristics and the sink heuristic find the optimum
     anyway, and on the hard ones the effect went both ways.  From the drivers:

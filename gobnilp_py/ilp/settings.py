@@ -81,7 +81,7 @@ COLLECT_PARAMS: dict[str, object] = {
 #: ~50 nodes per class on hailfinder100 BF 20 (1,834 classes in 200 s, unfinished, global bound stuck at
 #: the optimum), where SCIP's defaults need ~10 per class and finish (1,880 classes in 87 s), with a global
 #: bound that falls steadily, i.e. a useful certified threshold when a time limit stops the search
-#: (``benchmarks/results/issue-13-hailfinder.md``).
+#: (``benchmarks/results/hailfinder-class-collection.md``).
 CLASS_COLLECT_PARAMS: dict[str, object] = {
     k: v for k, v in COLLECT_PARAMS.items()
     if k not in ("nodeselection/dfs/stdpriority", "branching/inference/priority")}
@@ -92,7 +92,7 @@ CLASS_COLLECT_PARAMS: dict[str, object] = {
 #: branching hold every integral point of the node between them.  Why: SCIP's rule fixes single families and
 #: so splits a class's members over sibling subtrees, each of which could reach the class again after its
 #: nogood row was added elsewhere; hailfinder100 BF 150 re-cut 443,531 points for 40,344 classes in 1,074,081
-#: nodes (634 s); with this rule 5 re-cuts in 89,439 nodes (103 s; ``benchmarks/results/issue-13-session11.md``).
+#: nodes (634 s); with this rule 5 re-cuts in 89,439 nodes (103 s; ``benchmarks/results/class-invariant-branching-hailfinder.md``).
 #: ``False`` (for measurements) restores SCIP's branching.
 CLASS_BRANCHING: bool = True
 

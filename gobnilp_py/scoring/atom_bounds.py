@@ -73,7 +73,7 @@ def atom_cells(pc: ParentConfigs, child: int,
                ids: tuple[np.ndarray, int] | None = None) -> tuple[np.ndarray, int, np.ndarray]:
     """The atoms of ``child``: each row's atom id ``z``, their range ``m`` and the counts ``cell`` (m x r, flat).
 
-    Shared by the ``ml_ceiling`` atom likelihoods (``engine._atom_likelihoods``) and the mixed-atom
+    Shared by the ``ml_ceiling`` atom likelihoods (``atom_likelihoods.atom_likelihoods``) and the mixed-atom
     costs (:func:`child_atoms`); counts are weighted by the row multiplicities of ``pc``.  ``ids``:
     the ids of all the other variables when the caller built them already (:func:`others_ids`).
     """

@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import logging
 import math
-import os
-import sys
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -41,13 +39,16 @@ from .._validation import (READ_OPTIONS, check_bool, check_lower_bound, check_me
 from ..data.reader import as_dataset
 from ..errors import DataError, ParameterError, ScoreError
 from . import pruning as P
-from .atom_bounds import atom_cells, atom_cells_sparse, atoms_are_wide, others_ids
 from .candidates import immediate_subsets, next_level
 from .counts import (ParentConfigs, argsort_distinct, distinct_small, find_sorted as _lookup, lex_order, segment_ids,
                      unique_inverse)
 from .local_scores import DirichletScore, LocalScore, PenalisedLL, make_score
-from .parallel import (FlatGroups, LevelScorer, Payload, PendingScores, ScoringDeadline, counts_by_sets,
-                       set_counting_possible, set_counting_reads_atoms, worker_bytes)
+from .parallel import (FlatGroups, Payload, ScoringDeadline, counts_by_sets, set_counting_possible,
+                       set_counting_reads_atoms)
+from .pool import LevelScorer, PendingScores, worker_bytes
+from . import walk_kernel
+from .atom_likelihoods import atom_likelihoods
+from .global_gap import apply_global_gap
 from .table import ScoreTable
 
 __all__ = ["score", "resolve_epsilon", "DEFAULT_MAX_CANDIDATES", "DEFAULT_MEMORY_LIMIT", "active_rules"]
@@ -206,7 +207,7 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
     memory_limit : int, optional
         Bytes scoring may hold in the whole process tree (default
         :data:`DEFAULT_MEMORY_LIMIT`, 8 GiB): each local worker process's own
-        memory is set aside first (:func:`~gobnilp_py.scoring.parallel.worker_bytes`;
+        memory is set aside first (:func:`~gobnilp_py.scoring.pool.worker_bytes`;
         a limit too small for the workers starts fewer, down to none, and says
         so), the lattice walk holds the rest, and each family's count table
         (:data:`COUNT_BYTES_PER_CELL` a cell) is checked against it before it is
@@ -334,7 +335,7 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
     atom_w: np.ndarray | None = None
     atom_mixed: np.ndarray | None = None
     if want_llc:
-        llc, atom_w, atom_mixed = _atom_likelihoods(pc, ar, tables="ml_ceiling" in active)
+        llc, atom_w, atom_mixed = atom_likelihoods(pc, ar, tables="ml_ceiling" in active)
     payload = Payload(data=ds, score=sc, want_ll=penalised, want_cells="cell_bound" in active or "ml_ceiling" in active,
                       want_ub="ml_ceiling" in active, atom_weights=atom_w if "ml_ceiling" in active else None,
                       # Where every atom is pure (LL(v | all others) = 0) the ceiling equals cell_bound.
@@ -349,7 +350,7 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
         # not depend on the settings (numpy paths).
         determined = None
         if set_counting_reads_atoms(sc):
-            llc_all = llc if want_llc else _atom_likelihoods(pc, ar, tables=False)[0]
+            llc_all = llc if want_llc else atom_likelihoods(pc, ar, tables=False)[0]
             determined = ~(llc_all < -P.tolerance(0.0))
         payload.by_sets = counts_by_sets(sc, n, pc.rows, determined)
     scorer = LevelScorer(payload, n_jobs=n_jobs, backend=backend, scheduler=scheduler, counts=pc)
@@ -432,7 +433,7 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
             # out of time: the rule's heuristics are not run (keeping families is always safe)
             meta["global_gap"] = "skipped (time limit)"
         else:
-            _apply_global_gap(kept, counters, names, eps, lower_bound, lb_given, keep_all, meta)
+            apply_global_gap(kept, counters, names, eps, lower_bound, lb_given, keep_all, meta)
     elapsed = time.perf_counter() - t0
     meta["time"] = elapsed
     pruning_report = {names[v]: counters[v] for v in range(n)} if prune else {}
@@ -455,7 +456,7 @@ def _reserve_workers(scorer: LevelScorer, payload: Payload, mem: float, backend:
     """The lattice walk's share of ``memory_limit`` once the local worker processes have theirs.
 
     ``memory_limit`` bounds what scoring holds in the whole process tree: the walk in this process and each
-    worker's own memory (:func:`~gobnilp_py.scoring.parallel.worker_bytes`).  Workers may take at most half of
+    worker's own memory (:func:`~gobnilp_py.scoring.pool.worker_bytes`).  Workers may take at most half of
     it; a limit too small for the workers asked for starts fewer (one or none: scoring in-process), and says so.
     Dask workers run elsewhere and are not counted.
     """
@@ -477,166 +478,6 @@ def _reserve_workers(scorer: LevelScorer, payload: Payload, mem: float, backend:
 def _bytes_per_pair(k: int) -> int:
     """Memory a kept (child, parent set of size k) pair costs while its level is processed."""
     return 16 * (k + 1) + 200
-
-
-def _atom_likelihoods(pc: ParentConfigs, ar: list[int],
-                      tables: bool = True) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
-    """``LL(v | all other variables)`` per ``v``, and (``tables``) each row's share of its atom's LL.
-
-    An *atom* of child ``v`` is a configuration of all the other variables; every
-    parent set's configurations are unions of atoms.  ``w[v, row] = mult(row) *
-    LL_a / n_a`` for the atom ``a`` of ``row``, so summing ``w[v]`` over the rows of
-    a configuration gives the summed atom log-likelihoods inside it (the
-    ``ml_ceiling`` rule).  ``mixed[v, row]`` is 1 when the row's atom holds two or
-    more states of ``v``.  Rows are the (possibly merged) rows of ``pc``.  Without ``tables`` (no
-    ``ml_ceiling``: the penalised scores) ``w`` and ``mixed`` are None.
-    """
-    from .counts import xlogx_table
-
-    n = len(ar)
-    if not tables:
-        packed = _ll_all_others_packed(pc)
-        if packed is not None:
-            return packed, None, None
-    t = xlogx_table(pc.N)
-    mult = pc.weights if pc.weights is not None else np.ones(pc.rows)
-    llc = np.zeros(n)
-    w = np.zeros((n, pc.rows)) if tables else None
-    mixed = np.zeros((n, pc.rows)) if tables else None
-    Z, M = others_ids(pc)
-    for v in range(n):
-        r = max(ar[v], 1)
-        z, m = Z[v], int(M[v])
-        if m > 4 * pc.rows + 1024:
-            z, m = ParentConfigs._compress(z, m)
-        if atoms_are_wide(m, r, pc.rows):
-            # thousands of states (a row id): only the observed cells, never the m x r table
-            atom, count = atom_cells_sparse(pc, v, z, m)
-            na_s = np.bincount(atom, weights=count, minlength=m).astype(np.int64)
-            tt = xlogx_table(int(max(pc.N, na_s.max(initial=0))))
-            lla = np.bincount(atom, weights=tt[count], minlength=m) - tt[na_s]
-            llc[v] = float(lla.sum())
-            if w is not None and mixed is not None:
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    share = np.where(na_s > 0, lla / np.maximum(na_s, 1), 0.0)
-                w[v] = share[z] * mult
-                mixed[v] = (np.bincount(atom, minlength=m) >= 2)[z]
-            continue
-        z, m, cell = atom_cells(pc, v, (z, m))
-        na = cell.reshape(m, r).sum(axis=1)
-        lla = t[cell].reshape(m, r).sum(axis=1) - t[na]
-        llc[v] = float(lla.sum())
-        if w is not None and mixed is not None:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                share = np.where(na > 0, lla / np.maximum(na, 1), 0.0)
-            w[v] = share[z] * mult
-            mixed[v] = ((cell.reshape(m, r) > 0).sum(axis=1) >= 2)[z]
-    return llc, w, mixed
-
-
-#: :func:`_ll_all_others_packed` sorts ``n * rows`` codes at once: measured faster than the per-child
-#: build up to alarm1000's 37,000 (4.3 against 10.1 ms), slower on adult's 48,000 and beyond.
-PACKED_LLC_MAX_CODES = 40_000
-
-
-def _ll_all_others_packed(pc: ParentConfigs) -> np.ndarray | None:
-    """``LL(v | all other variables)`` for every ``v`` at once, or None when a row's code does not fit.
-
-    Why: :func:`_atom_likelihoods` builds every child's atom ids in ``n - 1`` passes and then
-    counts child by child, a millisecond of a small dataset's 17 ms (wine).  Here each row is one
-    mixed-radix code; a row's atom for ``v`` is its code with ``v``'s digit removed (offset by ``v``
-    so that the children's atoms stay apart), and one :func:`unique_inverse`, one ``bincount``
-    and one sum per atom give every child's value.  The atoms' terms are those of
-    :func:`_atom_likelihoods`; they are added in another order, so a value may differ in its last
-    bits (the rules' tolerance, ``pruning.RTOL``, is seven orders of magnitude above that).
-    """
-    from .counts import xlogx_table
-
-    ar = np.maximum(pc.arities.astype(np.int64), 1)
-    n = int(ar.size)
-    if n < 2 or n * pc.rows > PACKED_LLC_MAX_CODES or float(np.log2(ar).sum()) + math.log2(n) >= 62:
-        return None
-    radix = np.ones(n, dtype=np.int64)
-    radix[:-1] = np.cumprod(ar[::-1])[::-1][1:]           # product of the arities to the right
-    total = int(radix[0] * ar[0])
-    X = pc.X.astype(np.int64)                              # (n, rows)
-    keys = (radix @ X)[None, :] - X * radix[:, None]       # row's code without v's digit
-    keys += (np.arange(n, dtype=np.int64) * total)[:, None]
-    atoms, _, inv = unique_inverse(keys.ravel())
-    rmax = int(ar.max())
-    w = None if pc.weights is None else np.tile(pc.weights, n)
-    cells = np.bincount(inv * rmax + X.ravel(), weights=w, minlength=atoms.size * rmax)
-    cells = np.rint(cells).astype(np.int64).reshape(atoms.size, rmax)
-    t = xlogx_table(pc.N)
-    lla = t[cells].sum(axis=1) - t[cells.sum(axis=1)]
-    return np.bincount(atoms // total, weights=lla, minlength=n)
-
-
-def _heuristic_lower_bound(names: tuple[str, ...],
-                           kept: list[list[tuple[tuple[int, ...], float]]]) -> tuple[float, str]:
-    """Score of a DAG found quickly from the table: the best of two sink heuristics and ASOBS.
-
-    :func:`gobnilp_py.scoring.heuristic.greedy_dag`, the search package's
-    ``sink_order`` polished by ``best_for_order``, and its ASOBS incumbent
-    (:func:`gobnilp_py.search.incumbent.quick_incumbent`, a deterministic
-    budget of orders).  The search modules are imported here, on the opt-in
-    ``lower_bound="auto"`` path only: they search a finished table, so the walk
-    itself never needs them.  Every candidate is the score of a network of
-    the table, so LB never exceeds the optimum.
-    """
-    from ..search.family_index import FamilyIndex
-    from ..search.incumbent import quick_incumbent
-    from ..search.orders import best_for_order, sink_order
-    from .heuristic import greedy_dag
-
-    lb, _ = greedy_dag(kept)
-    source = "sink heuristic (scoring)"
-    table = ScoreTable(names, [list(f) for f in kept])  # sorts best first
-    index = FamilyIndex.from_table(table)
-    choice = sink_order(index, np.zeros(index.F))
-    if choice is not None:
-        choice = best_for_order(index, choice)
-        other = math.fsum(float(index.score[f]) for f in choice.tolist())
-        if other > lb:
-            lb, source = other, "sink_order + best_for_order (search)"
-    inc = quick_incumbent(table)
-    if inc is not None and inc.score > lb:
-        lb, source = inc.score, f"ASOBS, {inc.orders} orders (search)"
-    return lb, source
-
-
-def _apply_global_gap(kept: list[list[tuple[tuple[int, ...], float]]], counters: list[dict[str, int]],
-                      names: tuple[str, ...], eps: float, lower_bound: float | str,
-                      lb_given: float | None, keep_all: frozenset[int], meta: dict[str, Any]) -> None:
-    """Rule ``global_gap`` after the walk: drop ``(v, W)`` with ``best(v) - s > ε + UB - LB``."""
-    best = [max(s for _, s in fams) for fams in kept]
-    ub = math.fsum(best)
-    if lb_given is None:
-        if keep_all:
-            log.warning("global gap rule skipped: lower_bound='auto' is not valid under structural constraints")
-            meta["global_gap"] = "skipped (unpruned variables: constraints)"
-            return
-        lb, source = _heuristic_lower_bound(names, kept)
-        meta["lower_bound_source"] = source
-    else:
-        lb = lb_given
-        meta["lower_bound_source"] = "given"
-    tol = P.tolerance(ub, lb)
-    if lb > ub + tol:
-        raise ScoreError(f"lower_bound {lb} exceeds the upper bound {ub} of every network: it cannot "
-                         f"be the score of a network for this data and score")
-    gap = max(0.0, ub - lb)
-    meta["lower_bound"] = lb
-    meta["upper_bound"] = ub
-    for v, fams in enumerate(kept):
-        counters[v].setdefault("global_gap", 0)
-        if v in keep_all:
-            continue
-        # The empty set stays (as with every other rule), so each variable keeps a family
-        # that can never close a cycle: engines and heuristics rely on it.
-        keep = [(ps, s) for ps, s in fams if not ps or not P.global_gap(best[v], s, eps, gap, ub, lb)]
-        counters[v]["global_gap"] += len(fams) - len(keep)
-        kept[v] = keep
 
 
 class _OverBudget(Exception):
@@ -1022,116 +863,6 @@ def _max_elements(lv: _Level, k: int, rows: slice | np.ndarray) -> np.ndarray:
     return np.full(lv.masks[rows].size, -1, dtype=np.int64)
 
 
-#: Compiled candidate generation (:mod:`._walk_numba`): ``"auto"`` uses it for a level of at least
-#: :data:`WALK_KERNEL_MIN` candidates when numba is installed and the score's rules are those it
-#: implements; ``"numpy"`` never; ``"numba"`` for every level it can do.  Same tables either way.
-#: Read from the environment variable ``GOBNILP_WALK_KERNEL`` at import (benchmarks set it).
-WALK_KERNEL = os.environ.get("GOBNILP_WALK_KERNEL", "auto").strip().lower() or "auto"
-
-#: ``"auto"``: candidates a level needs (estimated before the bound rules, as
-#: :func:`_use_walk_kernel` counts them) before the compiled kernel is worth calling at all.
-WALK_KERNEL_MIN = 1_000_000
-
-#: ``"auto"``, while the kernel is not loaded in this process: estimated candidates of numpy-generated
-#: levels (each of at least :data:`WALK_KERNEL_MIN`) whose extra time roughly equals loading it.
-#: Measured on hailfinder100 (one level of 1.7 M): the numpy generation took 187 ms more than the
-#: kernel, and importing numba with the cached kernel cost ~310 ms of a first call (session 15), so
-#: loading pays from about 3 M.  Ski rental: the process generates such levels with numpy until
-#: they add up to this, this level included, then loads the kernel and keeps it, so it never pays
-#: much more than twice the better of "always load" and "never load", and a one-off mid-sized run
-#: (the command line) does not pay the load for one level it would not repay.
-WALK_KERNEL_LOAD = 3_000_000
-
-#: The process's ski-rental state: numpy-generated candidates counted towards :data:`WALK_KERNEL_LOAD`,
-#: and whether the kernel has been chosen (hence loaded) before.  Once numba is imported (by the scoring
-#: kernel or by the user) the load left is the cached kernel's, and every level of at least
-#: :data:`WALK_KERNEL_MIN` goes to it.  The choice changes only the time,
-#: never the table: both generations give the same candidates and counters (``tests/test_walk_kernel.py``).
-_walk_rent = 0
-_walk_loaded = False
-
-
-def _numba_imported() -> bool:
-    """Whether numba is imported in this process already (its import is most of the kernel's load)."""
-    return "numba" in sys.modules
-
-
-def _walk_kernel_pays(size: int) -> bool:
-    """Whether a level of ``size`` estimated candidates goes to the kernel in ``"auto"`` mode (and
-    count it towards :data:`WALK_KERNEL_LOAD` when it does not)."""
-    global _walk_rent
-    if size < WALK_KERNEL_MIN:
-        return False          # small level: the kernel's per-level set-up is not repaid
-    if _walk_loaded or _numba_imported() or _walk_rent + size >= WALK_KERNEL_LOAD:
-        return True
-    _walk_rent += size
-    return False
-
-
-def _use_walk_kernel(run: _Run, levels: _LevelViews, grow: list[bool]) -> bool:
-    """Whether this level's candidates are generated by the compiled kernel."""
-    global _walk_loaded
-    if WALK_KERNEL == "numpy" or not isinstance(run.sc, PenalisedLL):
-        return False
-    from .parallel import kernel_available
-
-    if WALK_KERNEL != "numba":
-        n = len(levels)
-        size = sum(levels.size(v) for v in range(n) if grow[v]) * max(1, n - 1) // 2
-        # numba's availability is checked before the rent is counted: without it nothing is ever loaded
-        if not kernel_available() or not _walk_kernel_pays(size):
-            return False
-    elif not kernel_available():
-        return False
-    from . import _walk_numba
-
-    use = _walk_numba.AVAILABLE and (run.rules - {"dominated"}) <= set(_walk_numba.RULES)
-    _walk_loaded = _walk_loaded or use
-    return use
-
-
-def _kernel_inputs(run: _Run, cat: _Level, off: np.ndarray) -> tuple:
-    """Every child's previous level as one CSR (masks, LL, offsets), its entropy floors and hash tables.
-
-    Built once per level and shared by every :func:`_generate_compiled` call
-    of it.  The masks and LL are the level's own arrays (it is held child by
-    child, ``off``), not copies.  The tables (:func:`._walk_numba.build_tables`, 8 bytes a row)
-    replace the binary searches of the Apriori look-ups in a child's own
-    level; the entropy rule's look-ups in other children's levels stay binary
-    searches over ``masks`` (better locality) and are skipped when the child's
-    floor (:func:`._walk_numba.entropy_floor`) shows they cannot fire.
-    """
-    from ._walk_numba import build_tables, entropy_floor
-
-    ptr = off.copy()
-    masks = cat.masks
-    ll = cat.ll.astype(np.float64, copy=False)
-    slots, sptr = build_tables(masks, ptr)
-    return masks, ll, ptr, entropy_floor(ll, ptr, run.llc), slots, sptr
-
-
-def _generate_compiled(run: _Run, lv: _Level, v: int, k: int, a0: int, b0: int, j0: int, j1: int,
-                       bit: np.ndarray, arf: np.ndarray, nonunit: np.ndarray, llc: np.ndarray,
-                       others: tuple, n_max: int, spent: np.ndarray | None = None) -> Any:
-    """:func:`_generate` for penalised scores through the compiled kernel (same candidates, same
-    counters); ``spent``: rows of ``lv`` not extended (:func:`_level_spent`)."""
-    from ._walk_numba import RULES, generate_penalised
-
-    if n_max <= 0:
-        return None
-    do_prune = run.prune and v not in run.keep_all
-    xm, xe, best, qx, nnu, ubi, cnt = generate_penalised(
-        lv, a0, b0, j0, j1, v, k, bit, arf, nonunit, llc, others, run.eps, P.RTOL, run.coef, int(run.ar[v]),
-        run.kmax[v] if "parent_count" in run.rules else None, run.vlim[v], do_prune, run.rules, n_max, spent)
-    if do_prune:
-        for r, c in zip(RULES, cnt.tolist()):
-            if c:
-                run.counters[v][r] += c
-    if xm.size == 0:
-        return None
-    return (np.full(xm.size, v, dtype=np.int64), xm, xe, best, qx, nnu, ubi)
-
-
 @dataclass(frozen=True)
 class _Consts:
     """Per-variable arrays every generation call reads (arities, their logs, bits, ...)."""
@@ -1237,7 +968,7 @@ def _generate_piece(run: _Run, cat: _Level, off: np.ndarray, levels: _LevelViews
             maxy = _max_elements(lv, k, slice(ra, rb))
             for a0, b0, n_max in _row_chunks(maxy, np.full(maxy.size, v), k, pc_.j0, pc_.j1):
                 run.tick()
-                got = _generate_compiled(run, lv, v, k, ra + a0, ra + b0, pc_.j0, pc_.j1, c.bit, c.arf,
+                got = walk_kernel.generate_compiled(run, lv, v, k, ra + a0, ra + b0, pc_.j0, pc_.j1, c.bit, c.arf,
                                          c.nonunit, c.llc, others, n_max,
                                          None if spent is None else spent[off[v]:off[v + 1]])
                 if got is not None:
@@ -1304,7 +1035,7 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
         run.growing = frozenset(v for v in range(n) if grow[v])
         run.tick()
         spent = _level_spent(run, cat, off, grow, k, consts)
-        others = _kernel_inputs(run, cat, off) if _use_walk_kernel(run, levels, grow) else None
+        others = walk_kernel.kernel_inputs(run, cat, off) if walk_kernel.use_walk_kernel(run, levels, grow) else None
         if others is None:
             table = _LevelKeys.fit(table, int(cat.masks.size))
         keys = _LevelKeys(cat, off, n, table) if others is None else None

@@ -10,7 +10,7 @@ by construction.  Cost O(n * table size) numpy operations.
 
 It works on the walk's own lists of families, before a :class:`ScoreTable`
 exists; the search package's stronger heuristics, which need one, are added
-to it by :func:`gobnilp_py.scoring.engine._heuristic_lower_bound`.
+to it by :func:`gobnilp_py.search.lower_bound.heuristic_lower_bound`.
 """
 
 from __future__ import annotations

@@ -38,12 +38,12 @@ import json
 import math
 import os
 import re
-import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._io import read_input_bytes
 from .._version import __version__
 from .._wording import excerpt, has_control, printable
 from ..errors import ScoreError
@@ -444,20 +444,7 @@ class ScoreTable:
         """
         p = Path(path)
         shown = printable(p)
-        try:
-            st = os.stat(p)
-        except FileNotFoundError:
-            raise ScoreError(f"score file not found: {shown}") from None
-        except OSError as exc:
-            raise ScoreError(f"cannot read score file {shown}: {exc.strerror or exc}") from None
-        if stat.S_ISDIR(st.st_mode):
-            raise ScoreError(f"score file {shown} is a folder, not a file")
-        if not (stat.S_ISREG(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
-            raise ScoreError(f"score file {shown} is not a regular file (a device or socket)")
-        try:
-            raw = p.read_bytes()
-        except OSError as exc:
-            raise ScoreError(f"cannot read score file {shown}: {exc.strerror or exc}") from None
+        raw = read_input_bytes(p, "score", ScoreError)
         nul = raw.find(b"\0")
         if nul >= 0:
             raise ScoreError(f"score file {shown} is not a text file (binary data at byte {nul}); "

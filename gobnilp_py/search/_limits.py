@@ -8,6 +8,7 @@ memory reports stay the same.
 from __future__ import annotations
 
 import sys
+import time
 from typing import Any
 
 import numpy as np
@@ -49,3 +50,11 @@ def peak_rss_bytes() -> int | None:
         return None
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return rss if sys.platform == "darwin" else rss * 1024
+
+
+def stamp_end(stats: dict[str, Any], t_start: float) -> None:
+    """Record a finished search's wall time since ``t_start`` and, where known, the process's peak memory."""
+    stats["time_total"] = time.perf_counter() - t_start
+    rss = peak_rss_bytes()
+    if rss is not None:
+        stats["maxrss_bytes"] = rss

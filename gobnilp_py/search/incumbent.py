@@ -5,7 +5,7 @@ the table, and the better that network the more the engine can discard:
 
 * the ILP (:mod:`gobnilp_py.ilp.heuristic`): a primal solution before the root
   LP, so reduced-cost fixing and the objective cutoff act from the start;
-* the order-graph search (:mod:`.order_graph`): nodes with ``g + h`` below
+* the order-graph search (:mod:`.order_graph.frontier`): nodes with ``g + h`` below
   the incumbent are pruned;
 * the global gap pruning rule of scoring (``docs/pruning.md``): the lower
   bound LB in ``best(v) - score(v, W) > ε + UB - LB``.
@@ -13,7 +13,7 @@ the table, and the better that network the more the engine can discard:
 None of these uses relies on the incumbent being good, only on it being the
 score of a real network of the table (an acyclic choice of one listed family
 per node), so using it never changes an exact answer.  The network comes from
-ASOBS (:mod:`.asobs`; Scanagatta et al., NIPS 2015) over a small number of
+ASOBS (:mod:`.asobs.engine`; Scanagatta et al., NIPS 2015) over a small number of
 seeded random orders.
 
 **Deterministic budget.**  The number of orders is a function of the table
@@ -22,7 +22,7 @@ same incumbent, so an engine that returns one of several tied optima returns
 the same one every run.  The numpy kernels are used (identical results to the
 numba ones, see ``tests/test_asobs*.py``) because a first numba compilation
 costs seconds, more than many whole ILP solves.  Measured cost of the default
-budget: ``benchmarks/results/issue-16-asobs.md`` §4.
+budget: ``benchmarks/results/asobs-vs-blip-and-incumbent.md`` §4.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def quick_incumbent(table: ScoreTable, *, n_orders: int | None = None, seed: int
     where some node lost its empty parent set to a structural constraint and
     every remaining family can close a cycle for every order tried).
     """
-    from .asobs import asobs_search
+    from .asobs.engine import asobs_search
 
     t0 = time.perf_counter()
     if table.n == 0:

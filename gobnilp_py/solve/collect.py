@@ -34,6 +34,7 @@ from .classes import expand_classes
 from .credible import CredibleSet
 from .inputs import acquire_table, as_constraints, filter_table, memory_limit_of
 from .learn import _check_answer, _stage
+from .ordered import enumerate_with_order
 from .methods import engine_module, method_options, resolve_method, with_memory_limit
 from .results import network_from_solution, take_reuse, tolerance_of
 from .verify import verify_collection
@@ -159,13 +160,12 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     max_networks = check_max_networks(max_networks)
     budget = check_budget(time_limit, t_start)
     if order is not None:  # the fixed-order route (solve/ordered.py)
-        from .ordered import enumerate_with_order
-
         return enumerate_with_order(data_or_table, order, eps, method=method, by=by, max_networks=max_networks,
                                     time_limit=budget, constraints=constraints,
                                     engine_options={"params": params, "verbose": verbose,
                                                     "memory_budget": memory_budget, **dict(engine_options or {})},
-                                    verify=verify, progress=progress, scoring_options=scoring_options)
+                                    verify=verify, progress=progress, scoring_options=scoring_options,
+                                    cross_check=enumerate_networks)
     cons = as_constraints(constraints)
     table, info = acquire_table(data_or_table, epsilon=eps, constraints=cons, scoring_options=scoring_options,
                                 progress=progress, budget=budget)

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .._tolerance import tolerance_of
 from .._wording import UNKNOWN_PREFIX, count, ordinal, pruning_unknown
 from ..network import Network
 

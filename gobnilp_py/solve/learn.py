@@ -24,6 +24,7 @@ from .keywords import check_keywords
 from ._checks import check_budget, check_gap, check_lower_bound_held, check_method
 from .approximate import acquire_for, label_network
 from .inputs import as_constraints, filter_table, memory_limit_of
+from .ordered import learn_with_order
 from .methods import AUTO, engine_module, get_method, method_options, resolve_method, with_memory_limit
 from .results import network_from_solution
 from .verify import verify_optimum
@@ -93,7 +94,7 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
         deterministic for a given seed and order count).
     n_orders : int, optional
         ``"asobs"`` only: stop after this many random orders (default: the
-        time limit, else :data:`gobnilp_py.search.asobs.DEFAULT_ORDERS`).
+        time limit, else :data:`gobnilp_py.search.asobs.engine.DEFAULT_ORDERS`).
         With it and no time limit a run is deterministic.
     verify : bool
         Also run a second exact method (:mod:`.verify` says which) and raise
@@ -130,14 +131,12 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
         raise ParameterError(f"verify=True does not apply to method {method!r}: it is approximate, so there is no "
                              "proven optimum for a second exact method to confirm")
     if order is not None:  # the fixed-order route (solve/ordered.py)
-        from .ordered import learn_with_order
-
         return learn_with_order(data_or_table, order, method=method, constraints=constraints, time_limit=budget,
                                 engine_options={"gap": gap, "params": params, "verbose": verbose,
                                                 "model_options": model_options, "memory_budget": memory_budget,
                                                 **dict(engine_options or {})}, verify=verify, progress=progress,
                                 scoring_options={**({"score": score} if score is not None else {}),
-                                                 **scoring_options})
+                                                 **scoring_options}, cross_check=learn)
     cons = as_constraints(constraints)
     if score is not None:
         scoring_options = {"score": score, **scoring_options}

@@ -77,7 +77,7 @@ METHODS: dict[str, Method] = {m.name: m for m in (
            frozenset(TASKS), True, "gobnilp_py.ilp.engine", None, None, ("pyscipopt",),
            ("gap", "params", "verbose", "model_options", "warm_start"), class_collection=True, kbest_ties=True),
     Method("ordergraph", "order-graph search (frontier breadth-first branch and bound; Malone et al. 2011)",
-           frozenset(TASKS), True, "gobnilp_py.search.order_engine", FILTER_KINDS, 30, (),
+           frozenset(TASKS), True, "gobnilp_py.search.order_graph", FILTER_KINDS, 30, (),
            ("memory_budget", "lower_bound"), kbest_ties=True),
     Method("dp", "dynamic programming over subsets with k-best lists (Tian, He and Ram 2010)",
            frozenset({"optimum", "kbest"}), True, "gobnilp_py.search.subset_dp", FILTER_KINDS, 24, (),
@@ -172,7 +172,7 @@ def check_by(value: Any, name: str | None = "by", task: str = "epsilon_set") -> 
 
 
 #: ``auto`` uses the order graph up to this many variables (see :func:`choose_method`).  Measured
-#: (``benchmarks/results/issue-12-engines.md``): the order graph won all 21 runs with n <= 17 (1.3x to
+#: (``benchmarks/results/order-graph-vs-ilp-and-auto-choice.md``): the order graph won all 21 runs with n <= 17 (1.3x to
 #: over 1,900x), and proved the optimum of mushroom (n = 23) in 9 s and sensors (n = 25) in 60 s (2.3 GB)
 #: where the ILP had not in 300 s; at n = 28 (steel) it did not finish in 600 s.
 ORDERGRAPH_AUTO_MAX = 25
@@ -185,7 +185,7 @@ def choose_method(task: str, n: int, kinds: frozenset[str], n_families: int) -> 
     the number of candidate families and the hardness of the LP relaxation;
     the order graph therefore wins where variables are few and rows many
     (many families per variable, weak LP bounds), the ILP everywhere else.
-    The crossover was measured (``benchmarks/results/issue-12-engines.md``).
+    The crossover was measured (``benchmarks/results/order-graph-vs-ilp-and-auto-choice.md``).
     """
     og = METHODS["ordergraph"]
     if task not in og.tasks or not _available(og):

@@ -35,7 +35,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._validation import (READ_OPTIONS, check_n_jobs, check_nonnegative_int, check_order_names,
@@ -142,10 +142,12 @@ def _order_tiers(names: Any, idx: tuple[int, ...]) -> dict[str, Any]:
 
 def learn_with_order(data_or_table: Any, order: Any, *, method: str, constraints: Any, time_limit: Any,
                      engine_options: Mapping[str, Any], verify: bool, progress: Any,
-                     scoring_options: Mapping[str, Any]) -> Network:
+                     scoring_options: Mapping[str, Any], cross_check: Callable[..., Network]) -> Network:
     """``learn(..., order=...)``: the best network whose arrows follow ``order`` (see the module docstring).
-    ``time_limit``: seconds or a :class:`~gobnilp_py._budget.Budget` (reading included)."""
-    from ..search.fixed_order import optimum_for_order, optimum_for_order_table
+    ``time_limit``: seconds or a :class:`~gobnilp_py._budget.Budget` (reading included).  ``cross_check`` is
+    :func:`~gobnilp_py.learn` itself, handed down by the caller for ``verify=True`` (so this module, which
+    :mod:`.learn` calls, never imports it back)."""
+    from ..search.fixed_order.engine import optimum_for_order, optimum_for_order_table
 
     t_start = time.perf_counter()
     budget = check_budget(time_limit, t_start)
@@ -176,7 +178,7 @@ def learn_with_order(data_or_table: Any, order: Any, *, method: str, constraints
         net = network_from_solution(table, sol, stats=stats)
         net.caveats = tuple(caveats)
     if verify and net.status == "optimal":
-        _verify_learn(net, data_or_table, idx, scoring_options, budget.deadline)
+        _verify_learn(net, data_or_table, idx, scoring_options, budget.deadline, cross_check)
     net.stats["time_total"] = time.perf_counter() - t_start
     _log.info("learn under an order: status %s, score %.6f", net.status, net.score)
     return net
@@ -191,9 +193,7 @@ def _tiers_input(data_or_table: Any, scoring_options: Mapping[str, Any]) -> tupl
 
 
 def _verify_learn(net: Network, data_or_table: Any, idx: tuple[int, ...], scoring_options: Mapping[str, Any],
-                  deadline: float | None) -> None:
-    from .learn import learn
-
+                  deadline: float | None, learn: Callable[..., Network]) -> None:
     source, kw = _tiers_input(data_or_table, scoring_options)
     left = seconds_left(deadline)
     if left is not None and left <= 0:
@@ -213,10 +213,11 @@ def _verify_learn(net: Network, data_or_table: Any, idx: tuple[int, ...], scorin
 def enumerate_with_order(data_or_table: Any, order: Any, epsilon: float, *, method: str, by: str,
                          max_networks: int | None, time_limit: Any, constraints: Any,
                          engine_options: Mapping[str, Any], verify: bool, progress: Any,
-                         scoring_options: Mapping[str, Any]) -> CredibleSet:
+                         scoring_options: Mapping[str, Any], cross_check: Callable[..., CredibleSet]) -> CredibleSet:
     """``enumerate_networks(..., order=...)``: every network following ``order`` within ε of the best such one.
-    ``time_limit``: seconds or a :class:`~gobnilp_py._budget.Budget` (reading included)."""
-    from ..search.fixed_order import epsilon_set_for_order, epsilon_set_for_order_table
+    ``time_limit``: seconds or a :class:`~gobnilp_py._budget.Budget` (reading included).  ``cross_check`` is
+    :func:`~gobnilp_py.enumerate_networks` itself, handed down for ``verify=True``."""
+    from ..search.fixed_order.engine import epsilon_set_for_order, epsilon_set_for_order_table
 
     t_start = time.perf_counter()
     budget = check_budget(time_limit, t_start)
@@ -256,14 +257,13 @@ def enumerate_with_order(data_or_table: Any, order: Any, epsilon: float, *, meth
     if cs.complete:
         cs.n_networks_total = len(cs.networks)
     if verify and cs.complete:
-        _verify_enumerate(cs, data_or_table, idx, epsilon, scoring_options, budget.deadline)
+        _verify_enumerate(cs, data_or_table, idx, epsilon, scoring_options, budget.deadline, cross_check)
     return cs
 
 
 def _verify_enumerate(cs: CredibleSet, data_or_table: Any, idx: tuple[int, ...], epsilon: float,
-                      scoring_options: Mapping[str, Any], deadline: float | None) -> None:
-    from .collect import enumerate_networks
-
+                      scoring_options: Mapping[str, Any], deadline: float | None,
+                      enumerate_networks: Callable[..., CredibleSet]) -> None:
     source, kw = _tiers_input(data_or_table, scoring_options)
     names = cs.networks[0].names if cs.networks else None
     if names is None:

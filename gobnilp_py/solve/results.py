@@ -13,6 +13,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from .._tolerance import REL_TOL, tolerance_of
 from ..errors import SolverError
 from ..network import Network
 from ..scoring.table import ScoreTable
@@ -21,6 +22,7 @@ from .credible import REL_TOL, CredibleSet, tolerance_of
 from .inputs import TableInfo
 
 __all__ = ["network_of", "network_from_solution", "rank_entries", "REL_TOL", "take_reuse", "tolerance_of"]
+
 
 def take_reuse(sol: Solution, table: ScoreTable) -> dict[str, Any]:
     """``{"reuse": ...}`` for a later search of ``table`` by the engine that found ``sol`` (else ``{}``).

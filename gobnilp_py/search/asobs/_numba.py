@@ -1,0 +1,209 @@
+"""Compiled (numba) versions of the queries in :mod:`._lists`, used when numba is installed.
+
+The queries scan a node's families best first and stop at the first one that
+passes; a compiled loop stops after a few entries where numpy has to test a
+whole block.  Same answers as the numpy kernels (tested when numba is present).
+numba is a dependency; where it cannot be imported,
+:data:`AVAILABLE` is False and nothing here is compiled.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._lists import FamilyLists
+
+__all__ = ["AVAILABLE", "NumbaKernels"]
+
+from ..._numba import AVAILABLE
+from ..._numba import jit as _jit
+
+if AVAILABLE:  # pragma: no cover - exercised only where numba is installed
+
+    @_jit
+    def _first_below(fstart, pstart, pidx, v, pos, thr):
+        for f in range(fstart[v], fstart[v + 1]):
+            ok = True
+            for e in range(pstart[f], pstart[f + 1]):
+                if pos[pidx[e]] >= thr:
+                    ok = False
+                    break
+            if ok:
+                return f
+        return -1
+
+    @_jit
+    def _first_avoiding(fstart, pstart, pidx, v, words):
+        for f in range(fstart[v], fstart[v + 1]):
+            ok = True
+            for e in range(pstart[f], pstart[f + 1]):
+                p = pidx[e]
+                if (words[p >> 6] >> np.uint64(p & 63)) & np.uint64(1):
+                    ok = False
+                    break
+            if ok:
+                return f
+        return -1
+
+    @_jit
+    def _obs_choice(fstart, pstart, pidx, pos):
+        n = fstart.size - 1
+        out = np.empty(n, dtype=np.int64)
+        for v in range(n):
+            out[v] = _first_below(fstart, pstart, pidx, v, pos, pos[v])
+        return out
+
+
+    @_jit
+    def _add_parents(desc, anc, v, fam, pstart, pidx, W, A, D):
+        """Closure update of DescendantClosure.add_parents, on preallocated rows A and D."""
+        e0, e1 = pstart[fam], pstart[fam + 1]
+        if e1 == e0:
+            return
+        for w in range(W):
+            A[w] = 0
+            D[w] = desc[v, w]
+        D[v >> 6] |= np.uint64(1) << np.uint64(v & 63)
+        for e in range(e0, e1):
+            p = pidx[e]
+            for w in range(W):
+                A[w] |= anc[p, w]
+            A[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
+        for w in range(W):
+            bits = A[w]
+            while bits:
+                low = bits & (~bits + np.uint64(1))
+                a = w * 64 + _ctz(low)
+                for k in range(W):
+                    desc[a, k] |= D[k]
+                bits ^= low
+        for w in range(W):
+            bits = D[w]
+            while bits:
+                low = bits & (~bits + np.uint64(1))
+                d = w * 64 + _ctz(low)
+                for k in range(W):
+                    anc[d, k] |= A[k]
+                bits ^= low
+
+    @_jit
+    def _ctz(x):
+        n = 0
+        while (x & np.uint64(1)) == 0:
+            x >>= np.uint64(1)
+            n += 1
+        return n
+
+    @_jit
+    def _asobs_pass(fstart, pstart, pidx, order):
+        n = order.size
+        W = max(1, (n + 63) // 64)
+        desc = np.zeros((n, W), dtype=np.uint64)
+        anc = np.zeros((n, W), dtype=np.uint64)
+        A = np.zeros(W, dtype=np.uint64)
+        D = np.zeros(W, dtype=np.uint64)
+        choice = np.full(n, -1, dtype=np.int64)
+        for j in range(n - 1, -1, -1):
+            v = order[j]
+            f = _first_avoiding(fstart, pstart, pidx, v, desc[v])
+            if f < 0:
+                return choice, False
+            choice[v] = f
+            _add_parents(desc, anc, v, f, pstart, pidx, W, A, D)
+        return choice, True
+
+    @_jit
+    def _contains(pstart, pidx, f, u):
+        for e in range(pstart[f], pstart[f + 1]):
+            if pidx[e] == u:
+                return True
+        return False
+
+    @_jit
+    def _gain(fstart, pstart, pidx, score, order, pos, choice, j, rtol):
+        v, w = order[j], order[j + 1]
+        cv, cw = choice[v], choice[w]
+        nv = _first_below(fstart, pstart, pidx, v, pos, j + 2)
+        nw = cw
+        if _contains(pstart, pidx, cw, v):
+            nw = _first_below(fstart, pstart, pidx, w, pos, j)
+            if nw < 0:
+                return -np.inf, nv, nw
+        gain = (score[nv] - score[cv]) + (score[nw] - score[cw])
+        tol = rtol * max(1.0, abs(score[cv]) + abs(score[cw]))
+        if gain > tol:
+            return gain, nv, nw
+        return -np.inf, nv, nw
+
+    @_jit
+    def _swap_search(fstart, pstart, pidx, score, order, choice, rtol, max_swaps):
+        n = order.size
+        pos = np.empty(n, dtype=np.int64)
+        for i in range(n):
+            pos[order[i]] = i
+        m = max(n - 1, 0)
+        gains = np.full(m, -np.inf)
+        new_v = np.zeros(m, dtype=np.int64)
+        new_w = np.zeros(m, dtype=np.int64)
+        for j in range(m):
+            gains[j], new_v[j], new_w[j] = _gain(fstart, pstart, pidx, score, order, pos, choice, j, rtol)
+        swaps = 0
+        while m > 0:
+            j = 0
+            for i in range(1, m):
+                if gains[i] > gains[j]:
+                    j = i
+            if gains[j] == -np.inf:
+                break
+            if max_swaps >= 0 and swaps >= max_swaps:
+                break
+            v, w = order[j], order[j + 1]
+            choice[v] = new_v[j]
+            choice[w] = new_w[j]
+            order[j] = w
+            order[j + 1] = v
+            pos[w] = j
+            pos[v] = j + 1
+            swaps += 1
+            for i in range(j - 1, j + 2):
+                if 0 <= i < m:
+                    gains[i], new_v[i], new_w[i] = _gain(fstart, pstart, pidx, score, order, pos, choice, i, rtol)
+        return swaps
+
+
+class NumbaKernels:
+    """The queries of ordering-based search on ``fl``, compiled with numba.
+
+    Besides the single queries, whole loops run compiled: the ASOBS pass with
+    its closure updates (:meth:`asobs_pass`) and the swap search
+    (:meth:`swap_search`), with the same arithmetic and tie-breaking as the
+    Python loops of :mod:`.engine` and :mod:`.obs` (tested equal).
+    """
+
+    name = "numba"
+
+    def __init__(self, fl: FamilyLists) -> None:
+        if not AVAILABLE:
+            raise ImportError("numba is not installed")
+        self.fl = fl
+        self._a = (fl.fstart, fl.pstart, fl.pidx)
+
+    def first_below(self, v: int, pos: np.ndarray, thr: int) -> int:
+        return int(_first_below(*self._a, v, pos, thr))
+
+    def first_avoiding(self, v: int, forbidden_words: np.ndarray) -> int:
+        return int(_first_avoiding(*self._a, v, forbidden_words))
+
+    def obs_choice(self, pos: np.ndarray) -> np.ndarray:
+        return _obs_choice(*self._a, pos)
+
+    def asobs_pass(self, order: np.ndarray) -> np.ndarray | None:
+        """ASOBS on ``order`` (flat family ids), or ``None`` when a node has no acceptable family."""
+        choice, ok = _asobs_pass(*self._a, np.ascontiguousarray(order, dtype=np.int64))
+        return choice if ok else None
+
+    def swap_search(self, order: np.ndarray, choice: np.ndarray, rtol: float,
+                    max_swaps: int | None) -> int:
+        """Best-improvement swaps in place on ``order`` and ``choice``; the number applied."""
+        return int(_swap_search(*self._a, self.fl.score, order, choice, rtol,
+                                -1 if max_swaps is None else int(max_swaps)))
