@@ -78,6 +78,10 @@ __all__ = [
     "group_by_class",
     "edge_probabilities",
     "arrow_probabilities",
+    # the posterior over DAGs (loaded on first use: gobnilp_py.solve.posterior)
+    "posterior",
+    "Posterior",
+    "PosteriorMass",
     # errors
     "GobnilpError",
     "DataError",
@@ -92,3 +96,23 @@ __all__ = [
     "SolverError",
     "GobnilpWarning",
 ]
+
+
+#: Public names loaded on first use (their modules import the posterior engine), module -> names.
+_LAZY = {"solve.posterior": ("posterior", "Posterior", "PosteriorMass")}
+
+
+def __getattr__(name: str) -> object:
+    """``gobnilp_py.posterior`` and friends, imported when first asked for (``import gobnilp_py`` stays light)."""
+    for module, names in _LAZY.items():
+        if name in names:
+            import importlib
+
+            value = getattr(importlib.import_module(f".{module}", __name__), name)
+            globals()[name] = value
+            return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | {n for names in _LAZY.values() for n in names})

@@ -1,0 +1,337 @@
+"""The subset loops of the exact posterior sums (:mod:`.posterior_sums`), compiled by numba when it is installed.
+
+Every quantity is held as a natural logarithm (``-inf`` for zero).  Signed
+sums (the inclusion–exclusion over sink sets) are formed inside one call for
+one set, in linear arithmetic relative to a scale: the largest term's
+logarithm (two passes, :func:`backward_chunk`), or a running maximum
+rescaled when a larger term arrives (one pass, :func:`forward_chunk`).  Each
+call does a bounded amount of work (``budget`` terms) and returns where it
+stopped, so the Python driver can look at the clock and at Ctrl-C between
+calls; the first call of each kernel compiles it (the driver holds signals
+then, see :func:`gobnilp_py._interrupt.held`).
+
+Indexing: a set of nodes is a bitmask over all ``n`` nodes; a per-node table
+(``la[v]``, ``lab[v]``) is indexed by a set of the *other* nodes, bit ``v``
+squeezed out (:func:`squeeze`).  Without numba these are plain Python
+functions (correct, about a hundred times slower; the driver limits ``n``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._numba import AVAILABLE, jit
+
+__all__ = ["AVAILABLE", "log_zeta_subsets", "log_zeta_supersets", "forward_chunk", "backward_chunk",
+           "order_sum_chunk", "trailing_zeros", "squeeze"]
+
+
+#: float64's unit roundoff.
+_U = 2.0 ** -53
+
+
+def _compiled(f):  # type: ignore[no-untyped-def]
+    return jit(f) if AVAILABLE else f
+
+
+@_compiled
+def _logaddexp(a, b):  # type: ignore[no-untyped-def]
+    if a == -math.inf:
+        return b
+    if b == -math.inf:
+        return a
+    if a >= b:
+        return a + math.log1p(math.exp(b - a))
+    return b + math.log1p(math.exp(a - b))
+
+
+@_compiled
+def squeeze(mask, v):  # type: ignore[no-untyped-def]
+    """``mask`` (bit ``v`` clear) as an index over the other ``n - 1`` nodes."""
+    return ((mask >> (v + 1)) << v) | (mask & ((1 << v) - 1))
+
+
+def trailing_zeros(n: int) -> np.ndarray:
+    """``tz[j]`` = index of the lowest set bit of ``j`` for ``1 <= j < 2^n`` (``tz[0] = 0``).
+
+    int8 for the compiled kernels (a small table stays in cache); int64 for the
+    Python fallback, where int8 scalar arithmetic would overflow.
+    """
+    tz = np.zeros(1 << n, dtype=np.int8 if AVAILABLE else np.int64)
+    for b in range(n):
+        tz[1 << b::1 << (b + 1)] = b
+    return tz
+
+
+@_compiled
+def log_zeta_subsets(a, m):  # type: ignore[no-untyped-def]
+    """In place: ``a[x] <- log sum_{y subset of x} exp(a[y])`` over ``m``-bit masks (positive sums only)."""
+    size = 1 << m
+    for b in range(m):
+        bit = 1 << b
+        for x in range(size):
+            if x & bit:
+                a[x] = _logaddexp(a[x], a[x ^ bit])
+
+
+@_compiled
+def log_zeta_supersets(a, m):  # type: ignore[no-untyped-def]
+    """In place: ``a[x] <- log sum_{y superset of x} exp(a[y])`` over ``m``-bit masks."""
+    size = 1 << m
+    for b in range(m):
+        bit = 1 << b
+        for x in range(size):
+            if not x & bit:
+                a[x] = _logaddexp(a[x], a[x | bit])
+
+
+@_compiled
+def _gather(n, la, W, full, cl, cbit, cidx):  # type: ignore[no-untyped-def]
+    """The nodes outside ``W``, their bits and ``log alpha_t(W)``; returns how many."""
+    k = 0
+    for t in range(n):
+        bit = 1 << t
+        if not (W & bit):
+            cl[k] = la[t, squeeze(W, t)]
+            cbit[k] = bit
+            cidx[k] = t
+            k += 1
+    return k
+
+
+@_compiled
+def forward_chunk(n, la, lL, lR, acc_s, acc_c, acc_a, W, budget, tz, part, tmask, sgn, cl, cbit, cidx):  # type: ignore[no-untyped-def]
+    """Robinson's sum over sink sets, pushed from each finished set ``W`` to its supersets.
+
+    ``R(S) = sum_{T nonempty subset of S} (-1)^(|T|+1) R(S - T) prod_{t in T} alpha_t(S - T)``.
+
+    Sets are taken in increasing numeric order, so when ``W`` is reached every
+    proper subset has pushed its terms and ``R(W)`` is final.  Each term is
+    added in linear arithmetic relative to ``L(S)``, the sum over orders of
+    ``S`` (:func:`order_sum_chunk`, ``lL``): a term counts DAGs of which ``T``
+    are sinks, so it is at most ``R(S) <= L(S)``, and ``R(S) >= L(S) / |S|!``
+    (a DAG has at most ``|S|!`` orders), so nothing that matters underflows.
+    ``acc_s[S]`` holds the signed sum, compensated (Kahan: ``acc_c[S]`` is the
+    running correction, so the sum's rounding error is ``2u`` times the sum of
+    magnitudes whatever the number of terms), ``acc_a[S]`` the sum of
+    magnitudes; on finishing, ``lR[W] = log R(W)`` and ``acc_a[W] = log A(W)``
+    (the condition of the sum is ``A / R``).
+
+    Returns the next set to process (``2^n`` when done), or ``-(W + 1)`` if the
+    signed sum of ``W`` came out non-positive (cancellation beyond float64).
+    """
+    full = (1 << n) - 1
+    work = 0
+    while W <= full:
+        if W > 0:
+            s = acc_s[W] - acc_c[W]
+            a = acc_a[W]
+            if a == 0.0:
+                lR[W] = -math.inf
+                acc_a[W] = -math.inf
+            elif not (s > 0.0 and a < math.inf):
+                return -(W + 1)
+            else:
+                lR[W] = lL[W] + math.log(s)
+                acc_a[W] = lL[W] + math.log(a)
+        base = lR[W]
+        if base != -math.inf and W != full:
+            k = _gather(n, la, W, full, cl, cbit, cidx)
+            part[0] = base
+            tmask[0] = 0
+            sgn[0] = -1.0
+            for j in range(1, 1 << k):
+                b = tz[j]
+                prev = j ^ (1 << b)
+                x = part[prev] + cl[b]
+                part[j] = x
+                tm = tmask[prev] | cbit[b]
+                tmask[j] = tm
+                sg = -sgn[prev]
+                sgn[j] = sg
+                if x == -math.inf:
+                    continue
+                S = W | tm
+                e = math.exp(x - lL[S])
+                y = sg * e - acc_c[S]
+                t = acc_s[S] + y
+                acc_c[S] = (t - acc_s[S]) - y
+                acc_s[S] = t
+                acc_a[S] += e
+            work += 1 << k
+        W += 1
+        if work >= budget:
+            break
+    return W
+
+
+@_compiled
+def _pairwise_sum(h, lo, hi, scratch):  # type: ignore[no-untyped-def]
+    """Sum of ``h[lo:hi]`` (a power of two long) by pairwise folding (error ``<= log2(len) u sum|h|``)."""
+    m = hi - lo
+    if m <= 32:
+        s = 0.0
+        for i in range(lo, hi):
+            s += h[i]
+        return s
+    half = m >> 1
+    for i in range(half):
+        scratch[i] = h[lo + i] + h[lo + half + i]
+    m = half
+    while m > 32:
+        half = m >> 1
+        for i in range(half):
+            scratch[i] += scratch[half + i]
+        m = half
+    s = 0.0
+    for i in range(m):
+        s += scratch[i]
+    return s
+
+
+@_compiled
+def backward_chunk(n, la, lR, lQ, lAQ, lab, W, budget, tz, part, tmask, sgn, h, scratch, cl, cbit, cidx, marg,
+                   lZ, drop, dropped):  # type: ignore[no-untyped-def]
+    """The adjoint of :func:`forward_chunk`: ``Q(W) = dZ/dR(W)`` and ``dZ/d alpha_t(W)``, sets in decreasing order.
+
+    ``Q(W) = sum_{T nonempty, disjoint from W} h(T)`` with
+    ``h(T) = (-1)^(|T|+1) Q(W + T) prod_{t in T} alpha_t(W)``: the weight of
+    every way to add the nodes outside ``W`` to a DAG on ``W`` (each new node
+    may take parents anywhere).  For ``t`` outside ``W``,
+    ``dZ/d alpha_t(W) = R(W) / alpha_t(W) * sum_{T containing t} h(T)``, which
+    is ``>= 0`` (the weight of the DAGs whose non-descendants of ``t`` are
+    exactly ``W``), stored as ``lab[t, squeeze(W, t)]``.  The sums over
+    ``T containing t`` for every ``t`` come from one halving pass over ``h``
+    (``2^k`` additions, not ``k 2^(k-1)``), each by pairwise folding.
+
+    ``lQ[W]``, ``lAQ[W]`` (log of the sum of magnitudes) are written for every
+    ``W`` processed.  A value that must be positive may come out non-positive
+    when it is (nearly) zero and its terms are not: a marginal is exactly zero
+    when no DAG has ``t`` as the only new source, and any value loses its
+    digits when the cancellation is worse than float64 holds.  Such a value
+    is taken as zero when what it could carry is negligible: every use of
+    ``Q(W)`` or of ``dZ/d alpha_t(W) alpha_t(W)`` weighs at most
+    ``R(W) x (its magnitude)``, which is compared with ``Z = exp(lZ)``; below
+    ``drop`` (a fraction of ``Z``) it is dropped and added to ``dropped[0]``,
+    above it the pass fails.  Returns the next set (``-1`` when done), or
+    ``-(W + 2)`` on failure.
+    """
+    full = (1 << n) - 1
+    work = 0
+    while W >= 0:
+        if W == full:
+            lQ[W] = 0.0
+            lAQ[W] = 0.0
+            W -= 1
+            continue
+        k = _gather(n, la, W, full, cl, cbit, cidx)
+        part[0] = 0.0
+        tmask[0] = 0
+        sgn[0] = -1.0
+        mx = -math.inf
+        size = 1 << k
+        for j in range(1, size):
+            b = tz[j]
+            prev = j ^ (1 << b)
+            p = part[prev] + cl[b]
+            part[j] = p
+            tm = tmask[prev] | cbit[b]
+            tmask[j] = tm
+            sgn[j] = -sgn[prev]
+            x = p + lQ[W | tm]
+            h[j] = x
+            if x > mx:
+                mx = x
+        work += size
+        if mx == -math.inf:
+            lQ[W] = -math.inf
+            lAQ[W] = -math.inf
+            for b in range(k):
+                lab[cidx[b], squeeze(W, cidx[b])] = -math.inf
+            W -= 1
+            if work >= budget:
+                break
+            continue
+        h[0] = 0.0
+        a = 0.0
+        for j in range(1, size):
+            x = h[j]
+            if x == -math.inf:
+                h[j] = 0.0
+            else:
+                e = math.exp(x - mx)
+                a += e
+                h[j] = sgn[j] * e
+        # halving pass: the upper half at step b holds the terms with node b, folded over higher bits
+        for b in range(k - 1, -1, -1):
+            half = 1 << b
+            marg[b] = _pairwise_sum(h, half, 2 * half, scratch)
+            for i in range(half):
+                h[i] += h[half + i]
+        q = h[0]
+        r = lR[W]
+        noise = (k + 40) * _U * a          # the pairwise sums' own rounding, relative to the scale
+        lAQ[W] = mx + math.log(a)
+        if q > 0.0:
+            lQ[W] = mx + math.log(q)
+        else:
+            if r != -math.inf:
+                share = math.exp(r + mx - lZ) * (noise - q)
+                if share > drop:
+                    return -(W + 2)
+                dropped[0] += share
+            lQ[W] = -math.inf
+        for b in range(k):
+            t = cidx[b]
+            mb = marg[b]
+            if r == -math.inf or cl[b] == -math.inf:
+                lab[t, squeeze(W, t)] = -math.inf
+            elif mb <= 0.0:
+                share = math.exp(r + mx - lZ) * (noise - mb)
+                if share > drop:
+                    return -(W + 2)
+                dropped[0] += share
+                lab[t, squeeze(W, t)] = -math.inf
+            else:
+                lab[t, squeeze(W, t)] = r + mx + math.log(mb) - cl[b]
+        W -= 1
+        if work >= budget:
+            break
+    return W
+
+
+@_compiled
+def order_sum_chunk(n, la, lL, S, budget):  # type: ignore[no-untyped-def]
+    """Koivisto and Sood's sum over orders: ``L(S) = sum_{v in S} L(S - v) alpha_v(S - v)`` (all terms positive).
+
+    Sets in increasing numeric order from ``S`` (``lL[0] = 0`` set by the
+    caller); each sum by its largest term first.  Returns the next set.
+    """
+    full = (1 << n) - 1
+    work = 0
+    while S <= full:
+        mx = -math.inf
+        for v in range(n):
+            bit = 1 << v
+            if S & bit:
+                x = lL[S ^ bit] + la[v, squeeze(S ^ bit, v)]
+                if x > mx:
+                    mx = x
+        if mx == -math.inf:
+            lL[S] = -math.inf
+        else:
+            s = 0.0
+            for v in range(n):
+                bit = 1 << v
+                if S & bit:
+                    x = lL[S ^ bit] + la[v, squeeze(S ^ bit, v)]
+                    if x != -math.inf:
+                        s += math.exp(x - mx)
+            lL[S] = mx + math.log(s)
+        work += n
+        S += 1
+        if work >= budget:
+            break
+    return S
