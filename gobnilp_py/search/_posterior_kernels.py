@@ -1,14 +1,17 @@
 """The subset loops of the exact posterior sums (:mod:`.posterior_sums`), compiled by numba when it is installed.
 
 Every quantity is held as a natural logarithm (``-inf`` for zero).  Signed
-sums (the inclusion–exclusion over sink sets) are formed inside one call for
-one set, in linear arithmetic relative to a scale: the largest term's
-logarithm (two passes, :func:`backward_chunk`), or a running maximum
-rescaled when a larger term arrives (one pass, :func:`forward_chunk`).  Each
-call does a bounded amount of work (``budget`` terms) and returns where it
-stopped, so the Python driver can look at the clock and at Ctrl-C between
-calls; the first call of each kernel compiles it (the driver holds signals
-then, see :func:`gobnilp_py._interrupt.held`).
+sums (the inclusion–exclusion over sink sets) are formed in linear
+arithmetic relative to a scale known to bound their terms: the largest term
+(two passes over one set's terms, :func:`backward_level`) or the sum over
+orders (:func:`forward_level`, whose terms arrive from many sets).  Sets are
+processed size by size; within a size the work is split between two *lanes*
+by a function of the set alone (:func:`owner`), so two threads can run the
+lanes at once without sharing a written entry, and the result does not
+depend on whether they do.  Each call handles ``count`` sets and returns
+where it stopped, so the Python driver can look at the clock and at Ctrl-C
+between calls; the first call of each kernel compiles it (the driver holds
+signals then, see :func:`gobnilp_py._interrupt.held`).
 
 Indexing: a set of nodes is a bitmask over all ``n`` nodes; a per-node table
 (``la[v]``, ``lab[v]``) is indexed by a set of the *other* nodes, bit ``v``
@@ -24,8 +27,8 @@ import numpy as np
 
 from .._numba import AVAILABLE, jit
 
-__all__ = ["AVAILABLE", "log_zeta_subsets", "log_zeta_supersets", "forward_chunk", "backward_chunk",
-           "order_sum_chunk", "trailing_zeros", "squeeze"]
+__all__ = ["AVAILABLE", "log_zeta_subsets", "log_zeta_supersets", "forward_level", "finish_level", "backward_level",
+           "order_sum_chunk", "trailing_zeros", "squeeze", "owner", "next_set"]
 
 
 #: float64's unit roundoff.
@@ -102,69 +105,154 @@ def _gather(n, la, W, full, cl, cbit, cidx):  # type: ignore[no-untyped-def]
 
 
 @_compiled
-def forward_chunk(n, la, lL, lR, acc_s, acc_c, acc_a, W, budget, tz, part, tmask, sgn, cl, cbit, cidx):  # type: ignore[no-untyped-def]
-    """Robinson's sum over sink sets, pushed from each finished set ``W`` to its supersets.
+def owner(S):  # type: ignore[no-untyped-def]
+    """The lane (0 or 1) that owns set ``S``: the parity of the bits of ``S`` from bit 3 up.
+
+    A function of the set alone, so two lanes never write the same entry and the
+    order in which an entry receives its terms does not depend on how the lanes
+    are scheduled (the results are the same on one thread or two); sets that
+    differ only in bits 0-2 (one 64-byte cache line of float64) share a lane.
+    """
+    x = S >> 3
+    p = 0
+    while x:
+        x &= x - 1
+        p ^= 1
+    return p
+
+
+@_compiled
+def next_set(W, full):  # type: ignore[no-untyped-def]
+    """The next set with as many elements as ``W`` in increasing order (Gosper), ``-1`` after the last."""
+    if W == 0:
+        return -1
+    c = W & -W
+    r = W + c
+    nxt = (((r ^ W) >> 2) // c) | r
+    return nxt if nxt <= full else -1
+
+
+@_compiled
+def _push(lL, acc_s, acc_c, acc_a, S, x, sg):  # type: ignore[no-untyped-def]
+    """Add the term ``sg * exp(x)`` to set ``S``'s sums, relative to ``L(S)`` (compensated)."""
+    e = math.exp(x - lL[S])
+    y = sg * e - acc_c[S]
+    t = acc_s[S] + y
+    acc_c[S] = (t - acc_s[S]) - y
+    acc_s[S] = t
+    acc_a[S] += e
+
+
+@_compiled
+def forward_level(n, la, lL, lR, acc_s, acc_c, acc_a, W, count, lane, tz, part, tmask, sgn, par,  # type: ignore[no-untyped-def]
+                  cl, cbit, cidx, cl2, cbit2, cm2):
+    """Robinson's sum over sink sets: push the terms of up to ``count`` finished sets ``W`` of one size.
 
     ``R(S) = sum_{T nonempty subset of S} (-1)^(|T|+1) R(S - T) prod_{t in T} alpha_t(S - T)``.
 
-    Sets are taken in increasing numeric order, so when ``W`` is reached every
-    proper subset has pushed its terms and ``R(W)`` is final.  Each term is
-    added in linear arithmetic relative to ``L(S)``, the sum over orders of
-    ``S`` (:func:`order_sum_chunk`, ``lL``): a term counts DAGs of which ``T``
-    are sinks, so it is at most ``R(S) <= L(S)``, and ``R(S) >= L(S) / |S|!``
-    (a DAG has at most ``|S|!`` orders), so nothing that matters underflows.
-    ``acc_s[S]`` holds the signed sum, compensated (Kahan: ``acc_c[S]`` is the
-    running correction, so the sum's rounding error is ``2u`` times the sum of
-    magnitudes whatever the number of terms), ``acc_a[S]`` the sum of
-    magnitudes; on finishing, ``lR[W] = log R(W)`` and ``acc_a[W] = log A(W)``
-    (the condition of the sum is ``A / R``).
+    Sizes are taken in increasing order (the driver finishes every set of size
+    ``k`` with :func:`finish_level` before pushing from it), so ``R(W)`` is final
+    when ``W`` pushes.  Each lane pushes only to the sets it owns
+    (:func:`owner`): with ``p`` the lowest node outside ``W`` from node 3 up, each
+    subset ``T'`` of the other outside nodes gives exactly one ``T`` (``T'`` or
+    ``T' + p``) of each owner, so each lane takes half the terms without looking
+    at the other half.  A term is added in linear arithmetic relative to
+    ``L(S)``, the sum over orders of ``S`` (:func:`order_sum_chunk`): it counts
+    the DAGs on ``S`` of which ``T`` are sinks, so it is at most
+    ``R(S) <= L(S)``, while ``R(S) >= L(S) / |S|!``: nothing that matters
+    underflows.  ``acc_s[S]`` holds the signed sum, compensated (Kahan, with
+    ``acc_c[S]``: its rounding is ``2u`` times the sum of magnitudes whatever the
+    number of terms), ``acc_a[S]`` the sum of magnitudes.
 
-    Returns the next set to process (``2^n`` when done), or ``-(W + 1)`` if the
-    signed sum of ``W`` came out non-positive (cancellation beyond float64).
+    Returns the set after the last one processed (``-1`` when the size is done).
     """
     full = (1 << n) - 1
-    work = 0
-    while W <= full:
-        if W > 0:
-            s = acc_s[W] - acc_c[W]
-            a = acc_a[W]
-            if a == 0.0:
-                lR[W] = -math.inf
-                acc_a[W] = -math.inf
-            elif not (s > 0.0 and a < math.inf):
-                return -(W + 1)
-            else:
-                lR[W] = lL[W] + math.log(s)
-                acc_a[W] = lL[W] + math.log(a)
+    done = 0
+    while W != -1 and done < count:
         base = lR[W]
         if base != -math.inf and W != full:
             k = _gather(n, la, W, full, cl, cbit, cidx)
-            part[0] = base
-            tmask[0] = 0
-            sgn[0] = -1.0
-            for j in range(1, 1 << k):
-                b = tz[j]
-                prev = j ^ (1 << b)
-                x = part[prev] + cl[b]
-                part[j] = x
-                tm = tmask[prev] | cbit[b]
-                tmask[j] = tm
-                sg = -sgn[prev]
-                sgn[j] = sg
-                if x == -math.inf:
-                    continue
-                S = W | tm
-                e = math.exp(x - lL[S])
-                y = sg * e - acc_c[S]
-                t = acc_s[S] + y
-                acc_c[S] = (t - acc_s[S]) - y
-                acc_s[S] = t
-                acc_a[S] += e
-            work += 1 << k
-        W += 1
-        if work >= budget:
-            break
+            piv = -1
+            for b in range(k):
+                if cidx[b] >= 3:
+                    piv = b
+                    break
+            wpar = owner(W)
+            if piv == -1:                       # every outside node below 3: every target has W's owner
+                if wpar == lane:
+                    part[0] = base
+                    tmask[0] = 0
+                    sgn[0] = -1
+                    for j in range(1, 1 << k):
+                        b = tz[j]
+                        prev = j ^ (1 << b)
+                        x = part[prev] + cl[b]
+                        part[j] = x
+                        tmask[j] = tmask[prev] | cbit[b]
+                        sgn[j] = -sgn[prev]
+                        if x != -math.inf:
+                            _push(lL, acc_s, acc_c, acc_a, W | tmask[j], x, float(sgn[j]))
+            else:
+                m = 0
+                for b in range(k):
+                    if b != piv:
+                        cl2[m] = cl[b]
+                        cbit2[m] = cbit[b]
+                        cm2[m] = 1 if cidx[b] >= 3 else 0
+                        m += 1
+                lp = cl[piv]
+                bp = cbit[piv]
+                part[0] = base
+                tmask[0] = 0
+                sgn[0] = -1
+                par[0] = 0
+                if wpar != lane and base + lp != -math.inf:      # T' empty: T = {pivot}
+                    _push(lL, acc_s, acc_c, acc_a, W | bp, base + lp, 1.0)
+                flip = wpar ^ lane
+                for j in range(1, 1 << m):
+                    b = tz[j]
+                    prev = j ^ (1 << b)
+                    p = part[prev] + cl2[b]
+                    part[j] = p
+                    tm = tmask[prev] | cbit2[b]
+                    tmask[j] = tm
+                    sg = -sgn[prev]
+                    sgn[j] = sg
+                    q = par[prev] ^ cm2[b]
+                    par[j] = q
+                    add = q ^ flip                   # 1: the pivot joins T and flips the owner (selects, no branch)
+                    x = p + (lp if add else 0.0)
+                    if x != -math.inf:
+                        _push(lL, acc_s, acc_c, acc_a, W | tm | (bp if add else 0), x, float(-sg if add else sg))
+        done += 1
+        W = next_set(W, full)
     return W
+
+
+@_compiled
+def finish_level(n, lL, lR, acc_s, acc_c, acc_a, k):  # type: ignore[no-untyped-def]
+    """Turn the sums of every set of size ``k`` into ``lR[S] = log R(S)`` and ``acc_a[S] = log A(S)``.
+
+    ``A(S)``, the sum of the terms' magnitudes, over ``R(S)`` is the condition
+    of the signed sum.  ``R(S) = 0`` exactly when no term is nonzero (a nonzero
+    term exhibits a DAG on ``S``), so a non-positive sum with nonzero terms
+    means the cancellation ate every digit: returns that set, else ``-1``.
+    """
+    full = (1 << n) - 1
+    S = (1 << k) - 1
+    while S != -1:
+        s = acc_s[S] - acc_c[S]
+        a = acc_a[S]
+        if a == 0.0:
+            lR[S] = -math.inf
+            acc_a[S] = -math.inf
+        elif not (s > 0.0 and a < math.inf):
+            return S
+        else:
+            lR[S] = lL[S] + math.log(s)
+            acc_a[S] = lL[S] + math.log(a)
+        S = next_set(S, full)
+    return -1
 
 
 @_compiled
@@ -192,9 +280,9 @@ def _pairwise_sum(h, lo, hi, scratch):  # type: ignore[no-untyped-def]
 
 
 @_compiled
-def backward_chunk(n, la, lR, lQ, lAQ, lab, W, budget, tz, part, tmask, sgn, h, scratch, cl, cbit, cidx, marg,
-                   lZ, drop, dropped):  # type: ignore[no-untyped-def]
-    """The adjoint of :func:`forward_chunk`: ``Q(W) = dZ/dR(W)`` and ``dZ/d alpha_t(W)``, sets in decreasing order.
+def backward_level(n, la, lR, lQ, lAQ, lab, W, count, lane, tz, part, tmask, sgn, h, scratch, cl, cbit, cidx,  # type: ignore[no-untyped-def]
+                   marg, lZ, drop, dropped):
+    """The adjoint of :func:`forward_level`: ``Q(W) = dZ/dR(W)`` and ``dZ/d alpha_t(W)`` for up to ``count`` sets of one size.
 
     ``Q(W) = sum_{T nonempty, disjoint from W} h(T)`` with
     ``h(T) = (-1)^(|T|+1) Q(W + T) prod_{t in T} alpha_t(W)``: the weight of
@@ -204,7 +292,9 @@ def backward_chunk(n, la, lR, lQ, lAQ, lab, W, budget, tz, part, tmask, sgn, h, 
     is ``>= 0`` (the weight of the DAGs whose non-descendants of ``t`` are
     exactly ``W``), stored as ``lab[t, squeeze(W, t)]``.  The sums over
     ``T containing t`` for every ``t`` come from one halving pass over ``h``
-    (``2^k`` additions, not ``k 2^(k-1)``), each by pairwise folding.
+    (``2^k`` additions, not ``k 2^(k-1)``), each by pairwise folding.  Sizes are
+    taken in decreasing order (``Q`` of every superset is final); a lane
+    processes the sets it owns (:func:`owner`) among the ``count`` from ``W``.
 
     ``lQ[W]``, ``lAQ[W]`` (log of the sum of magnitudes) are written for every
     ``W`` processed.  A value that must be positive may come out non-positive
@@ -215,21 +305,20 @@ def backward_chunk(n, la, lR, lQ, lAQ, lab, W, budget, tz, part, tmask, sgn, h, 
     ``Q(W)`` or of ``dZ/d alpha_t(W) alpha_t(W)`` weighs at most
     ``R(W) x (its magnitude)``, which is compared with ``Z = exp(lZ)``; below
     ``drop`` (a fraction of ``Z``) it is dropped and added to ``dropped[0]``,
-    above it the pass fails.  Returns the next set (``-1`` when done), or
-    ``-(W + 2)`` on failure.
+    above it the pass fails.  Returns the set after the last one processed
+    (``-1`` when the size is done), or ``-(W + 2)`` on failure.
     """
     full = (1 << n) - 1
-    work = 0
-    while W >= 0:
-        if W == full:
-            lQ[W] = 0.0
-            lAQ[W] = 0.0
-            W -= 1
+    done = 0
+    while W != -1 and done < count:
+        if W == full or owner(W) != lane:
+            done += 1
+            W = next_set(W, full)
             continue
         k = _gather(n, la, W, full, cl, cbit, cidx)
         part[0] = 0.0
         tmask[0] = 0
-        sgn[0] = -1.0
+        sgn[0] = -1
         mx = -math.inf
         size = 1 << k
         for j in range(1, size):
@@ -244,61 +333,56 @@ def backward_chunk(n, la, lR, lQ, lAQ, lab, W, budget, tz, part, tmask, sgn, h, 
             h[j] = x
             if x > mx:
                 mx = x
-        work += size
+        r = lR[W]
         if mx == -math.inf:
             lQ[W] = -math.inf
             lAQ[W] = -math.inf
             for b in range(k):
                 lab[cidx[b], squeeze(W, cidx[b])] = -math.inf
-            W -= 1
-            if work >= budget:
-                break
-            continue
-        h[0] = 0.0
-        a = 0.0
-        for j in range(1, size):
-            x = h[j]
-            if x == -math.inf:
-                h[j] = 0.0
-            else:
-                e = math.exp(x - mx)
-                a += e
-                h[j] = sgn[j] * e
-        # halving pass: the upper half at step b holds the terms with node b, folded over higher bits
-        for b in range(k - 1, -1, -1):
-            half = 1 << b
-            marg[b] = _pairwise_sum(h, half, 2 * half, scratch)
-            for i in range(half):
-                h[i] += h[half + i]
-        q = h[0]
-        r = lR[W]
-        noise = (k + 40) * _U * a          # the pairwise sums' own rounding, relative to the scale
-        lAQ[W] = mx + math.log(a)
-        if q > 0.0:
-            lQ[W] = mx + math.log(q)
         else:
-            if r != -math.inf:
-                share = math.exp(r + mx - lZ) * (noise - q)
-                if share > drop:
-                    return -(W + 2)
-                dropped[0] += share
-            lQ[W] = -math.inf
-        for b in range(k):
-            t = cidx[b]
-            mb = marg[b]
-            if r == -math.inf or cl[b] == -math.inf:
-                lab[t, squeeze(W, t)] = -math.inf
-            elif mb <= 0.0:
-                share = math.exp(r + mx - lZ) * (noise - mb)
-                if share > drop:
-                    return -(W + 2)
-                dropped[0] += share
-                lab[t, squeeze(W, t)] = -math.inf
+            h[0] = 0.0
+            a = 0.0
+            for j in range(1, size):
+                x = h[j]
+                if x == -math.inf:
+                    h[j] = 0.0
+                else:
+                    e = math.exp(x - mx)
+                    a += e
+                    h[j] = sgn[j] * e
+            # halving pass: the upper half at step b holds the terms with node b, folded over higher bits
+            for b in range(k - 1, -1, -1):
+                half = 1 << b
+                marg[b] = _pairwise_sum(h, half, 2 * half, scratch)
+                for i in range(half):
+                    h[i] += h[half + i]
+            q = h[0]
+            noise = (k + 40) * _U * a          # the pairwise sums' own rounding, relative to the scale
+            lAQ[W] = mx + math.log(a)
+            if q > 0.0:
+                lQ[W] = mx + math.log(q)
             else:
-                lab[t, squeeze(W, t)] = r + mx + math.log(mb) - cl[b]
-        W -= 1
-        if work >= budget:
-            break
+                if r != -math.inf:
+                    share = math.exp(r + mx - lZ) * (noise - q)
+                    if share > drop:
+                        return -(W + 2)
+                    dropped[0] += share
+                lQ[W] = -math.inf
+            for b in range(k):
+                t = cidx[b]
+                mb = marg[b]
+                if r == -math.inf or cl[b] == -math.inf:
+                    lab[t, squeeze(W, t)] = -math.inf
+                elif mb <= 0.0:
+                    share = math.exp(r + mx - lZ) * (noise - mb)
+                    if share > drop:
+                        return -(W + 2)
+                    dropped[0] += share
+                    lab[t, squeeze(W, t)] = -math.inf
+                else:
+                    lab[t, squeeze(W, t)] = r + mx + math.log(mb) - cl[b]
+        done += 1
+        W = next_set(W, full)
     return W
 
 

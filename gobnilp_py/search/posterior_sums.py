@@ -55,6 +55,7 @@ R. W. Robinson, "Counting unlabeled acyclic digraphs", 1977 (the recursion by si
 from __future__ import annotations
 
 import math
+import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -152,10 +153,12 @@ def estimate_memory(n: int, n_families: int = 0, *, exact: bool = True) -> int:
     """Bytes the arrays need for ``n`` variables and ``n_families`` families (an upper estimate).
 
     Exact: the local sums and their adjoints (two ``n x 2^(n-1)`` float64
-    tables), twelve ``2^n`` arrays of 8 bytes (order sums, forward value,
-    Kahan sum and correction, magnitudes, backward value and magnitudes, and
-    five work arrays of the largest set's terms), the bit table, and per family
-    its mask, score and result (40 bytes, twice while the arrows are summed).
+    tables), five ``2^n`` float64 arrays (order sums, forward value, Kahan sum
+    and correction, magnitudes; the last three become the backward value and
+    magnitudes), the work arrays of two lanes for the largest set's terms
+    (``2 x 30`` bytes per set: log terms, masks, signs, owners, terms and their
+    folds), the bit table, and per family its mask, score and result (40 bytes,
+    twice while the arrows are summed).
     Order bound: one ``n x 2^(n-1)`` table and the ``2^n`` order sums.
     """
     if n <= 0:
@@ -164,7 +167,7 @@ def estimate_memory(n: int, n_families: int = 0, *, exact: bool = True) -> int:
     fam = 80 * n_families
     if not exact:
         return 8 * n * (full >> 1) + 8 * full + fam
-    return 2 * 8 * n * (full >> 1) + 12 * 8 * full + full + fam
+    return 2 * 8 * n * (full >> 1) + 5 * 8 * full + 2 * 30 * full + full + fam
 
 
 def _node_arrays(table: ScoreTable) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
@@ -214,7 +217,8 @@ class _Clock:
 
 
 def posterior_sums(table: ScoreTable, *, exact: bool | None = None, time_limit: float | None = None,
-                   memory_budget: int | None = None, stop: threading.Event | None = None) -> PosteriorSums:
+                   memory_budget: int | None = None, stop: threading.Event | None = None,
+                   threads: int | None = None) -> PosteriorSums:
     """The exact evidence and arrow posteriors of ``table``, or the order-modular bound past exact reach.
 
     Parameters
@@ -236,6 +240,9 @@ def posterior_sums(table: ScoreTable, *, exact: bool | None = None, time_limit: 
         anything is allocated.
     stop : threading.Event, optional
         Set (by a Ctrl-C handler) to stop between kernel calls: ``reason="interrupted"``.
+    threads : int, optional
+        1 or 2 threads for the two lanes of the exact passes (default: 2 when
+        the machine has two cores).  The results are the same either way.
 
     Raises
     ------
@@ -251,6 +258,7 @@ def posterior_sums(table: ScoreTable, *, exact: bool | None = None, time_limit: 
     True
     """
     clock = _Clock(time_limit, stop)
+    threads = min(2, os.cpu_count() or 1) if threads is None else max(1, min(2, int(threads)))
     n = table.n
     names = tuple(table.names)
     budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget)
@@ -308,7 +316,7 @@ def posterior_sums(table: ScoreTable, *, exact: bool | None = None, time_limit: 
     if not do_exact:
         stats["time_total"] = time.perf_counter() - clock.t0
         return PosteriorSums(names, "order_bound", reason, log_order_sum=log_order, stats=stats)
-    out = _exact(n, la, lL, masks, scores, best, clock, stats)
+    out = _exact(n, la, lL, masks, scores, best, clock, stats, threads)
     if isinstance(out, str):  # stopped or failed: the bound stands
         stats["time_total"] = time.perf_counter() - clock.t0
         return PosteriorSums(names, "order_bound", out, log_order_sum=log_order, stats=stats)
@@ -333,63 +341,124 @@ def _local_sums(n: int, masks: list[np.ndarray], scores: list[np.ndarray], best:
     return la
 
 
+class _Lanes:
+    """Two lanes of one kernel run side by side: lane 0 in this thread, lane 1 in a worker when there is a
+    second core (the kernels release the GIL), else one after the other.  Same results either way
+    (:func:`._posterior_kernels.owner`); each lane has its own work arrays."""
+
+    def __init__(self, n: int, threads: int) -> None:
+        N = 1 << n
+        size = max(N, 8)
+        self.work = [dict(part=np.empty(size), tmask=np.empty(size, dtype=np.int64), sgn=np.empty(size, dtype=np.int8),
+                          par=np.empty(size, dtype=np.int8), cl=np.empty(n), cbit=np.empty(n, dtype=np.int64),
+                          cidx=np.empty(n, dtype=np.int64), cl2=np.empty(n), cbit2=np.empty(n, dtype=np.int64),
+                          cm2=np.empty(n, dtype=np.int8), marg=np.empty(n), dropped=np.zeros(1))
+                     for _ in range(2)]
+        self.pool = None
+        if threads > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="posterior-lane")
+
+    def run(self, call: Any) -> tuple[int, int]:
+        """``call(lane, work)`` for both lanes; their return values."""
+        if self.pool is None:
+            with held():
+                return call(0, self.work[0]), call(1, self.work[1])
+        fut = self.pool.submit(call, 1, self.work[1])
+        try:
+            with held():
+                r0 = call(0, self.work[0])
+        finally:
+            r1 = fut.result()
+        return r0, r1
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True)
+
+
 def _exact(n: int, la: np.ndarray, lL: np.ndarray, masks: list[np.ndarray], scores: list[np.ndarray],
-           best: np.ndarray, clock: _Clock, stats: dict[str, Any]
+           best: np.ndarray, clock: _Clock, stats: dict[str, Any], threads: int
            ) -> str | tuple[float, np.ndarray, list[np.ndarray], float, float]:
     """The forward and backward passes and the arrow sums; a reason string when stopped."""
+    lanes = _Lanes(n, threads)
+    try:
+        return _passes(n, la, lL, masks, scores, best, clock, stats, lanes)
+    finally:
+        lanes.close()
+
+
+def _sets_per_call(n: int, k: int) -> int:
+    """Sets of size ``k`` per kernel call: about :data:`_CHUNK_TERMS` terms (each has ``2^(n-k)``)."""
+    return max(1, _CHUNK_TERMS >> (n - k))
+
+
+def _passes(n: int, la: np.ndarray, lL: np.ndarray, masks: list[np.ndarray], scores: list[np.ndarray],
+            best: np.ndarray, clock: _Clock, stats: dict[str, Any], lanes: _Lanes
+            ) -> str | tuple[float, np.ndarray, list[np.ndarray], float, float]:
     N = 1 << n
     full = N - 1
     tz = _k.trailing_zeros(n)
-    part = np.empty(N)
-    tmask = np.empty(N, dtype=np.int64)
-    sgn = np.empty(N)
-    cl = np.empty(n)
-    cbit = np.empty(n, dtype=np.int64)
-    cidx = np.empty(n, dtype=np.int64)
     lR = np.full(N, -np.inf)
     lR[0] = 0.0
     acc_s = np.zeros(N)
     acc_c = np.zeros(N)
-    acc_a = np.zeros(N)
+    acc_a = np.zeros(N)               # A(empty set) = 1: log 0
     t0 = time.perf_counter()
-    W = 0
-    while W < N:
-        why = clock.why_stop()
-        if why is not None:
-            return why
-        with held():
-            W = _k.forward_chunk(n, la, lL, lR, acc_s, acc_c, acc_a, W, _CHUNK_TERMS, tz, part, tmask, sgn,
-                                 cl, cbit, cidx)
-        if W < 0:
-            stats["precision_set"] = -W - 1
-            return "precision"
+    for k in range(n + 1):
+        if k:
+            bad = _k.finish_level(n, lL, lR, acc_s, acc_c, acc_a, k)
+            if bad >= 0:
+                stats["precision_set"] = int(bad)
+                return "precision"
+        if k == n:
+            break
+        W, per = (1 << k) - 1, _sets_per_call(n, k)
+        while W != -1:
+            why = clock.why_stop()
+            if why is not None:
+                return why
+
+            def forward(lane: int, w: dict[str, Any], W: int = W) -> int:
+                return _k.forward_level(n, la, lL, lR, acc_s, acc_c, acc_a, W, per, lane, tz, w["part"], w["tmask"],
+                                        w["sgn"], w["par"], w["cl"], w["cbit"], w["cidx"], w["cl2"], w["cbit2"],
+                                        w["cm2"])
+
+            W, _same = lanes.run(forward)
     stats["time_forward"] = time.perf_counter() - t0
     if not lR[full] > -np.inf:         # the table allows no DAG: nothing to differentiate
         return (-math.inf, np.full((n, n), -np.inf), [np.full(len(m), -np.inf) for m in masks], 0.0, 0.0)
     lAR = acc_a                        # log of the forward sums' magnitudes
     lQ, lAQ = acc_s, acc_c             # reused: their forward contents are spent
     del acc_a, acc_s, acc_c
+    lQ[full] = lAQ[full] = 0.0
     lab = np.full((n, N >> 1), -np.inf)
-    h = np.empty(N)
-    scratch = np.empty(N >> 1)
-    marg = np.empty(n)
-    dropped = np.zeros(1)
+    h = [np.empty(N), np.empty(N)]
+    scratch = [np.empty(max(N >> 1, 1)), np.empty(max(N >> 1, 1))]
     lz_shifted = float(lR[full])
     t0 = time.perf_counter()
-    W = full
-    while W >= 0:
-        why = clock.why_stop()
-        if why is not None:
-            return why
-        with held():
-            W = _k.backward_chunk(n, la, lR, lQ, lAQ, lab, W, _CHUNK_TERMS, tz, part, tmask, sgn, h, scratch,
-                                  cl, cbit, cidx, marg, lz_shifted, DROP_SHARE, dropped)
-        if W < -1:
-            stats["precision_set"] = -W - 2
-            return "precision"
+    for k in range(n - 1, -1, -1):
+        W, per = (1 << k) - 1, _sets_per_call(n, k)
+        while W != -1:
+            why = clock.why_stop()
+            if why is not None:
+                return why
+
+            def backward(lane: int, w: dict[str, Any], W: int = W) -> int:
+                return _k.backward_level(n, la, lR, lQ, lAQ, lab, W, per, lane, tz, w["part"], w["tmask"], w["sgn"],
+                                         h[lane], scratch[lane], w["cl"], w["cbit"], w["cidx"], w["marg"], lz_shifted,
+                                         DROP_SHARE, w["dropped"])
+
+            r0, r1 = lanes.run(backward)
+            if r0 < -1 or r1 < -1:
+                stats["precision_set"] = int(-min(r0, r1) - 2)
+                return "precision"
+            W = r0
+    dropped = float(lanes.work[0]["dropped"][0] + lanes.work[1]["dropped"][0])
+    del h, scratch
     stats["time_backward"] = time.perf_counter() - t0
-    stats["dropped_share"] = float(dropped[0])
-    del h, scratch, part, tmask, sgn
+    stats["dropped_share"] = dropped
     log_z = float(lR[full])
     lam_a = _max_abs(la)
     del la
