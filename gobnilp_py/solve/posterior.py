@@ -359,7 +359,7 @@ class Posterior:
                                  "(a bug, or a table changed in place)")
             value = 1.0
         if not self.exact:
-            note = (note + "; " if note else "") + "a lower bound: relative to the sum over orders"
+            note = (note + "; " if note else "") + "over the sum over orders, which counts each DAG once per order"
         return PosteriorMass(value, self.exact, count, covers, scope, note)
 
     def _families(self) -> list[dict[int, float]]:
