@@ -427,3 +427,28 @@ def test_import_stays_light_and_the_names_are_public():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "True"]
     assert gobnilp_py.posterior is posterior and "Posterior" in gobnilp_py.__all__
+
+
+def test_networks_duplicates_names_and_json(tmp_path):
+    import json
+
+    table = _table(6, 4, "BDeu", None)
+    path = tmp_path / "t.jkl"
+    table.to_jkl(path)
+    post = posterior(path)                              # a .jkl written by us keeps its provenance
+    assert post.over_all_dags and post.exact
+    brute = brute_posterior(table)
+    dag = brute.dags[int(np.argmax(brute.logw))]
+    net = _as_dict(table.names, dag)
+    one = post.mass_of(net)
+    assert post.mass_of([net, net, dict(net)]).value == one.value and one.n_networks == 1
+    assert abs(post.probability(net) - brute.mass([dag])) <= RTOL * brute.mass([dag])
+    best = gobnilp_py.learn(table)
+    assert abs(post.log_weight(best) - best.score) <= 1e-9 * abs(best.score)
+    with pytest.raises(ScoreError, match="unknown variable"):
+        post.mass_of({"nope": ()})
+    with pytest.raises(ParameterError):
+        post.mass_of(42)
+    json.dumps(post.to_dict(), allow_nan=False)
+    json.dumps(one.to_dict(), allow_nan=False)
+    assert one.line.startswith("posterior mass ") and "exact" in one.line

@@ -315,7 +315,13 @@ class Posterior:
 
             logs, count, covers, note = credible_set_terms(self, networks)
         else:
-            items = [networks] if isinstance(networks, (Network, Mapping)) else list(networks)
+            if isinstance(networks, (Network, Mapping)):
+                items = [networks]
+            elif isinstance(networks, Iterable) and not isinstance(networks, (str, bytes)):
+                items = list(networks)
+            else:
+                raise ParameterError(f"expected a CredibleSet, a Network, a mapping of child to parents, or a list of "
+                                     f"these, got {type(networks).__name__}")
             logs, seen = [], set()
             for i, net in enumerate(items):
                 key = tuple(self._masks(net))
