@@ -28,7 +28,7 @@ import numpy as np
 from .._numba import AVAILABLE, jit
 
 __all__ = ["AVAILABLE", "log_zeta_subsets", "log_zeta_supersets", "forward_level", "finish_level", "backward_level",
-           "order_sum_chunk", "trailing_zeros", "squeeze", "owner", "next_set"]
+           "order_sum_chunk", "trailing_zeros", "squeeze", "owner", "next_set", "FIELDS", "SCALE"]
 
 
 #: float64's unit roundoff.
@@ -132,19 +132,35 @@ def next_set(W, full):  # type: ignore[no-untyped-def]
     return nxt if nxt <= full else -1
 
 
-@_compiled
-def _push(lL, acc_s, acc_c, acc_a, S, x, sg):  # type: ignore[no-untyped-def]
-    """Add the term ``sg * exp(x)`` to set ``S``'s sums, relative to ``L(S)`` (compensated)."""
-    e = math.exp(x - lL[S])
-    y = sg * e - acc_c[S]
-    t = acc_s[S] + y
-    acc_c[S] = (t - acc_s[S]) - y
-    acc_s[S] = t
-    acc_a[S] += e
+#: Fields of the forward pass's per-set record ``acc[S]`` (one row, so a push touches one cache line):
+#: the scale ``log L(S)``, the compensated signed sum and its correction, the sum of magnitudes, and the
+#: magnitude-weighted rounding of the terms' logs (in units of ``u``).
+SCALE, SUM, CORR, ABS, ERR = 0, 1, 2, 3, 4
+#: Fields per record.
+FIELDS = 5
 
 
 @_compiled
-def forward_level(n, la, lL, lR, acc_s, acc_c, acc_a, W, count, lane, tz, part, tmask, sgn, par,  # type: ignore[no-untyped-def]
+def _push(acc, S, x, sg, em):  # type: ignore[no-untyped-def]
+    """Add the term ``sg * exp(x)`` to set ``S``'s sums, relative to ``L(S)`` (compensated).
+
+    ``em`` is the sum of the magnitudes of the partial sums that made ``x``: the
+    rounding of ``x`` is at most ``u em``, that of ``x - log L(S)`` another
+    ``u |x - log L(S)|``, and ``exp`` adds one ulp; the term's magnitude times
+    ``em + |x - log L(S)| + 2`` goes to ``acc[S, ERR]``.
+    """
+    d = x - acc[S, SCALE]
+    e = math.exp(d)
+    y = sg * e - acc[S, CORR]
+    t = acc[S, SUM] + y
+    acc[S, CORR] = (t - acc[S, SUM]) - y
+    acc[S, SUM] = t
+    acc[S, ABS] += e
+    acc[S, ERR] += e * (em + abs(d) + 2.0)
+
+
+@_compiled
+def forward_level(n, la, acc, lR, W, count, lane, tz, part, em, tmask, sgn, par,  # type: ignore[no-untyped-def]
                   cl, cbit, cidx, cl2, cbit2, cm2):
     """Robinson's sum over sink sets: push the terms of up to ``count`` finished sets ``W`` of one size.
 
@@ -157,12 +173,12 @@ def forward_level(n, la, lL, lR, acc_s, acc_c, acc_a, W, count, lane, tz, part, 
     subset ``T'`` of the other outside nodes gives exactly one ``T`` (``T'`` or
     ``T' + p``) of each owner, so each lane takes half the terms without looking
     at the other half.  A term is added in linear arithmetic relative to
-    ``L(S)``, the sum over orders of ``S`` (:func:`order_sum_chunk`): it counts
-    the DAGs on ``S`` of which ``T`` are sinks, so it is at most
-    ``R(S) <= L(S)``, while ``R(S) >= L(S) / |S|!``: nothing that matters
-    underflows.  ``acc_s[S]`` holds the signed sum, compensated (Kahan, with
-    ``acc_c[S]``: its rounding is ``2u`` times the sum of magnitudes whatever the
-    number of terms), ``acc_a[S]`` the sum of magnitudes.
+    ``L(S)``, the sum over orders of ``S`` (:func:`order_sum_chunk`, in
+    ``acc[S, SCALE]``): it counts the DAGs on ``S`` of which ``T`` are sinks, so
+    it is at most ``R(S) <= L(S)``, while ``R(S) >= L(S) / |S|!``: nothing that
+    matters underflows.  The signed sum is compensated (Kahan: its rounding is
+    ``2u`` times the sum of magnitudes whatever the number of terms); the
+    per-set record ``acc[S]`` holds every running sum (:data:`SCALE` ... :data:`ERR`).
 
     Returns the set after the last one processed (``-1`` when the size is done).
     """
@@ -178,20 +194,22 @@ def forward_level(n, la, lL, lR, acc_s, acc_c, acc_a, W, count, lane, tz, part, 
                     piv = b
                     break
             wpar = owner(W)
+            part[0] = base
+            em[0] = abs(base)
+            tmask[0] = 0
+            sgn[0] = -1
             if piv == -1:                       # every outside node below 3: every target has W's owner
                 if wpar == lane:
-                    part[0] = base
-                    tmask[0] = 0
-                    sgn[0] = -1
                     for j in range(1, 1 << k):
                         b = tz[j]
                         prev = j ^ (1 << b)
                         x = part[prev] + cl[b]
                         part[j] = x
+                        em[j] = em[prev] + abs(x)
                         tmask[j] = tmask[prev] | cbit[b]
                         sgn[j] = -sgn[prev]
                         if x != -math.inf:
-                            _push(lL, acc_s, acc_c, acc_a, W | tmask[j], x, float(sgn[j]))
+                            _push(acc, W | tmask[j], x, float(sgn[j]), em[j])
             else:
                 m = 0
                 for b in range(k):
@@ -202,18 +220,18 @@ def forward_level(n, la, lL, lR, acc_s, acc_c, acc_a, W, count, lane, tz, part, 
                         m += 1
                 lp = cl[piv]
                 bp = cbit[piv]
-                part[0] = base
-                tmask[0] = 0
-                sgn[0] = -1
                 par[0] = 0
                 if wpar != lane and base + lp != -math.inf:      # T' empty: T = {pivot}
-                    _push(lL, acc_s, acc_c, acc_a, W | bp, base + lp, 1.0)
+                    x = base + lp
+                    _push(acc, W | bp, x, 1.0, em[0] + abs(x))
                 flip = wpar ^ lane
                 for j in range(1, 1 << m):
                     b = tz[j]
                     prev = j ^ (1 << b)
                     p = part[prev] + cl2[b]
                     part[j] = p
+                    ep = em[prev] + abs(p)
+                    em[j] = ep
                     tm = tmask[prev] | cbit2[b]
                     tmask[j] = tm
                     sg = -sgn[prev]
@@ -223,34 +241,41 @@ def forward_level(n, la, lL, lR, acc_s, acc_c, acc_a, W, count, lane, tz, part, 
                     add = q ^ flip                   # 1: the pivot joins T and flips the owner (selects, no branch)
                     x = p + (lp if add else 0.0)
                     if x != -math.inf:
-                        _push(lL, acc_s, acc_c, acc_a, W | tm | (bp if add else 0), x, float(-sg if add else sg))
+                        _push(acc, W | tm | (bp if add else 0), x, float(-sg if add else sg),
+                              ep + (abs(x) if add else 0.0))
         done += 1
         W = next_set(W, full)
     return W
 
 
 @_compiled
-def finish_level(n, lL, lR, acc_s, acc_c, acc_a, k):  # type: ignore[no-untyped-def]
-    """Turn the sums of every set of size ``k`` into ``lR[S] = log R(S)`` and ``acc_a[S] = log A(S)``.
+def finish_level(n, acc, lR, lA, lE, k):  # type: ignore[no-untyped-def]
+    """Turn the sums of every set ``S`` of size ``k`` into ``lR[S] = log R(S)``, ``lA[S] = log A(S)`` and
+    ``lE[S] = log E(S)``.
 
     ``A(S)``, the sum of the terms' magnitudes, over ``R(S)`` is the condition
-    of the signed sum.  ``R(S) = 0`` exactly when no term is nonzero (a nonzero
-    term exhibits a DAG on ``S``), so a non-positive sum with nonzero terms
-    means the cancellation ate every digit: returns that set, else ``-1``.
+    of the signed sum; ``E(S)`` bounds its rounding in units of ``u`` (the
+    terms' logs and the compensated sum, ``2 A(S)``).  ``R(S) = 0`` exactly when
+    no term is nonzero (a nonzero term exhibits a DAG on ``S``), so a
+    non-positive sum with nonzero terms means the cancellation ate every
+    digit: returns that set, else ``-1``.
     """
     full = (1 << n) - 1
     S = (1 << k) - 1
     while S != -1:
-        s = acc_s[S] - acc_c[S]
-        a = acc_a[S]
+        s = acc[S, SUM] - acc[S, CORR]
+        a = acc[S, ABS]
         if a == 0.0:
             lR[S] = -math.inf
-            acc_a[S] = -math.inf
+            lA[S] = -math.inf
+            lE[S] = -math.inf
         elif not (s > 0.0 and a < math.inf):
             return S
         else:
-            lR[S] = lL[S] + math.log(s)
-            acc_a[S] = lL[S] + math.log(a)
+            scale = acc[S, SCALE]
+            lR[S] = scale + math.log(s)
+            lA[S] = scale + math.log(a)
+            lE[S] = scale + math.log(acc[S, ERR] + 2.0 * a)
         S = next_set(S, full)
     return -1
 
