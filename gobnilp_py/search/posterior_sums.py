@@ -33,8 +33,9 @@ of DAGs relative to ``L(V)`` is a lower bound on its posterior mass.  It costs
 at most ``R(S) <= L(S)``, and ``R(S) >= L(S) / |S|!``).
 
 Numbers: every stored quantity is a natural log; each family's score is
-shifted by its node's best score first (the product over nodes takes one
-family per node, so the shift is exact and leaves the log values small); the
+shifted first by the score of its node's family in a good DAG (the product
+over nodes takes one family per node, so the shift is exact, and the DAGs
+that carry the posterior then weigh about ``exp(0)``: small logs); the
 signed sums are formed in linear arithmetic relative to a scale known to
 bound their terms, compensated (forward) or pairwise (backward).  Their
 rounding error is amplified by the condition ``sum of |terms| / |sum|``; a
@@ -324,11 +325,11 @@ def posterior_sums(table: ScoreTable, *, exact: bool | None = None, time_limit: 
     if n == 0:
         return PosteriorSums(names, "exact", None, 0.0, 0.0, np.zeros((0, 0)), [], 0.0, 0.0, stats)
 
-    masks, scores, best = _node_arrays(table)
-    best = _shift(table, best, stats)
-    shift = math.fsum(best.tolist())
+    masks, scores, base = _node_arrays(table)
+    base = _shift(table, base, stats)
+    shift = math.fsum(base.tolist())
     t0 = time.perf_counter()
-    la = _local_sums(n, masks, scores, best)
+    la = _local_sums(n, masks, scores, base)
     stats["time_local_sums"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     lL = np.full(1 << n, -np.inf)
@@ -349,7 +350,7 @@ def posterior_sums(table: ScoreTable, *, exact: bool | None = None, time_limit: 
     acc = np.zeros((1 << n, _k.FIELDS))      # the forward pass's per-set records, scaled by the order sums
     acc[:, _k.SCALE] = lL
     del lL
-    out = _exact(n, la, acc, masks, scores, best, clock, stats, threads)
+    out = _exact(n, la, acc, masks, scores, base, clock, stats, threads)
     if isinstance(out, str):  # stopped or failed: the bound stands
         stats["time_total"] = time.perf_counter() - clock.t0
         return PosteriorSums(names, "order_bound", out, log_order_sum=log_order, stats=stats)
@@ -364,11 +365,11 @@ def posterior_sums(table: ScoreTable, *, exact: bool | None = None, time_limit: 
                          check, stats)
 
 
-def _local_sums(n: int, masks: list[np.ndarray], scores: list[np.ndarray], best: np.ndarray) -> np.ndarray:
-    """``la[v, squeeze(W, v)] = log alpha_v(W)`` with scores shifted by ``best[v]``."""
+def _local_sums(n: int, masks: list[np.ndarray], scores: list[np.ndarray], base: np.ndarray) -> np.ndarray:
+    """``la[v, squeeze(W, v)] = log alpha_v(W)`` with scores shifted by ``base[v]``."""
     la = np.full((n, 1 << (n - 1)), -np.inf)
     for v in range(n):
-        la[v, _squeeze(masks[v], v)] = scores[v] - best[v]       # parent sets are distinct
+        la[v, _squeeze(masks[v], v)] = scores[v] - base[v]       # parent sets are distinct
         with held():
             _k.log_zeta_subsets(la[v], n - 1)
     return la
@@ -421,14 +422,14 @@ class _Lanes:
 
 
 def _exact(n: int, la: np.ndarray, acc: np.ndarray, masks: list[np.ndarray], scores: list[np.ndarray],
-           best: np.ndarray, clock: _Clock, stats: dict[str, Any], threads: int
+           base: np.ndarray, clock: _Clock, stats: dict[str, Any], threads: int
            ) -> str | tuple[float, np.ndarray, list[np.ndarray], float, float]:
     """The forward and backward passes and the arrow sums; a reason string when stopped."""
     lanes = _Lanes(n, threads)
     try:
         box = [acc]
         del acc
-        return _passes(n, la, box, masks, scores, best, clock, stats, lanes)
+        return _passes(n, la, box, masks, scores, base, clock, stats, lanes)
     finally:
         lanes.close()
 
@@ -439,7 +440,7 @@ def _sets_per_call(n: int, k: int) -> int:
 
 
 def _passes(n: int, la: np.ndarray, box: list[np.ndarray], masks: list[np.ndarray], scores: list[np.ndarray],
-            best: np.ndarray, clock: _Clock, stats: dict[str, Any], lanes: _Lanes
+            base: np.ndarray, clock: _Clock, stats: dict[str, Any], lanes: _Lanes
             ) -> str | tuple[float, np.ndarray, list[np.ndarray], float, float]:
     N = 1 << n
     full = N - 1
@@ -525,7 +526,7 @@ def _passes(n: int, la: np.ndarray, box: list[np.ndarray], masks: list[np.ndarra
             return why
         with held():
             _k.log_zeta_supersets(lab[v], n - 1)              # K_v(P) = dZ/d b_v(P), shifted
-        lf = (scores[v] - best[v]) + lab[v, _squeeze(masks[v], v)]
+        lf = (scores[v] - base[v]) + lab[v, _squeeze(masks[v], v)]
         fam_mass.append(lf)
         if log_z > -math.inf:
             check = max(check, abs(_logsumexp(lf) - log_z))
