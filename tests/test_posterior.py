@@ -229,7 +229,7 @@ def test_time_limit_and_interrupt_keep_the_order_bound(monkeypatch):
 
     def why_stop(self):
         calls["n"] += 1
-        return "time_limit" if calls["n"] > 2 else None    # after the order sum's calls
+        return "time_limit" if calls["n"] > 5 + 2 else None    # past the local sums (5) and the order sum
 
     monkeypatch.setattr(ps_mod._Clock, "why_stop", why_stop)
     post = posterior(table, time_limit=100)

@@ -329,8 +329,11 @@ def posterior_sums(table: ScoreTable, *, exact: bool | None = None, time_limit: 
     base = _shift(table, base, stats)
     shift = math.fsum(base.tolist())
     t0 = time.perf_counter()
-    la = _local_sums(n, masks, scores, base)
+    la = _local_sums(n, masks, scores, base, clock)
     stats["time_local_sums"] = time.perf_counter() - t0
+    if la is None:
+        stats["time_total"] = time.perf_counter() - clock.t0
+        return PosteriorSums(names, "none", clock.why_stop(), stats=stats)
     t0 = time.perf_counter()
     lL = np.full(1 << n, -np.inf)
     lL[0] = 0.0
@@ -365,10 +368,13 @@ def posterior_sums(table: ScoreTable, *, exact: bool | None = None, time_limit: 
                          check, stats)
 
 
-def _local_sums(n: int, masks: list[np.ndarray], scores: list[np.ndarray], base: np.ndarray) -> np.ndarray:
-    """``la[v, squeeze(W, v)] = log alpha_v(W)`` with scores shifted by ``base[v]``."""
+def _local_sums(n: int, masks: list[np.ndarray], scores: list[np.ndarray], base: np.ndarray,
+                clock: _Clock) -> np.ndarray | None:
+    """``la[v, squeeze(W, v)] = log alpha_v(W)`` with scores shifted by ``base[v]`` (``None`` when stopped)."""
     la = np.full((n, 1 << (n - 1)), -np.inf)
     for v in range(n):
+        if clock.why_stop() is not None:
+            return None
         la[v, _squeeze(masks[v], v)] = scores[v] - base[v]       # parent sets are distinct
         with held():
             _k.log_zeta_subsets(la[v], n - 1)
