@@ -18,7 +18,6 @@ import decimal
 import math
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from itertools import combinations
 
 import numpy as np
 
@@ -130,7 +129,3 @@ def decimal_log_z(table, *, child: int | None = None, parent: int | None = None,
         return -math.inf
     return float(ctx.add(ctx.ln(z), ctx.multiply(decimal.Decimal(n), decimal.Decimal(best))))
 
-
-def subsets(items: Sequence[int]) -> list[tuple[int, ...]]:
-    """Every subset of ``items`` as a sorted tuple, smallest first."""
-    return [c for k in range(len(items) + 1) for c in combinations(sorted(items), k)]

@@ -16,7 +16,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-from itertools import permutations
 
 import numpy as np
 import pytest

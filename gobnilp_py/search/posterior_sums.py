@@ -225,11 +225,6 @@ def _logsumexp(x: np.ndarray) -> float:
     return m + math.log(float(np.sum(np.exp(x - m))))
 
 
-def _max_abs(x: np.ndarray) -> float:
-    f = x[np.isfinite(x)]
-    return float(np.max(np.abs(f))) if f.size else 0.0
-
-
 class _Clock:
     """The deadline and the stop event, looked at between kernel calls."""
 
