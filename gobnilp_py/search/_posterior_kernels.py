@@ -326,11 +326,12 @@ def backward_level(n, la, lR, lQ, lAQ, lab, W, count, lane, tz, part, tmask, sgn
     when it is (nearly) zero and its terms are not: a marginal is exactly zero
     when no DAG has ``t`` as the only new source, and any value loses its
     digits when the cancellation is worse than float64 holds.  Such a value
-    is taken as zero when what it could carry is negligible: every use of
-    ``Q(W)`` or of ``dZ/d alpha_t(W) alpha_t(W)`` weighs at most
-    ``R(W) x (its magnitude)``, which is compared with ``Z = exp(lZ)``; below
-    ``drop`` (a fraction of ``Z``) it is dropped and added to ``dropped[0]``,
-    above it the pass fails.  Returns the set after the last one processed
+    is taken as zero when it is zero within the rounding of its own sum
+    (``noise``, the pairwise sums' bound), or when what it could carry is
+    negligible: every use of ``Q(W)`` or of ``dZ/d alpha_t(W) alpha_t(W)`` weighs
+    at most ``R(W) x (its magnitude)``, compared with ``Z = exp(lZ)``, below
+    ``drop`` (a fraction of ``Z``).  What each such zero could carry, its
+    magnitude plus the noise, is added to ``dropped[0]``; otherwise the pass fails.  Returns the set after the last one processed
     (``-1`` when the size is done), or ``-(W + 2)`` on failure.
     """
     full = (1 << n) - 1
@@ -389,7 +390,7 @@ def backward_level(n, la, lR, lQ, lAQ, lab, W, count, lane, tz, part, tmask, sgn
             else:
                 if r != -math.inf:
                     share = math.exp(r + mx - lZ) * (noise - q)
-                    if share > drop:
+                    if q < -noise and share > drop:
                         return -(W + 2)
                     dropped[0] += share
                 lQ[W] = -math.inf
@@ -400,7 +401,7 @@ def backward_level(n, la, lR, lQ, lAQ, lab, W, count, lane, tz, part, tmask, sgn
                     lab[t, squeeze(W, t)] = -math.inf
                 elif mb <= 0.0:
                     share = math.exp(r + mx - lZ) * (noise - mb)
-                    if share > drop:
+                    if mb < -noise and share > drop:
                         return -(W + 2)
                     dropped[0] += share
                     lab[t, squeeze(W, t)] = -math.inf
