@@ -78,6 +78,15 @@ BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
     Benchmark("numba-extra", "bench_numba_extra.py", "what the optional numba extra buys: the same work with and "
               "without it"),
     Benchmark("write-result", "bench_write_result.py", "writing 150,000 networks of 45 variables through every output"),
+    Benchmark("ilp-hard", "bench_ilp_hard.py", "proving one optimum on hard tables (bnlearn network samples, BDeu/BIC, "
+              "parent limits 3-4) beside the GOBNILP C program on the same .jkl: time, or gap and both bounds",
+              "results/ilp-hard-tables-vs-gobnilp.md"),
+    Benchmark("gaussian-scoring", "bench_gaussian_scoring.py", "Gaussian BIC and BGe: scoring and the optimum beside "
+              "causal-learn's bic_exact_search, and every network within a Bayes factor", "RESULTS.md (Gaussian scores)"),
+    Benchmark("posterior", "bench_posterior.py", "exact sums over all DAGs (Tian-He) by width: time and memory",
+              "results/posterior-sums-by-width.md"),
+    Benchmark("posterior-coverage", "bench_posterior_coverage.py", "how much of the posterior a credible set holds, "
+              "per dataset and Bayes factor", "results/credible-set-posterior-coverage.md"),
     Benchmark("graph-compare-crosscheck", "crosscheck_graph_compare_causallearn.py", "not timing: compare_graphs "
               "against causal-learn on random DAG pairs", "results/graph-compare-vs-causallearn.md"),
 )}
