@@ -242,6 +242,7 @@ def read_continuous(path: object, *, header: bool = True, delimiter: str | None 
     Traceback (most recent call last):
     ...
     gobnilp_py.errors.DataError: ...x.csv: column(s) 'B' (int64) are not floating point; ...
+    >>> import shutil; shutil.rmtree(d)
     """
     import os
 
