@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from .solve.scoring_api import score
     from .scoring.table import Family, ScoreTable
     from .solve import METHODS, CredibleSet, enumerate_networks, kbest, learn, method_names
+    from .solve.posterior import Posterior, PosteriorMass, posterior
 
 #: Public name -> the module (relative to this package) it is imported from on first use.
 _LAZY: dict[str, str] = {
@@ -74,6 +75,7 @@ _LAZY: dict[str, str] = {
     "Family": ".scoring.table", "ScoreTable": ".scoring.table",
     "METHODS": ".solve", "CredibleSet": ".solve", "enumerate_networks": ".solve", "kbest": ".solve",
     "learn": ".solve", "method_names": ".solve",
+    "posterior": ".solve.posterior", "Posterior": ".solve.posterior", "PosteriorMass": ".solve.posterior",
 }
 
 #: Subpackages and modules reachable as attributes (``gobnilp_py.scoring.score``) without importing them first.
@@ -121,6 +123,10 @@ __all__ = [
     # comparing graphs
     "compare_graphs",
     "GraphComparison",
+    # the posterior over DAGs (loaded on first use: gobnilp_py.solve.posterior)
+    "posterior",
+    "Posterior",
+    "PosteriorMass",
     # errors
     "GobnilpError",
     "DataError",
