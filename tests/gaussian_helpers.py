@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from gobnilp_py import ScoreTable
-from oracle_dags import all_dags_array
+from oracle_dags import dag_scores
 
 __all__ = ["correlated_data", "dag_scores", "brute_force_set", "class_keys", "collected"]
 
@@ -26,18 +26,6 @@ def correlated_data(rng: np.random.Generator, n: int, n_rows: int, *, density: f
     return np.ascontiguousarray(X[:, rng.permutation(n)])
 
 
-def dag_scores(full: ScoreTable) -> tuple[np.ndarray, np.ndarray]:
-    """(parent bitmasks of every DAG on ``full.n`` nodes, each DAG's score from the table; -inf if a family is missing)."""
-    n = full.n
-    dags = all_dags_array(n)
-    lookup = np.full((n, 1 << n), -np.inf)
-    for v, fams in enumerate(full.families):
-        for ps, sc in fams:
-            lookup[v, sum(1 << p for p in ps)] = sc
-    scores = np.zeros(len(dags))
-    for v in range(n):
-        scores += lookup[v, dags[:, v]]
-    return dags, scores
 
 
 def brute_force_set(full: ScoreTable, eps: float) -> dict[tuple[tuple[int, ...], ...], float]:

@@ -84,3 +84,17 @@ def all_dags_array(n: int) -> np.ndarray:
 def count_dags(n: int) -> int:
     """Number of labelled DAGs on ``n`` nodes, by enumeration."""
     return sum(1 for _ in all_dags(n))
+
+
+def dag_scores(full) -> tuple[np.ndarray, np.ndarray]:
+    """(parent bitmasks of every DAG on ``full.n`` nodes, each DAG's score from the table; -inf if a family is missing)."""
+    n = full.n
+    dags = all_dags_array(n)
+    lookup = np.full((n, 1 << n), -np.inf)
+    for v, fams in enumerate(full.families):
+        for ps, sc in fams:
+            lookup[v, sum(1 << p for p in ps)] = sc
+    scores = np.zeros(len(dags))
+    for v in range(n):
+        scores += lookup[v, dags[:, v]]
+    return dags, scores

@@ -26,7 +26,7 @@ from gobnilp_py import (
     score,
 )
 from random_problems import random_data
-from oracle_dags import all_dags_array
+from oracle_dags import dag_scores
 
 TOL = 1e-8
 
@@ -35,14 +35,7 @@ def brute_force(full: ScoreTable, eps: float, cons: StructuralConstraints | None
                 ) -> dict[tuple[tuple[int, ...], ...], float]:
     """Every DAG within eps of the optimum (over DAGs satisfying cons), keyed by parent tuples."""
     n = full.n
-    dags = all_dags_array(n)
-    lookup = np.full((n, 1 << n), -np.inf)
-    for v, fams in enumerate(full.families):
-        for ps, sc in fams:
-            lookup[v, sum(1 << p for p in ps)] = sc
-    scores = np.zeros(len(dags))
-    for v in range(n):
-        scores += lookup[v, dags[:, v]]
+    dags, scores = dag_scores(full)
     ok = np.isfinite(scores)
     if cons is not None:
         for d in np.flatnonzero(ok):

@@ -15,7 +15,7 @@ import pytest
 import gobnilp_py.scoring as scoring_pkg
 from gobnilp_py import kbest, read_data, score
 from gobnilp_py.equivalence.cpdag import class_key_from_masks
-from oracle_dags import all_dags_array
+from oracle_dags import dag_scores
 from random_problems import random_data
 
 TOL = 1e-9
@@ -23,15 +23,7 @@ TOL = 1e-9
 
 def _brute(full):
     """(parent-mask rows, scores) of every DAG of the unpruned table."""
-    n = full.n
-    dags = all_dags_array(n)
-    lookup = np.full((n, 1 << n), -np.inf)
-    for v, fams in enumerate(full.families):
-        for ps, sc in fams:
-            lookup[v, sum(1 << p for p in ps)] = sc
-    scores = np.zeros(len(dags))
-    for v in range(n):
-        scores += lookup[v, dags[:, v]]
+    dags, scores = dag_scores(full)
     ok = np.isfinite(scores)
     return dags[ok], scores[ok]
 
