@@ -7,14 +7,18 @@ limit) or, worse, by the system's out-of-memory killer after it has slowed the w
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import os
+from functools import cache
+from typing import Any
 
 try:  # Unix only
     import resource
 except ImportError:  # pragma: no cover
     resource = None  # type: ignore[assignment]
 
-__all__ = ["memory_room", "format_bytes"]
+__all__ = ["memory_room", "format_bytes", "resident_bytes", "give_back_freed_memory"]
 
 
 def _available_system_bytes() -> int | None:
@@ -48,6 +52,43 @@ def memory_room() -> int | None:
     """Bytes this process can still allocate, as far as can be told (``None``: unknown)."""
     known = [b for b in (_available_system_bytes(), _address_space_room()) if b is not None]
     return min(known) if known else None
+
+
+def resident_bytes() -> int | None:
+    """This process's resident set (``/proc/self/statm``, Linux), else ``None``.
+
+    Why measured and not only estimated: the lattice walk's estimates count its arrays, not what the
+    allocator keeps of arrays already freed, nor the interpreter's own growth; a limit on the process
+    tree is kept only if what the process really holds is checked too.
+    """
+    try:
+        with open("/proc/self/statm", encoding="ascii") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
+@cache
+def _malloc_trim() -> Any:
+    """glibc's ``malloc_trim``, or ``None`` (another C library, or none found)."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or None)
+        return libc.malloc_trim
+    except (OSError, AttributeError, TypeError):
+        return None
+
+
+def give_back_freed_memory() -> None:
+    """Return the heap memory already freed to the system (glibc ``malloc_trim(0)``; elsewhere nothing).
+
+    Why: numpy arrays of a few MiB are served from the heap once glibc's mmap threshold has risen, and a
+    heap freed in the middle is not given back by itself; a level of the walk joined from many such pieces
+    then counts twice in the resident set (the freed pieces and the joined level), which is what a
+    memory limit on the process is judged by.
+    """
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
 
 
 def format_bytes(n_bytes: float) -> str:

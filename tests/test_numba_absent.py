@@ -41,7 +41,7 @@ def _run(args: list[str], tmp: Path, blocked: bool) -> subprocess.CompletedProce
 
 
 def test_the_blocker_hides_numba(tmp_path):
-    code = "import gobnilp_py._numba as n, gobnilp_py.search._asobs_numba as a; print(n.AVAILABLE, a.AVAILABLE)"
+    code = "import gobnilp_py._numba as n, gobnilp_py.search.asobs._numba as a; print(n.AVAILABLE, a.AVAILABLE)"
     assert _run(["-c", code], tmp_path, blocked=False).stdout.split() == ["True", "True"]
     assert _run(["-c", code], tmp_path, blocked=True).stdout.split() == ["False", "False"]
 

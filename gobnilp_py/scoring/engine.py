@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._budget import Budget
-from .._memory import format_bytes
+from .._memory import format_bytes, give_back_freed_memory, resident_bytes
 from .._validation import (READ_OPTIONS, check_bool, check_lower_bound, check_memory_limit, check_palim,
                            check_positive_int, check_positive_number, check_time_limit, refuse_unknown_keyword)
 from ..data.reader import as_dataset
@@ -391,6 +391,8 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
             run.caps.append(min(caps) if caps else None)
             run.unit_other.append(any(ar[j] <= 1 for j in range(n) if j != v))
         walk = _walk_numpy if (VECTORISE_MAX_N is not None and n <= VECTORISE_MAX_N) else _walk_python
+        base = resident_bytes()
+        run.rss_base = None if base is None else float(base)
         n_scored, per_level, n_batches = _walk_in_batches(walk, run, res0, limit, n)
     finally:
         scorer.close()
@@ -511,6 +513,7 @@ def _walk_in_batches(walk: Callable[..., tuple[int, list[int]]], run: "_Run", re
     batches = 0
     while pending:
         batch = pending.pop(0)
+        give_back_freed_memory()         # a batch given up: its arrays are freed, return them before measuring
         snap_kept = {v: list(run.kept[v]) for v in batch}
         snap_cnt = {v: dict(run.counters[v]) for v in batch}
         run.active = frozenset(batch)
@@ -596,6 +599,7 @@ class _Run:
     memory_total: float = 0.0               # memory_limit itself (the walk's share is memory_limit above)
     growing: frozenset[int] = field(default_factory=frozenset)  # children whose level ``level`` is being built
     truncated: dict[int, int] | None = None  # after a stop by the time limit: child -> largest size kept
+    rss_base: float | None = None           # this process's resident bytes when the walk began (None: unknown)
     done_so_far: tuple[int, list[int]] = (0, [0])  # the walk's (families scored, per level) after its last level
 
     def tick(self) -> None:
@@ -643,11 +647,13 @@ class _Run:
             + (f": {shown} look like row ids or continuous values; drop or discretise them" if wide else "")
             + ", set palim, or raise memory_limit")
 
-    def check_budget(self, n_scored: int, per_child: np.ndarray, k: int, extra: float | None = None) -> None:
+    def check_budget(self, n_scored: int, per_child: np.ndarray, k: int, extra: float | None = None,
+                     upcoming: float = 0.0) -> None:
         """One-line ScoreError when the candidate cap or the memory budget would be exceeded.
 
         ``extra``: bytes the level being built needs beyond :attr:`held_bytes`
-        (default: every candidate counted in ``per_child`` held at once).
+        (default: every candidate counted in ``per_child`` held at once); ``upcoming``: the part of it
+        not allocated yet, checked against what the process really holds (:meth:`check_measured`).
         """
         self.level = k
         n_pairs = int(per_child.sum())
@@ -663,6 +669,42 @@ class _Run:
                 f"scoring needs about {format_bytes(need)} at parent-set size {k} (variable {self.names[worst]!r} "
                 f"alone has {int(per_child[worst]):,} candidate sets of that size), over memory_limit "
                 f"{format_bytes(self.memory_limit)}; set palim or raise memory_limit")
+        self.check_measured(upcoming, k)
+
+    def check_measured(self, upcoming: float, k: int) -> None:
+        """:class:`_OverBudget` when this process's growth since the walk began (its resident set, freed heap
+        given back first), plus ``upcoming`` bytes about to be allocated, passes the walk's share.
+
+        Why besides the estimates: they count the walk's arrays, not the interpreter's and the allocator's
+        overheads, and the limit is judged by what the process tree holds.  Read only where the estimate
+        already passed (once a piece), so the hot loops pay nothing.
+        """
+        if self.rss_base is None:
+            return
+        now = resident_bytes()
+        if now is None or now - self.rss_base + upcoming <= self.memory_limit:
+            return
+        give_back_freed_memory()
+        now = resident_bytes() or now
+        grown = now - self.rss_base
+        if grown + upcoming > self.memory_limit:
+            raise _OverBudget(
+                f"scoring holds {format_bytes(grown)} and needs {format_bytes(upcoming)} more at parent-set size "
+                f"{k}, over memory_limit {format_bytes(self.memory_limit)}; set palim or raise memory_limit")
+
+    def check_join(self, stored: float, k: int) -> None:
+        """:class:`_OverBudget` when joining a level's pieces (:meth:`_Level.concat`) would pass the budget.
+
+        The join holds the stored rows (``stored`` bytes, ``k + 45`` a row), the child ids and their stable
+        order (8 bytes a row each) and, one field at a time, a field's joined and permuted copies.
+        """
+        rows = stored / (k + 45)
+        upcoming = rows * (16 + 2 * max(8, k))
+        if stored + upcoming > self.memory_limit:
+            raise _OverBudget(
+                f"scoring needs about {format_bytes(stored + upcoming)} to join the parent sets of size {k}, over "
+                f"memory_limit {format_bytes(self.memory_limit)}; set palim or raise memory_limit")
+        self.check_measured(upcoming, k)
 
 
 @dataclass
@@ -711,6 +753,7 @@ class _Level:
             if consume:
                 for p in parts:
                     setattr(p, name, None)
+                give_back_freed_memory()     # the parts' field, freed in the heap's middle
         return _Level(*joined)
 
 
@@ -1065,7 +1108,8 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
                 for p_ in parts:
                     per_child += np.bincount(p_[0], minlength=n)
                 m_pairs = sum(p[1].size for p in parts) + (0 if inflight is None else inflight.cc.size)
-                run.check_budget(n_scored, per_child, k, extra=stored + m_pairs * transient(k))
+                run.check_budget(n_scored, per_child, k, extra=stored + m_pairs * transient(k),
+                                 upcoming=m_pairs * transient(k))
                 grouped = _group_piece(run, parts, k)
                 del parts
                 if check_tables:
@@ -1094,6 +1138,8 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
         # child by child, one field at a time: each field's parts are dropped as it is joined, so the
         # copy never doubles the level (one piece, the usual case on small data: no copy at all)
         del levels, keys, others, cat, spent
+        if len(built) > 1:
+            run.check_join(stored, k)
         per_piece = [c for _, c in built]
         np.cumsum(np.sum(per_piece, axis=0) if per_piece else np.zeros(n, dtype=np.int64), out=off[1:])
         order = None
