@@ -160,8 +160,9 @@ def test_auto_never_picks_asobs():
             assert choose_method("optimum", n, kinds, 10 * n)[0] != "asobs"
             m, _ = resolve_method("auto", "optimum", n, kinds, 10 * n, {"seed": 1, "n_orders": 5})
             assert m.exact
-    # an asobs-only option does not switch auto to asobs: it is refused for the exact method chosen
-    with pytest.raises(ParameterError, match="option 'seed' does not apply"):
+    # an asobs-only option does not switch auto to asobs: it is refused before any work, naming the method
+    with pytest.raises(ParameterError, match=r'^seed applies only to method "asobs", which auto never picks; '
+                                             r'give method "asobs"$'):
         learn(ScoreTable(["a"], [[((), -1.0)]]), seed=1)
     assert all(m.exact for m in METHODS.values() if m.name in ("ilp", "ordergraph", "dp", "resolve"))
 

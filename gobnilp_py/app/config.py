@@ -369,18 +369,27 @@ def _constraint_keys() -> tuple[str, ...]:
 _SCORING_KEYS = ("score", "ess", "palim", "prune", "max_candidates", "memory_limit", "n_jobs", "backend",
                  "scheduler", "lower_bound")
 #: Key -> its section, for the rules between keys (:mod:`gobnilp_py.solve.request`).
-_SECTION_OF = {"backend": "scoring", "n_jobs": "scoring", "scheduler": "scoring"}
+_SECTION_OF = {"backend": "scoring", "n_jobs": "scoring", "scheduler": "scoring", "palim": "scoring",
+               "order": "search", "method": "search", "by": "search"}
+
+
+def _config_name(param: str) -> str:
+    """A parameter of the rules as a config names it: ``[scoring] n_jobs``; constraints are a section."""
+    return "[constraints]" if param == "constraints" else f"[{_SECTION_OF[param]}] {param}"
+
+
 #: The config's words for those rules: ``[scoring] n_jobs``, ``[scoring] backend = "serial"``.
-CONFIG_WORDS = Words(name=lambda p: f"[{_SECTION_OF[p]}] {p}", subject=lambda label, v: f"{label} = {show(v)}",
-                     setting=lambda p, v: f"[{_SECTION_OF[p]}] {p} = {show(v)}")
+CONFIG_WORDS = Words(name=_config_name, subject=lambda label, v: f"{label} = {show(v)}",
+                     setting=lambda p, v: f"{_config_name(p)} = {show(v)}")
 _TASK_OF_JOB = {"learn": "optimum", "enumerate": "epsilon_set", "kbest": "kbest"}
 #: [scoring] keys the fixed-order search honours (it scores from the data itself, without a table).
 _ORDER_SCORING = ("score", "ess", "palim", "n_jobs")
 
 
 def _check_search_choices(values: dict[str, dict[str, Any]], origins: Mapping[str, str],
-                          origin_of: Callable[[str, str], "_Origin"], job: str, is_table: bool) -> None:
-    """The checks of [search] and [scoring] keys that depend on the job or on each other."""
+                          origin_of: Callable[[str, str], "_Origin"], job: str, is_table: bool, cons: Any) -> None:
+    """The checks of [search] and [scoring] keys that depend on the job or on each other (``cons``: the
+    constraints given, or ``None``)."""
     s, sc = values["search"], values["scoring"]
     task = _TASK_OF_JOB.get(job)
 
@@ -397,27 +406,22 @@ def _check_search_choices(values: dict[str, dict[str, Any]], origins: Mapping[st
             check_by(s["by"], None, "kbest")
         except ParameterError as exc:
             raise err("search", "by", exc) from None
-    for v in SearchRequest.of(sc).violations():  # the rules between keys, worded by key, after "file:"
+    ordered = s.get("order") is not None and job in ("learn", "enumerate")
+    request = SearchRequest(backend=sc.get("backend"), n_jobs=sc.get("n_jobs"), scheduler=sc.get("scheduler"),
+                            order=s.get("order") if ordered else None,
+                            method=s.get("method") if "search.method" in origins else None, by=s.get("by"),
+                            palim=None if is_table else sc.get("palim"), constraints=cons)
+    for v in request.violations():  # the rules between keys, worded by key, after "file:"
         origin = origin_of(_SECTION_OF[v.about], v.about)
         raise ConfigError(f"{origin.source}: {v.message(CONFIG_WORDS, origin.label)}")
-    if s.get("order") is None:
+    if not ordered:
         return
-    if "search.method" in origins and s["method"] != "auto":
-        raise origin_of("search", "method").error(
-            f"= {_show(s['method'])} does not apply with [search] order: the order runs the fixed-order search "
-            "(method must be \"auto\"); give the order as tiers constraints to search it with another method")
-    if s.get("by") == "class":
-        raise origin_of("search", "by").error("= \"class\" does not apply with [search] order (the networks that "
-                                              "follow an order are not whole equivalence classes)")
     if not is_table:
         for key in _SCORING_KEYS:
             if key not in _ORDER_SCORING and f"scoring.{key}" in origins:
                 raise origin_of("scoring", key).error(
                     "does not apply with [search] order: the fixed-order search scores each node's parent sets "
                     f"from the data itself (it takes {', '.join(_ORDER_SCORING)})")
-        if sc.get("palim") == "auto":
-            raise origin_of("scoring", "palim").error(
-                "= \"auto\" does not apply with [search] order; give an integer")
         if job == "learn":
             for key in ("bayes_factor", "epsilon"):
                 if f"search.{key}" in origins:
@@ -447,6 +451,17 @@ def _elsewhere(origin: "_Origin", beside: str) -> str:
     return "" if origin.source in (beside, "command line", RUN_SOURCE) else f" in {origin.source}"
 
 
+def _method_words(m_origin: "_Origin | None", beside: str) -> Words:
+    """The config's words with the method named as the user gave it (``--method dp``, or ``[search] method =
+    "dp" in base.toml`` when another file set it): the method may come from elsewhere than the key refused."""
+    def setting(p: str, v: str) -> str:
+        if p == "method" and m_origin is not None:
+            return f"{_given_as(m_origin, v)}{_elsewhere(m_origin, beside)}"
+        return CONFIG_WORDS.setting(p, v)
+
+    return Words(name=_config_name, subject=CONFIG_WORDS.subject, setting=setting)
+
+
 def _check_method_fit(values: dict[str, dict[str, Any]], merged: Mapping[tuple[str, str], tuple[Any, "_Origin"]],
                       job: str, cons: Any) -> None:
     """Refuse, before any work, a method given by name that the run would refuse after scoring.
@@ -468,7 +483,7 @@ def _check_method_fit(values: dict[str, dict[str, Any]], merged: Mapping[tuple[s
     method = s.get("method") or AUTO
     m_entry = merged.get(("search", "method"))
     m_origin = m_entry[1] if m_entry is not None else None
-    given: dict[str, tuple[str, "_Origin"]] = {}  # registry option -> (how the user names it, origin)
+    given: dict[str, tuple[str, "_Origin", Any]] = {}  # registry option -> (how the user names it, origin, value)
     for (section, key), (value, origin) in merged.items():
         option = _METHOD_OPTIONS.get((section, key)) or _METHOD_OPTIONS.get((section, "*"))
         # One SCIP parameter set to false still asks for SCIP: only the other keys have a neutral value.
@@ -478,28 +493,17 @@ def _check_method_fit(values: dict[str, dict[str, Any]], merged: Mapping[tuple[s
             label = "[scip]" if origin.label.startswith("[scip]") else origin.label.split("[", 1)[0]
         else:
             label = origin.label
-        given[option] = (label, origin)
+        given[option] = (label, origin, {key: value} if section == "scip" else value)
     ordered = s.get("order") is not None and job in ("learn", "enumerate")
-    for option, (label, origin) in given.items():
-        if ordered and option in ("params", "verbose", "gap"):
-            raise ConfigError(f"{origin.source}: {label} does not apply with [search] order: the fixed-order "
-                              "search runs no solver and takes no solver options")
-        users = [m.name for m in METHODS.values() if option in m.options and task in m.tasks]
-        if method == AUTO:
-            # auto picks an exact method that takes the option when there is one (solve/methods.py)
-            if any(METHODS[u].exact for u in users):
-                continue
-        elif method in users:
-            continue
-        if not users:
+    # which method takes which option: the request's rule (solve/request.py), in the file's words, with the
+    # method named as the user gave it (``--method dp`` given on the command line, say)
+    for option, (label, origin, value) in given.items():
+        if not ordered and not any(option in m.options for m in METHODS.values() if task in m.tasks):
             raise ConfigError(f"{origin.source}: {label} does not apply to job {_show(job)}")
-        which = "method" if len(users) == 1 else "methods"
-        if m_origin is None:
-            was = f"the method is {_show(method)} (the default)"
-        else:
-            was = f"{_given_as(m_origin, method)} was given{_elsewhere(m_origin, origin.source)}"
-        raise ConfigError(f"{origin.source}: {label} applies only to {which} {', '.join(_show(u) for u in users)}"
-                          f" for job {_show(job)}; {was}")
+        request = SearchRequest(method=method, task=task, options={option: value},
+                                order=s.get("order") if ordered else None)
+        for v in request.violations():
+            raise ConfigError(f"{origin.source}: {v.message(_method_words(m_origin, origin.source), label)}")
     if method == AUTO or m_origin is None:
         return
     entry = METHODS.get(method)
@@ -1126,13 +1130,10 @@ def _build(layers: Sequence[_Layer], source: str, default_out: Path | None) -> R
         if "scoring.prune" in origins:
             raise origin_of("scoring", "prune").error(
                 "= false needs [scoring] palim: without pruning or a parent limit every parent set is scored")
-    _check_search_choices(values, origins, origin_of, job, is_table)
-    scip = _check_scip(merged, job)
     inline, cons = _check_constraints(merged, cfile)
+    _check_search_choices(values, origins, origin_of, job, is_table, cons)
+    scip = _check_scip(merged, job)
     _check_method_fit(values, merged, job, cons)
-    if s.get("order") is not None and cons is not None:
-        raise origin_of("search", "order").error("cannot be combined with [constraints] (the fixed-order search "
-                                                 "honours the order only); give the order as tiers instead")
     values["scip"] = scip
     values["constraints"] = dict(inline, **({"file": cfile} if cfile else {}))
     # 4. outputs

@@ -425,35 +425,14 @@ def method_kwargs(args: argparse.Namespace, command: str) -> dict[str, object]:
     return kw
 
 
-#: Search flags that only some methods take: the driver's option -> the flag.
-_METHOD_FLAGS = {"gap": "--gap", "seed": "--seed", "n_orders": "--n-orders"}
+def check_method_flags(method: object, given: Mapping[str, object], task: str = "optimum") -> None:
+    """An explicit ``--method`` refuses a flag it cannot use, in the command line's words, before reading.
 
-
-def check_method_flags(method: object, given: Mapping[str, object]) -> None:
-    """An explicit ``--method`` refuses a flag it cannot use, in the command line's words.
-
-    Why: the driver refuses it too, but names its keyword ("option 'gap' does
-    not apply to method 'ordergraph'"), which a command-line user never wrote.
-    ``auto`` is left to the driver, which picks a method that takes the flags.
+    The rule is the request's (:class:`~gobnilp_py.solve.request.SearchRequest`, which the drivers and the
+    config check too); here it is worded by flag (``--gap does not apply to --method ordergraph``).
     """
-    from ..solve.methods import METHODS
-
-    if method is None or method == "auto":
-        # auto picks an exact method: a flag that only approximate methods take cannot fit it
-        for key, flag in _METHOD_FLAGS.items():
-            users = [x for x in METHODS.values() if key in x.options]
-            if given.get(key) is not None and users and not any(x.exact for x in users):
-                names = ", ".join(x.name for x in users)
-                raise ParameterError(f"{flag} applies only to --method {names}, which auto never picks; "
-                                     f"give --method {users[0].name}")
-        return
-    m = METHODS[str(method)]
-    for key, flag in _METHOD_FLAGS.items():
-        value = given.get(key)
-        if value is None or value is False or (key == "gap" and value == 0) or key in m.options:
-            continue
-        users = ", ".join(x.name for x in METHODS.values() if key in x.options)
-        raise ParameterError(f"{flag} does not apply to --method {m.name} (only to {users})")
+    options = {k: v for k, v in given.items() if k in ("gap", "seed", "n_orders")}
+    SearchRequest(method=None if method is None else str(method), task=task, options=options).check(CLI_WORDS)
 
 
 def check_order_flag(search: dict[str, object], source: object) -> None:

@@ -35,6 +35,7 @@ from .credible import CredibleSet
 from .inputs import acquire_table, as_constraints, filter_table, memory_limit_of
 from .learn import _check_answer, _stage
 from .ordered import enumerate_with_order
+from .request import SearchRequest
 from .methods import engine_module, method_options, resolve_method, with_memory_limit
 from .results import network_from_solution, take_reuse, tolerance_of
 from .verify import verify_collection
@@ -159,6 +160,11 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     eps = check_epsilon(bayes_factor, epsilon)
     max_networks = check_max_networks(max_networks)
     budget = check_budget(time_limit, t_start)
+    given_options = {"params": params, "verbose": verbose, "memory_budget": memory_budget,
+                     **dict(engine_options or {})}
+    # the rules between the keywords, before reading or scoring (the config and the CLI check the same)
+    SearchRequest(order=order, method=method, task="epsilon_set", options=given_options, verify=verify, by=by,
+                  constraints=constraints, palim=scoring_options.get("palim")).check()
     if order is not None:  # the fixed-order route (solve/ordered.py)
         return enumerate_with_order(data_or_table, order, eps, method=method, by=by, max_networks=max_networks,
                                     time_limit=budget, constraints=constraints,
@@ -170,8 +176,6 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     table, info = acquire_table(data_or_table, epsilon=eps, constraints=cons, scoring_options=scoring_options,
                                 progress=progress, budget=budget)
     kinds = cons.kinds() if cons is not None else frozenset()
-    given_options = {"params": params, "verbose": verbose, "memory_budget": memory_budget,
-                     **dict(engine_options or {})}
     # by="class" under method="auto" picks a method that collects classes (the order graph does not)
     m, why = resolve_method(method, "epsilon_set", table.n, kinds, len(table), given_options,
                             class_collection=by == "class")

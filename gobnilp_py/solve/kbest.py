@@ -67,6 +67,7 @@ from .collect import listing_reserve
 from .credible import CredibleSet, shown_epsilon
 from .inputs import acquire_table, as_constraints, filter_table, is_table_input, memory_limit_of
 from .learn import _check_answer, _stage
+from .request import SearchRequest
 from .methods import METHODS, engine_module, method_options, resolve_method, with_memory_limit
 from .results import REL_TOL, credible_set, take_reuse, tolerance_of
 
@@ -161,6 +162,10 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
                              "itself (stats['certified_epsilon']) and scores once for it")
     max_networks = check_max_networks(max_networks)
     budget = check_budget(time_limit, t_start)
+    given_options = {"params": params, "verbose": verbose, "memory_budget": memory_budget,
+                     **dict(engine_options or {})}
+    # the rules between the keywords, before reading or scoring (the config and the CLI check the same)
+    SearchRequest(method=method, task="kbest", options=given_options, by=by).check()
     cons = as_constraints(constraints)
     given = is_table_input(data_or_table)
     by_class = by == "class"
@@ -173,8 +178,6 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
     time_scoring = info.time_scoring
     pass_times = [] if given else [info.time_scoring]
     kinds = cons.kinds() if cons is not None else frozenset()
-    given_options = {"params": params, "verbose": verbose, "memory_budget": memory_budget,
-                     **dict(engine_options or {})}
     m, why = resolve_method(method, "kbest", table.n, kinds, len(table), given_options, class_collection=by_class)
     opts = with_memory_limit(m, method_options(m, given_options), memory_limit_of(budget, scoring_options))
     if by_class:

@@ -25,6 +25,7 @@ from ._checks import check_budget, check_gap, check_lower_bound_held, check_meth
 from .approximate import acquire_for, label_network
 from .inputs import as_constraints, filter_table, memory_limit_of
 from .ordered import learn_with_order
+from .request import SearchRequest
 from .methods import AUTO, engine_module, get_method, method_options, resolve_method, with_memory_limit
 from .results import network_from_solution
 from .verify import verify_optimum
@@ -124,12 +125,12 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
     method = check_method(method, "method", "optimum")
     seed = check_int(seed, "seed", lo=0, allow_none=True)
     n_orders = check_int(n_orders, "n_orders", lo=1, allow_none=True)
-    if order is not None and (seed is not None or n_orders is not None):
-        raise ParameterError(f"{'seed' if seed is not None else 'n_orders'} applies to method='asobs' only, "
-                             "not to learning under a given order")
-    if verify and method != AUTO and not get_method(method).exact:
-        raise ParameterError(f"verify=True does not apply to method {method!r}: it is approximate, so there is no "
-                             "proven optimum for a second exact method to confirm")
+    given_options = {"gap": gap, "params": params, "verbose": verbose, "model_options": model_options,
+                     "memory_budget": memory_budget, "seed": seed, "n_orders": n_orders,
+                     **dict(engine_options or {})}
+    # the rules between the keywords, before reading or scoring (the config and the CLI check the same)
+    SearchRequest(order=order, method=method, task="optimum", options=given_options, verify=verify,
+                  constraints=constraints, palim=scoring_options.get("palim")).check()
     if order is not None:  # the fixed-order route (solve/ordered.py)
         return learn_with_order(data_or_table, order, method=method, constraints=constraints, time_limit=budget,
                                 engine_options={"gap": gap, "params": params, "verbose": verbose,
@@ -151,9 +152,6 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
     # the search skips isolated constant variables (each has ∅ alone and is nobody's parent)
     core = _core(searched, cons) if searched is not None else None
     space = core.table if core is not None else searched
-    given_options = {"gap": gap, "params": params, "verbose": verbose, "model_options": model_options,
-                     "memory_budget": memory_budget, "seed": seed, "n_orders": n_orders,
-                     **dict(engine_options or {})}
     sized = core.table if core is not None else table      # what the method is chosen for
     m, why = resolve_method(method, "optimum", sized.n, kinds, len(sized), given_options)
     opts = with_memory_limit(m, method_options(m, given_options), memory_limit_of(budget, scoring_options))

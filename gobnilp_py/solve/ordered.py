@@ -47,6 +47,7 @@ from ._checks import check_budget
 from .credible import CredibleSet
 from .inputs import TableInfo, acquire_table, is_table_input
 from .methods import check_method_name
+from .request import SearchRequest
 from .results import credible_set, network_from_solution, tolerance_of
 from .verify import mark_unverified, seconds_left, stopped_by_limit
 
@@ -81,19 +82,12 @@ def check_table_for_order(table: Any) -> None:
                          "of the best network under an order; rescore without lower_bound, or give the data")
 
 
-def _refuse_engine_options(method: Any, constraints: Any, options: Mapping[str, Any]) -> None:
+def _refuse_engine_options(order: Any, method: Any, constraints: Any, options: Mapping[str, Any], *,
+                           by: Any = None, palim: Any = None) -> None:
+    """The rules between ``order=`` and the other keywords (:class:`~gobnilp_py.solve.request.SearchRequest`,
+    shared with the config and the command line), then the engine options the fixed-order search has no use for."""
     method = check_method_name(method, "method")
-    if method != "auto":
-        raise ParameterError(f"does not apply with an order: order= runs the fixed-order search, so method must be "
-                             f"\"auto\", got {show(method)} (to search under an order with another method, give "
-                             "the order as tiers constraints, one variable per tier)", "method")
-    if constraints is not None:
-        raise ParameterError("order= cannot be combined with structural constraints (the fixed-order search "
-                             "honours the order only); give the order as tiers constraints instead")
-    given = [k for k, v in options.items() if not (v is None or v is False or (k == "gap" and v == 0)
-                                                    or (isinstance(v, Mapping) and not v))]
-    if given:
-        raise ParameterError(f"option {given[0]!r} does not apply to the fixed-order search (order=)")
+    SearchRequest(order=order, method=method, by=by, palim=palim, constraints=constraints, options=options).check()
 
 
 def _data_and_options(data_or_table: Any, scoring_options: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
@@ -122,10 +116,7 @@ def _data_and_options(data_or_table: Any, scoring_options: Mapping[str, Any]) ->
         kw["score"] = check_score_name(rest["score"], "score")
     if "ess" in rest:
         kw["ess"] = check_positive_number(rest["ess"], "ess")
-    if "palim" in rest:
-        if isinstance(rest["palim"], str):
-            raise ParameterError(f"must be an integer >= 0 under an order (\"auto\" is a bound for scoring tables), "
-                                 f"got {show(rest['palim'])}", "palim")
+    if "palim" in rest:     # "auto" was refused with the other rules of an order (_refuse_engine_options)
         kw["palim"] = check_nonnegative_int(rest["palim"], "palim")
     if "n_jobs" in rest:
         kw["n_jobs"] = check_n_jobs(rest["n_jobs"], "n_jobs")
@@ -151,7 +142,7 @@ def learn_with_order(data_or_table: Any, order: Any, *, method: str, constraints
 
     t_start = time.perf_counter()
     budget = check_budget(time_limit, t_start)
-    _refuse_engine_options(method, constraints, engine_options)
+    _refuse_engine_options(order, method, constraints, engine_options, palim=scoring_options.get("palim"))
     stats: dict[str, Any] = {"method": ORDER_METHOD, "method_reason": ORDER_REASON}
     if is_table_input(data_or_table):
         table, info = acquire_table(data_or_table, epsilon=None, constraints=None, scoring_options=scoring_options,
@@ -221,10 +212,7 @@ def enumerate_with_order(data_or_table: Any, order: Any, epsilon: float, *, meth
 
     t_start = time.perf_counter()
     budget = check_budget(time_limit, t_start)
-    _refuse_engine_options(method, constraints, engine_options)
-    if by == "class":
-        raise ParameterError("by=\"class\" does not apply under an order (the networks that follow an order are not "
-                             "whole equivalence classes); use by=\"dag\" or \"auto\"")
+    _refuse_engine_options(order, method, constraints, engine_options, by=by, palim=scoring_options.get("palim"))
     stats: dict[str, Any] = {"method": ORDER_METHOD, "method_reason": ORDER_REASON, "by": "dag"}
     if is_table_input(data_or_table):
         table, info = acquire_table(data_or_table, epsilon=epsilon, constraints=None, scoring_options=scoring_options,

@@ -12,8 +12,12 @@ table of names, not a copy of the rules.
 Placeholders in a problem: ``{name}`` is a parameter's name, ``{name=value}`` a setting as the user
 writes it (API ``backend "dask"``, config ``[scoring] backend = "dask"``, CLI ``--backend dask``).
 
-Moved here so far: the scoring backend's rules (``backend``, ``n_jobs``, ``scheduler``).  The rules of
-``[search] order`` and of a method's options are still checked where they were (issue 43).
+The rules held here: the scoring backend's (``backend``, ``n_jobs``, ``scheduler``); those of a
+variable order (``order`` with ``method``, ``by``, ``palim``, ``constraints`` and the engine options);
+which engine options a method takes (``gap``, ``seed``, SCIP ``params``, ... against ``method``, read
+from the method registry, :data:`gobnilp_py.solve.methods.METHODS`); and ``verify`` with an approximate
+method.  Checked before any work: the drivers, the config's ``--check`` and the command line refuse the
+same request at the same moment, before reading or scoring.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from typing import Any
 
 from .._validation import show
 from ..errors import ParameterError
+from .methods import AUTO, METHODS, is_neutral_option
 
 __all__ = ["SearchRequest", "Violation", "Words", "API_WORDS"]
 
@@ -75,6 +80,14 @@ class SearchRequest:
     backend: str | None = None
     n_jobs: int | None = None
     scheduler: str | None = None
+    order: Any = None          # a variable order: the fixed-order search
+    method: str | None = None
+    by: str | None = None
+    palim: Any = None
+    constraints: Any = None    # structural constraints (any value but None: given)
+    task: str | None = None    # "optimum", "epsilon_set" or "kbest" (None: no engine rule is checked)
+    options: Mapping[str, Any] | None = None   # engine options as given (gap, seed, n_orders, params, ...)
+    verify: bool | None = None
 
     @classmethod
     def of(cls, options: Mapping[str, Any]) -> "SearchRequest":
@@ -90,6 +103,52 @@ class SearchRequest:
             yield Violation("scheduler", "(a Dask scheduler address) needs {backend=dask}")
         if self.backend == "dask" and self.scheduler is None:
             yield Violation("backend", 'needs {scheduler} (an address such as "tcp://host:8786")', "dask")
+        if self.order is not None:
+            yield from self._order_violations()
+        yield from self._engine_violations()
+
+    def _given_options(self) -> list[str]:
+        return [k for k, v in (self.options or {}).items() if not is_neutral_option(k, v)]
+
+    def _order_violations(self) -> Iterator[Violation]:
+        if self.method not in (None, "auto"):
+            yield Violation("method", 'does not apply with {order}: the order runs the fixed-order search (the method '
+                            'must be "auto"); to search under an order with another method, give the order as tiers '
+                            "constraints, one variable per tier", self.method)
+        if self.constraints is not None:
+            yield Violation("order", "cannot be combined with {constraints} (the fixed-order search honours the order "
+                            "only); give the order as tiers constraints instead")
+        if self.by == "class":
+            yield Violation("by", "does not apply with {order} (the networks that follow an order are not whole "
+                            'equivalence classes); use "dag" or "auto"', "class")
+        if isinstance(self.palim, str):
+            yield Violation("palim", "does not apply with {order} (\"auto\" bounds a pruned score table, and the "
+                            "fixed-order search prunes none); give an integer", self.palim)
+        for key in self._given_options():
+            yield Violation(key, "does not apply with {order}: the fixed-order search runs no solver and takes no "
+                            "engine options")
+
+    def _engine_violations(self) -> Iterator[Violation]:
+        """Which method takes which option (the registry's ``Method.options``), and ``verify`` with an
+        approximate method.  ``auto`` picks an exact method that takes the options given, so only an option
+        that no exact method takes conflicts with it."""
+        if self.task is None or self.order is not None:
+            return
+        for key in self._given_options():
+            users = [m for m in METHODS.values() if key in m.options and self.task in m.tasks]
+            if not users:
+                continue        # an option of another job: the interface that offers it says so
+            names = [m.name for m in users]
+            if self.method in (None, AUTO):
+                if not any(m.exact for m in users):
+                    yield Violation(key, f"applies only to {{method={names[0]}}}, which auto never picks; give "
+                                    f"{{method={names[0]}}}")
+            elif self.method not in names:
+                yield Violation(key, f"does not apply to {{method={self.method}}} (only to {', '.join(names)})")
+        entry = METHODS.get(self.method) if self.method not in (None, AUTO) else None
+        if self.verify and entry is not None and not entry.exact:
+            yield Violation("verify", f"does not apply to {{method={self.method}}}: it is approximate, so there is "
+                            "no proven optimum for a second exact method to confirm")
 
     def check(self, words: Words = API_WORDS) -> None:
         """Raise the first broken rule as a one-line :class:`ParameterError` naming its parameter."""
