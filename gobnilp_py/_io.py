@@ -202,3 +202,25 @@ def read_input_bytes(path: str | os.PathLike[str], what: str, error: type[Except
         return Path(path).read_bytes()
     except OSError as exc:
         raise error(f"cannot read {what} file {shown}: {exc.strerror or exc}") from None
+
+
+def decode_input_text(raw: bytes, what: str, shown: str, error: type[Exception], *, sniff_utf16: bool = False,
+                      note: str = "") -> str:
+    """The UTF-8 text of an input file's bytes (a BOM dropped), or one ``error`` line naming the problem.
+
+    Shared by every text reader of a user's file (data, score tables, constraints), so UTF-16, binary
+    data and another encoding are told the same way whatever the file is for.  ``sniff_utf16``: also
+    take a file without a BOM whose every other byte is mostly zero for UTF-16 (hand-written files);
+    ``note`` ends the binary-data line (``"; a .jkl score file is text"``).
+    """
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or (sniff_utf16 and len(raw) >= 4 and (
+            raw[1::2].count(0) > len(raw) // 4 or raw[0::2].count(0) > len(raw) // 4)):
+        raise error(f"{what} file {shown} is UTF-16 text; save it as UTF-8")
+    nul = raw.find(b"\0")
+    if nul >= 0:
+        raise error(f"{what} file {shown} is not a text file (binary data at byte {nul}){note}")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise error(f"{what} file {shown} is not UTF-8 text (invalid byte 0x{raw[exc.start]:02x} at offset "
+                    f"{exc.start}: Latin-1 or another encoding?); save it as UTF-8") from None

@@ -232,7 +232,7 @@ def test_compressed_files_are_read(tmp_path, suffix, compress):
 
 @pytest.mark.parametrize("content, kwargs, pattern", [
     (b"A,B\n0,\x001\n1,0\n", {}, r"is not a text file \(binary data at byte 6\)"),
-    (b"A,B\n\xff,1\n1,0\n", {}, r"is not UTF-8 text \(invalid byte at offset 4\)"),
+    (b"A,B\n\xff,1\n1,0\n", {}, r"is not UTF-8 text \(invalid byte 0xff at offset 4: Latin-1 or another encoding\?\); save it as UTF-8"),
     (b"PK\x03\x04rest", {}, r"is a zip archive"),
     (b"\x1f\x8b\x08\x00junk", {}, r"looks gzip-compressed but cannot be decompressed"),
     (b"A,B\n" + b"y" * 140_000 + b",1\n1,0\n", {}, r"line 2: a field is over 131,072 characters"),

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._io import decode_input_text
 from .._wording import count, excerpt, printable
 from ..errors import ConstraintError
 from ..network import Network, find_cycle
@@ -95,17 +96,7 @@ _IMMORALITY_RE = re.compile(r"^(.+?)->(.+?)<-(.+)$")
 # --------------------------------------------------------------------- parsing
 def _decode(raw: bytes, shown: str) -> str:
     """The UTF-8 text of a constraints file, or a one-line ConstraintError naming the encoding problem."""
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or (len(raw) >= 4 and (raw[1::2].count(0) > len(raw) // 4
-                                                                             or raw[0::2].count(0) > len(raw) // 4)):
-        raise ConstraintError(f"constraints file {shown} is UTF-16 text; save it as UTF-8")
-    nul = raw.find(b"\0")
-    if nul >= 0:
-        raise ConstraintError(f"constraints file {shown} is not a text file (binary data at byte {nul})")
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ConstraintError(f"constraints file {shown} is not UTF-8 text (invalid byte 0x{raw[exc.start]:02x} at "
-                              f"offset {exc.start}: Latin-1 or another encoding?); save it as UTF-8") from None
+    return decode_input_text(raw, "constraints", shown, ConstraintError, sniff_utf16=True)
 
 
 def _ci_error(where: str) -> ConstraintError:

@@ -80,7 +80,7 @@ from typing import Any
 
 import numpy as np
 
-from .._io import read_input_bytes
+from .._io import decode_input_text, read_input_bytes
 from .._wording import excerpt, has_control, printable
 from ..errors import DataError, GobnilpWarning, ParameterError
 from .dataset import Dataset
@@ -293,13 +293,7 @@ def _read_text_file(path: Path) -> str:
         if raw.startswith(b"PK\x03\x04"):
             raise DataError(f"data file {shown} is a zip archive; unzip it (gzip, bzip2 and xz files are read "
                             "directly)")
-    nul = raw.find(b"\0")
-    if nul >= 0:
-        raise DataError(f"data file {shown} is not a text file (binary data at byte {nul})")
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise DataError(f"data file {shown} is not UTF-8 text (invalid byte at offset {exc.start})") from None
+    return decode_input_text(raw, "data", shown, DataError)
 
 
 def _decompress(raw: bytes, kind: str, opener: Any, shown: str) -> bytes:

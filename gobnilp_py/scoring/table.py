@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._io import read_input_bytes
+from .._io import decode_input_text, read_input_bytes
 from .._version import __version__
 from .._wording import excerpt, has_control, printable
 from ..errors import ScoreError
@@ -445,15 +445,7 @@ class ScoreTable:
         p = Path(path)
         shown = printable(p)
         raw = read_input_bytes(p, "score", ScoreError)
-        nul = raw.find(b"\0")
-        if nul >= 0:
-            raise ScoreError(f"score file {shown} is not a text file (binary data at byte {nul}); "
-                             "a .jkl score file is text")
-        try:
-            text = raw.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise ScoreError(f"score file {shown} is not UTF-8 text (byte {exc.start}); a .jkl score file is text") \
-                from None
+        text = decode_input_text(raw, "score", shown, ScoreError, note="; a .jkl score file is text")
         return cls.from_jkl_text(text, source=shown)
 
     @classmethod
