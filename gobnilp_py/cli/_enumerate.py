@@ -245,7 +245,8 @@ def _print_comparison(cs: Any) -> None:
     print(f"edge posteriors (adjacency, either direction): set average {cs.averages_over} vs exact over all DAGs "
           f"(pairs with either >= {SHOWN_EDGE_PROBABILITY:g})")
     for _, u, v, a, e in rows:
-        print(printable(f"  {u} - {v}: set {a:.4f}  exact {e:.4f}  difference {a - e:+.4f}"))
+        gap = a - e if abs(a - e) >= 5e-5 else 0.0      # no "-0.0000" for float noise
+        print(printable(f"  {u} - {v}: set {a:.4f}  exact {e:.4f}  difference {gap:+.4f}"))
     d = c["max_edge_difference"]
     print(printable(f"largest difference {d['value']:.4f} ({d['u']} - {d['v']}: set {d['set']:.4f}, "
                     f"exact {d['exact']:.4f})"))

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._budget import Budget
-from ..errors import ScoreError
+from ..errors import GobnilpError, ScoreError
 from .mass import PosteriorMass, mass_line
 
 if TYPE_CHECKING:
@@ -229,7 +229,7 @@ def _step(cs: CredibleSet, *, requested: bool, budget: Budget | None, memory_lim
                     "--posterior or [search] posterior = true computes it)")
         try:
             cs.compute_posterior_mass(time_limit=budget, memory_limit=memory_limit)
-        except ScoreError as exc:
+        except GobnilpError as exc:           # e.g. constraints no DAG satisfies: said, not raised after the work
             cs._posterior_mass = PosteriorMass(None, False, 0, "networks", "",
                                                str(exc).removeprefix("no posterior mass for this set: "))
     return mass_line(cs._posterior_mass)
