@@ -315,3 +315,44 @@ def test_config_posterior_refused_for_a_pruned_table(tmp_path, capsys):
     code = main(["run", str(cfg)])
     err = capsys.readouterr().err
     assert code != 0 and "[search] posterior = true cannot be met" in err and len(err.strip().splitlines()) == 1
+
+
+def test_edge_picture_title_states_the_mass():
+    pytest.importorskip("matplotlib")
+    from gobnilp_py.drawing import figures
+
+    cs = enumerate_networks(ASIA, score="BDeu", palim=2, bayes_factor=20)
+    assert "share of the posterior" not in figures._edge_figure(cs)._suptitle.get_text()   # not computed: nothing
+    cs.compute_posterior_mass(exact=False)
+    title = figures._edge_figure(cs)._suptitle.get_text()
+    assert title.endswith("\nshare of the posterior over all DAGs: at least 0.006269 (a lower bound)")
+    cs.compute_posterior_mass()
+    assert figures._edge_figure(cs)._suptitle.get_text().endswith(": 0.368001 (exact)")
+
+
+def test_config_time_limit_stop_is_labelled_in_result_json(tmp_path, monkeypatch):
+    from gobnilp_py.app.runner import run
+
+    monkeypatch.setattr(ps_mod._Clock, "why_stop", lambda self: "time_limit")
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f'[data]\npath = "{ASIA}"\n[scoring]\nscore = "BDeu"\npalim = 2\n[search]\njob = "kbest"\nk = 3\n'
+                   f'[limits]\ntime_limit = 600\n[output]\ndir = "{tmp_path / "o"}"\nwrite = ["json", "csv"]\n')
+    res = run(cfg)                                  # not asked, but cheap: computed, and stopped
+    assert res.result.posterior_mass is None
+    d = json.loads((tmp_path / "o" / "result.json").read_text())
+    pm = d["result"]["posterior_mass"]
+    assert pm["value"] is None and pm["text"] == "no bound available" and "time limit" in pm["note"]
+    assert "posterior" not in d                      # no exact sums, no exact edge posteriors
+    csv_head = (tmp_path / "o" / "networks.csv").read_text().splitlines()[1]
+    assert csv_head == "# posterior mass: no bound available (the time limit stopped them)"
+    back = load_result(tmp_path / "o")
+    assert back.posterior_mass is None and "time limit" in back.posterior_mass_note
+
+
+def test_cli_kbest_json_with_posterior(capsys):
+    code, out, _ = _cli(["kbest", ASIA, "--score", "BDeu", "--palim", "2", "-k", "3", "--posterior", "--json", "-q"],
+                        capsys)
+    d = json.loads(out)
+    assert code == 0 and d["posterior_mass"]["exact"] and d["posterior"]["max_edge_difference"]["value"] > 0
+    names = d["posterior"]["edge_probabilities"]["names"]
+    assert len(names) == 8 and len(d["posterior"]["arrow_probabilities"]["matrix"]) == 8
