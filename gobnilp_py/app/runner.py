@@ -275,7 +275,7 @@ def _posterior_step(cfg: RunConfig, ds: Any, result: Any, budget: Budget | None)
     """
     from ..solve.set_posterior import posterior_step, source_for
 
-    if ds is not None and not _ordered(cfg):
+    if ds is not None and not _ordered(cfg):     # (the ordered route reads the data itself, and records them)
         result._posterior_source = source_for(ds, None, cfg.scoring_kwargs(), cfg.constraints)
     posterior_step(result, requested=bool(cfg.values["search"].get("posterior")), budget=budget,
                    memory_limit=None if budget is None else budget.memory_limit)
@@ -309,7 +309,7 @@ def check_before_work(cfg: RunConfig, ds: Any, table: Any) -> None:
     if cfg.job in ("enumerate", "kbest") and cfg.values["search"].get("posterior"):
         from ..solve.set_posterior import refusal_before_work
 
-        why = refusal_before_work(ds, table, cfg.constraints, order if cfg.job == "enumerate" else None)
+        why = refusal_before_work(ds, table, cfg.constraints)
         if why is not None:
             raise ConfigError(f"{cfg.source}: [search] posterior = true cannot be met: {why}")
     for out in cfg.outputs:

@@ -122,7 +122,7 @@ def _check_posterior_request(args: argparse.Namespace, source: Any, search: dict
 
     is_table = hasattr(source, "families")
     why = refusal_before_work(None if is_table else source, source if is_table else None,
-                              as_constraints(args.constraints) if args.constraints else None, search.get("order"))
+                              as_constraints(args.constraints) if args.constraints else None)
     if why is not None:
         raise ParameterError(f"cannot be met: {why}", "--posterior")
 

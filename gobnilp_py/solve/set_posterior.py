@@ -17,8 +17,11 @@ constraints.  The drivers (:func:`~gobnilp_py.solve.collect.enumerate_networks`,
   constants): the families outside it are gone, so no mass can be computed;
   refused in one line (score the data with ``prune=False`` and call
   :meth:`Posterior.mass_of <gobnilp_py.solve.posterior.Posterior.mass_of>`);
-* constraints other than those on single families, the fixed-order route, a
-  set read back from a file or built by hand: refused in one line, saying why.
+* constraints other than those on single families, a set read back from a file
+  or built by hand: refused in one line, saying why.
+
+A set from the fixed-order route (``order=``) is measured against the posterior
+over *every* DAG (the order is a restriction of the search, not of the prior).
 
 **When it is paid** (``docs/posterior.md``, "The mass of a credible set"): the
 drivers never compute it.  :attr:`CredibleSet.posterior_mass` computes it on
@@ -131,8 +134,8 @@ def cheap(cs: CredibleSet) -> bool:
 def _why_not(cs: CredibleSet) -> str | None:
     src = cs._posterior_source
     if src is None:
-        return ("the set does not record the data and score it came from (read back from a file, built by hand, "
-                "or from the fixed-order route): use gobnilp_py.posterior(data, ...).mass_of(the set)")
+        return ("the set does not record the data and score it came from (read back from a file, or built by "
+                "hand): use gobnilp_py.posterior(data, ...).mass_of(the set)")
     return src.refusal
 
 
@@ -235,10 +238,8 @@ def _step(cs: CredibleSet, *, requested: bool, budget: Budget | None, memory_lim
     return mass_line(cs._posterior_mass)
 
 
-def refusal_before_work(data: Any, table: Any, constraints: Any, order: Any = None) -> str | None:
+def refusal_before_work(data: Any, table: Any, constraints: Any) -> str | None:
     """Why an explicit request for the mass cannot be met, known before any search (``None``: it can)."""
-    if order is not None:
-        return "the fixed-order route does not record the data and score for the posterior"
     if data is None and table is None:
         return None
     return source_for(data, table, {}, constraints).refusal
