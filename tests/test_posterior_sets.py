@@ -367,3 +367,18 @@ def test_cli_kbest_json_with_posterior(capsys):
     assert code == 0 and d["posterior_mass"]["exact"] and d["posterior"]["max_edge_difference"]["value"] > 0
     names = d["posterior"]["edge_probabilities"]["names"]
     assert len(names) == 8 and len(d["posterior"]["arrow_probabilities"]["matrix"]) == 8
+
+
+def test_ctrl_c_while_rescoring_leaves_the_set_and_a_labelled_note(monkeypatch):
+    from gobnilp_py import scoring
+
+    cs = enumerate_networks(ASIA, score="BDeu", palim=2, bayes_factor=3)
+    stopped = enumerate_networks(ASIA, score="BDeu", palim=2, bayes_factor=3)
+    stopped.reason, stopped.complete = "interrupted", False
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(scoring, "score", interrupted)
+    line = sp_mod.posterior_step(cs, requested=True)
+    assert line == "posterior mass: no bound available (interrupted while scoring the unpruned table the mass needs)"
+    assert sp_mod.posterior_step(stopped, requested=True).endswith("(not computed: the search was interrupted)")

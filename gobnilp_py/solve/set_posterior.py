@@ -220,6 +220,9 @@ def posterior_step(cs: CredibleSet, *, requested: bool, budget: Budget | None = 
 
 
 def _step(cs: CredibleSet, *, requested: bool, budget: Budget | None, memory_limit: int | None) -> str:
+    if cs._posterior_mass is None and cs.reason == "interrupted":
+        # the user stopped the search: nothing more is started (a run asked for its partial result)
+        cs._posterior_mass = PosteriorMass(None, False, 0, "networks", "", "not computed: the search was interrupted")
     if cs._posterior_mass is None:
         if not requested and not cheap(cs):
             why = _why_not(cs)
@@ -235,6 +238,12 @@ def _step(cs: CredibleSet, *, requested: bool, budget: Budget | None, memory_lim
         except GobnilpError as exc:           # e.g. constraints no DAG satisfies: said, not raised after the work
             cs._posterior_mass = PosteriorMass(None, False, 0, "networks", "",
                                                str(exc).removeprefix("no posterior mass for this set: "))
+        except KeyboardInterrupt:
+            # Ctrl-C / SIGTERM while the unpruned table was scored (the sums stop by themselves and keep
+            # the bound): the set found is still written, labelled, and the command line exits 130 / 143
+            # (the signal was recorded by its handler)
+            cs._posterior_mass = PosteriorMass(None, False, 0, "networks", "",
+                                               "interrupted while scoring the unpruned table the mass needs")
     return mass_line(cs._posterior_mass)
 
 
