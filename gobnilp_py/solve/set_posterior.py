@@ -23,7 +23,7 @@ constraints.  The drivers (:func:`~gobnilp_py.solve.collect.enumerate_networks`,
 A set from the fixed-order route (``order=``) is measured against the posterior
 over *every* DAG (the order is a restriction of the search, not of the prior).
 
-**When it is paid** (``docs/posterior.md``, "The mass of a credible set"): the
+**When it is paid** (``docs/posterior.md``, "The mass of every credible set"): the
 drivers never compute it.  :attr:`CredibleSet.posterior_mass` computes it on
 first access (an explicit request; no time limit), and
 :meth:`CredibleSet.compute_posterior_mass` takes a time and a memory limit.
@@ -55,9 +55,8 @@ __all__ = ["PosteriorSource", "source_for", "refused_source", "set_posterior", "
 #: 0.02 s at 12 variables and 1.3 s at 16, then about 3 times more per variable (134 s at 20;
 #: ``docs/posterior.md``, "Limits").
 AUTO_MAX_VARIABLES = 16
-#: ... and this many families in the unpruned table, which must be scored first (a family costs a pass
-#: over the data: 50,000 take seconds on a few thousand rows; 16 variables without a parent limit have
-#: 524,288).
+#: ... and this many families in the unpruned table, which must be scored first (each family is a count
+#: over the data; 16 variables without a parent limit have 524,288, with at most 3 parents 9,216).
 AUTO_MAX_FAMILIES = 50_000
 
 #: Scoring options handed on to the unpruned scoring (what the table holds and how the scorer runs);
