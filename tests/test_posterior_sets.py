@@ -146,7 +146,7 @@ def test_unpruned_table_serves_and_a_pruned_table_is_refused_in_one_line():
     assert abs(a.posterior_mass.value - post.mass_of(a).value) <= 1e-12
     pruned = enumerate_networks(score(ASIA, score="BDeu", palim=2, bayes_factor=20), bayes_factor=20)
     assert pruned.posterior_mass is None
-    assert "pruned score table" in pruned.posterior_mass_note
+    assert "the score table is pruned" in pruned.posterior_mass_note
     with pytest.raises(ScoreError) as exc:
         pruned.compute_posterior_mass()
     assert "\n" not in str(exc.value) and "prune=False" in str(exc.value)
@@ -275,9 +275,9 @@ def test_cli_posterior_refused_before_the_work_for_a_pruned_table(tmp_path, caps
     score(ASIA, score="BDeu", palim=2, bayes_factor=20).to_jkl(jkl)
     code, out, err = _cli(["enumerate", jkl, "--bf", "20", "--posterior"], capsys)
     assert code != 0 and out == "" and len(err.strip().splitlines()) == 1
-    assert "--posterior" in err and "pruned score table" in err
+    assert "--posterior" in err and "the score table is pruned" in err
     code, out, _ = _cli(["enumerate", jkl, "--bf", "20", "-q"], capsys)   # not asked: said, not refused
-    assert code == 0 and out.splitlines()[1].startswith("# posterior mass: not available (the set was computed")
+    assert code == 0 and out.splitlines()[1].startswith("# posterior mass: not available (the score table is pruned")
 
 
 def test_cli_large_problems_are_not_computed_unless_asked(monkeypatch, capsys):

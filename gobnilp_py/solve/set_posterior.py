@@ -97,7 +97,7 @@ def source_for(data: Any, table: Any, scoring_options: dict[str, Any], constrain
     if table is not None and table.is_unpruned and table.incomplete is None:
         return PosteriorSource(table=table, constraints=constraints)
     if data is None:
-        return refused_source("the set was computed from a pruned score table (or one of unknown pruning), which "
+        return refused_source("the score table is pruned (or of unknown pruning), so it "
                               "lacks the families of the DAGs outside the set: score the data with prune=False and "
                               "use gobnilp_py.posterior(table).mass_of(the set)")
     opts = {k: scoring_options[k] for k in _PASSED if scoring_options.get(k) is not None}
