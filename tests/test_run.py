@@ -55,6 +55,7 @@ def test_enumerate_json_equals_api(small_csv, tmp_path, capsys):
     assert main(["run", str(cfg), "-q", "-o", str(tmp_path / "o")]) == 0
     got = json.loads((tmp_path / "o" / "result.json").read_text())
     cs = enumerate_networks(read_data(small_csv), bayes_factor=10, score="BDeu", ess=2.0)
+    assert cs.posterior_mass.exact        # the run computes it when cheap; the API when asked (docs/posterior.md)
     want = json.loads(json.dumps(cs.to_dict()))
     for d in (got["result"], want):
         d["stats"] = {k: v for k, v in d["stats"].items() if not k.startswith("time") and k != "maxrss_bytes"}   # the process's peak so far

@@ -308,6 +308,12 @@ SPECS: tuple[Spec, ...] = (
     Spec("search", "ties", _c_bool, True, "bool",
          "kbest: also list every network tied with the k-th (false: exactly k, ties broken by network key).",
          api="ties", jobs=("kbest",)),
+    Spec("search", "posterior", _c_bool, False, "bool",
+         "How much of the posterior over all DAGs the set holds (docs/posterior.md): true computes it whatever "
+         "it costs (the data scored again without pruning, then the exact sums within the time and memory "
+         "limits) and adds the exact edge posteriors beside the set's averages; false computes it only when "
+         "cheap (at most 16 variables and 50,000 families to sum over).", api="posterior",
+         jobs=("enumerate", "kbest")),
     Spec("search", "order", _c_order, None, "list of string",
          "A variable order, every variable once, first to last: search only the networks whose arrows follow "
          "it (the fixed-order search, exact under the order; method must be auto, no constraints).",

@@ -262,7 +262,23 @@ def _execute(cfg: RunConfig, progress: Progress, ds: Any, table: Any,
               "kbest": f"the {cfg.values['search']['k']} best networks"}[cfg.job]
     with progress.phase("solving", detail):
         result = _solve(cfg, ds, table, progress, budget)
+        if cfg.job in ("enumerate", "kbest"):
+            _posterior_step(cfg, ds, result, budget)
     return result, table
+
+
+def _posterior_step(cfg: RunConfig, ds: Any, result: Any, budget: Budget | None) -> None:
+    """How much of the posterior the set holds (``[search] posterior``; computed anyway when cheap).
+
+    The runner scores the data itself and hands the driver a table pruned for the gap, so the set's
+    provenance is recorded here: the data and the scoring keys (the unpruned table is scored from them).
+    """
+    from ..solve.set_posterior import posterior_step, source_for
+
+    if ds is not None and not _ordered(cfg):     # (the ordered route reads the data itself, and records them)
+        result._posterior_source = source_for(ds, None, cfg.scoring_kwargs(), cfg.constraints)
+    posterior_step(result, requested=bool(cfg.values["search"].get("posterior")), budget=budget,
+                   memory_limit=None if budget is None else budget.memory_limit)
 
 
 def check_before_work(cfg: RunConfig, ds: Any, table: Any) -> None:
@@ -290,6 +306,12 @@ def check_before_work(cfg: RunConfig, ds: Any, table: Any) -> None:
             check_order_names(order, names, None)
         except ParameterError as exc:
             raise ConfigError(f"{cfg.source}: [search] order {exc.problem}") from None
+    if cfg.job in ("enumerate", "kbest") and cfg.values["search"].get("posterior"):
+        from ..solve.set_posterior import refusal_before_work
+
+        why = refusal_before_work(ds, table, cfg.constraints)
+        if why is not None:
+            raise ConfigError(f"{cfg.source}: [search] posterior = true cannot be met: {why}")
     for out in cfg.outputs:
         formats = FORMATS[out].name_formats  # the written formats whose separators the names must avoid
         if cfg.job == "score" and out == "report":

@@ -54,6 +54,10 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--constraints", default=None, help="GOBNILP-style constraints file")
     add_time_limit(p)
     p.add_argument("--json", action="store_true", help="print one JSON object (with every network)")
+    p.add_argument("--posterior", action="store_true",
+                   help="compute how much of the posterior over all DAGs the set holds even when it is costly "
+                   "(done without asking up to 16 variables), and show the exact edge posteriors beside the "
+                   "set's averages with the largest difference")
     p.add_argument("-o", "--output-dir", default=None,
                    help="write networks.csv and summary.json (or the --write outputs) into this folder")
     add_write(p)
@@ -94,6 +98,8 @@ def _prepare(args: argparse.Namespace, command: str) -> tuple[object, dict]:
             check_names_for(source.names, ["modelstring"], where="networks.csv")  # type: ignore[attr-defined]
         except ParameterError as exc:
             raise ConfigError(str(exc)) from None
+    if args.posterior:
+        _check_posterior_request(args, source, search)
     kw = {} if hasattr(source, "families") else scoring_kwargs(args)
     kw.pop("bayes_factor", None)
     kw.pop("epsilon", None)
@@ -105,6 +111,28 @@ def _prepare(args: argparse.Namespace, command: str) -> tuple[object, dict]:
         budget = budget.ending_before(min(WRITE_FIXED_SECONDS, 0.1 * budget.time_limit))
     kw["time_limit"] = budget
     return source, kw
+
+
+def _check_posterior_request(args: argparse.Namespace, source: Any, search: dict) -> None:
+    """``--posterior`` that cannot be met (a pruned table, constraints or an order it cannot take): one line,
+    before the work."""
+    from ..errors import ParameterError
+    from ..solve.inputs import as_constraints
+    from ..solve.set_posterior import refusal_before_work
+
+    is_table = hasattr(source, "families")
+    why = refusal_before_work(None if is_table else source, source if is_table else None,
+                              as_constraints(args.constraints) if args.constraints else None)
+    if why is not None:
+        raise ParameterError(f"cannot be met: {why}", "--posterior")
+
+
+def _posterior_step(args: argparse.Namespace, cs: Any, budget: Any) -> None:
+    """How much of the posterior the set holds: computed when asked or cheap, within the command's limits."""
+    from ..solve.set_posterior import posterior_step
+
+    args.posterior_line = posterior_step(cs, requested=args.posterior, budget=budget,
+                                         memory_limit=budget.memory_limit)
 
 
 def run_enumerate(args: argparse.Namespace) -> int:
@@ -125,6 +153,7 @@ def run_enumerate(args: argparse.Namespace) -> int:
     with Progress.for_terminal((), quiet=args.quiet, deadline=kw["time_limit"].deadline) as progress:
         cs = enumerate_networks(source, bayes_factor=args.bayes_factor, epsilon=args.epsilon,
                                 max_networks=args.max_networks, progress=progress, **kw)
+        _posterior_step(args, cs, kw["time_limit"])
     args.solve_seconds = time.perf_counter() - t0
     return _report(args, cs)
 
@@ -140,14 +169,20 @@ def run_kbest(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     with Progress.for_terminal((), quiet=args.quiet, deadline=kw["time_limit"].deadline) as progress:
         cs = kbest(source, args.k, progress=progress, **kw)
+        _posterior_step(args, cs, kw["time_limit"])
     args.solve_seconds = time.perf_counter() - t0
     return _report(args, cs)
 
 
 def _summary_dict(cs: Any) -> dict:
     from ..output.writers import labels
+    from ..solve.set_posterior import edge_comparison
 
-    return {**cs.to_dict(), **labels(cs)}
+    out = {**cs.to_dict(), **labels(cs)}
+    comparison = edge_comparison(cs)
+    if comparison is not None:
+        out["posterior"] = comparison
+    return out
 
 
 def _report(args: argparse.Namespace, cs: Any) -> int:
@@ -175,15 +210,46 @@ def _report(args: argparse.Namespace, cs: Any) -> int:
         print(dumps(_summary_dict(cs)))
     else:
         opt = opt_text(cs)
-        print_notes(cs)
+        print_notes(cs, getattr(args, "posterior_line", None))
         print(f"{cs.count_line()}; OPT = {opt}, "
               f"epsilon = {cs.epsilon:.6g} (BF {cs.bayes_factor:.6g})")
         for i, net in enumerate(cs.networks[:10], 1):
             print(f"{i:>4}  {net.score:.6f}  {display(net)}")
         if len(cs) > 10:
             print(f"  ... {len(cs) - 10} more" + (" (use -o DIR or --json for all)" if not args.output_dir else ""))
+        if args.posterior:
+            _print_comparison(cs)
     say_infeasible(cs)
     return exit_code(cs)
+
+
+#: ``--posterior`` shows the pairs whose set average or exact posterior is at least this (the JSON holds all).
+SHOWN_EDGE_PROBABILITY = 0.05
+
+
+def _print_comparison(cs: Any) -> None:
+    """The exact edge posteriors beside the set's averages (``--posterior``), and the largest difference."""
+    from ..solve.set_posterior import edge_comparison
+
+    c = edge_comparison(cs)
+    if c is None:
+        post = cs._posterior
+        why = cs.posterior_mass_note if post is None else post.guarantee
+        print(printable(f"exact edge posteriors: not available ({why})"))
+        return
+    names, exact = c["edge_probabilities"]["names"], c["edge_probabilities"]["matrix"]
+    avg = cs.edge_probabilities().reindex(index=names, columns=names).to_numpy()
+    rows = [(max(exact[i][j], avg[i][j]), names[i], names[j], avg[i][j], exact[i][j])
+            for i in range(len(names)) for j in range(i + 1, len(names))]
+    rows = sorted((r for r in rows if r[0] >= SHOWN_EDGE_PROBABILITY), key=lambda r: (-r[0], r[1], r[2]))
+    print(f"edge posteriors (adjacency, either direction): set average {cs.averages_over} vs exact over all DAGs "
+          f"(pairs with either >= {SHOWN_EDGE_PROBABILITY:g})")
+    for _, u, v, a, e in rows:
+        gap = a - e if abs(a - e) >= 5e-5 else 0.0      # no "-0.0000" for float noise
+        print(printable(f"  {u} - {v}: set {a:.4f}  exact {e:.4f}  difference {gap:+.4f}"))
+    d = c["max_edge_difference"]
+    print(printable(f"largest difference {d['value']:.4f} ({d['u']} - {d['v']}: set {d['set']:.4f}, "
+                    f"exact {d['exact']:.4f})"))
 
 
 def write_collection(cs: Any, folder: Path, *, force: bool = False) -> list[Path]:

@@ -462,7 +462,7 @@ _CONFIG_KEYS = {
     "header": ("data", "header", "--no-header"), "delimiter": ("data", "delimiter", "--delimiter"),
     **{a: ("scoring", a, f) for a, f in _SCORING_FLAGS.items()},
     "bayes_factor": ("search", "bayes_factor", "--bf"), "epsilon": ("search", "epsilon", "--epsilon"),
-    "k": ("search", "k", "-k"),
+    "k": ("search", "k", "-k"), "posterior": ("search", "posterior", "--posterior"),
     "time_limit": ("limits", "time_limit", "--time-limit"),
     "max_networks": ("limits", "max_networks", "--max-networks"),
     "constraints": ("constraints", "file", "--constraints"), "force": ("output", "force", "--force"),

@@ -65,11 +65,17 @@ def method_line(result: Any) -> str | None:
     return f"method: {name}" + (f" ({why})" if why else "") + check
 
 
-def print_notes(result: Any) -> None:
-    """The guarantee, every caveat and the method that ran (and why), each as a ``#`` line on stdout."""
+def print_notes(result: Any, second: str | None = None) -> None:
+    """The guarantee, every caveat and the method that ran (and why), each as a ``#`` line on stdout.
+
+    ``second``: a line shown right after the guarantee (a collection's posterior mass, or why it is not shown).
+    """
     from ..output.writers import notes_of
 
-    for note in notes_of(result):
+    notes = notes_of(result)
+    if second:
+        notes.insert(1, second)
+    for note in notes:
         print(f"# {printable(' '.join(note.split()))}")
     line = method_line(result)
     if line:

@@ -419,13 +419,31 @@ def _edge_figure(cs: Any) -> Any:
     fig = _figure(2 * side + 1.2, side + 0.6, constrained=True)
     over = getattr(cs, "averages_over", "the listed networks")
     total = getattr(cs, "n_networks_total", None) or len(cs)
-    fig.suptitle(f"{_status_prefix(cs)}model-averaged over {over} ({total:,} networks, weights exp(score - OPT))",
-                 fontsize=10)
+    title = f"{_status_prefix(cs)}model-averaged over {over} ({total:,} networks, weights exp(score - OPT))"
+    mass = _posterior_mass_text(cs)
+    if mass:
+        title += "\n" + mass
+    fig.suptitle(title, fontsize=10)
     _heat(fig.add_subplot(1, 2, 1), fig, e.to_numpy(), names, "P(adjacent): an edge either way",
           "variable", "variable")
     _heat(fig.add_subplot(1, 2, 2), fig, a.to_numpy(), names, "P(row -> column): the arrow's direction",
           "child (arrow to)", "parent (arrow from)")
     return fig
+
+
+def _posterior_mass_text(cs: Any) -> str:
+    """How much of the posterior over all DAGs the collection holds, once computed: exact, "at least", or none.
+
+    Read from the collection's ``_posterior_mass`` (a ``PosteriorMass``, duck-typed: the drawing layer
+    imports nothing of the drivers); empty when it was not computed.
+    """
+    m = getattr(cs, "_posterior_mass", None)
+    if m is None:
+        return ""
+    if m.value is None:
+        return "share of the posterior over all DAGs: no bound available"
+    kind = "exact" if m.exact else "a lower bound"
+    return f"share of the posterior over all DAGs: {m.text} ({kind})"
 
 
 class _ScoreFormatter:

@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..solve.labels import posterior_mass_line
 from .writers import shown_gap
 
 __all__ = ["ReportData", "render_markdown", "render_html", "sections", "class_rows", "tie_count",
@@ -324,7 +325,9 @@ def sections(data: ReportData, captions: Sequence[str] = ()) -> list[Section]:
     out: list[Section] = []
     notes = list(getattr(r, "notes", []) or [])
     if notes:
-        out.append(Section("What this result is", paragraphs=[f"**{notes[0]}**"], bullets=notes[1:]))
+        mass = posterior_mass_line(r)          # how much of the posterior over all DAGs a collection holds
+        head = [f"**{notes[0]}**"] + ([f"**{mass}**"] if mass else [])
+        out.append(Section("What this result is", paragraphs=head, bullets=notes[1:]))
     elif r is not None and hasattr(r, "status"):
         state = ("complete: proven optimal" if r.status == "optimal"
                  else f"INCOMPLETE ({r.status}): the best network found, not proven optimal")
@@ -356,8 +359,7 @@ def sections(data: ReportData, captions: Sequence[str] = ()) -> list[Section]:
         out.append(Section(f"Best networks ({shown_n} of {len(data.networks)})", level=3, head=_NET_HEAD,
                            rows=_network_rows(data)))
     if data.edges:
-        out.append(Section("Most probable edges", level=3, head=["u", "v", "P(adjacent)"],
-                           rows=[[u, v, f"{p:.3f}"] for u, v, p in data.edges[:TOP_EDGES]]))
+        out.append(_edges_section(data, r))
     if captions or data.picture_notes:
         out.append(Section("Pictures", pictures=list(captions),
                            bullets=[f"{c}: {why}" for c, why in data.picture_notes.items()]))
@@ -387,6 +389,25 @@ def _md_table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     out += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
     return "\n".join(out)
+
+
+def _edges_section(data: ReportData, r: Any) -> Section:
+    """The most probable edges: the set's averages, and the exact posteriors beside them once computed."""
+    from ..solve.set_posterior import edge_comparison
+
+    c = edge_comparison(r) if r is not None and hasattr(r, "networks") else None
+    if c is None:
+        return Section("Most probable edges", level=3, head=["u", "v", "P(adjacent)"],
+                       rows=[[u, v, f"{p:.3f}"] for u, v, p in data.edges[:TOP_EDGES]])
+    where = {v: i for i, v in enumerate(c["edge_probabilities"]["names"])}
+    m = c["edge_probabilities"]["matrix"]
+    d = c["max_edge_difference"]
+    return Section("Most probable edges", level=3,
+                   paragraphs=[f"P(adjacent) averaged over {getattr(r, 'averages_over', 'the set')}, and exact over "
+                               f"every DAG the score and constraints allow ({c['guarantee']}). Largest difference "
+                               f"{d['value']:.3f} ({d['u']} - {d['v']}: set {d['set']:.3f}, exact {d['exact']:.3f})."],
+                   head=["u", "v", "P(adjacent) in the set", "exact P(adjacent)"],
+                   rows=[[u, v, f"{p:.3f}", f"{m[where[u]][where[v]]:.3f}"] for u, v, p in data.edges[:TOP_EDGES]])
 
 
 def render_markdown(data: ReportData, picture_files: Mapping[str, str]) -> str:

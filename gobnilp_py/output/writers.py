@@ -363,4 +363,9 @@ def collection_summary(cs: Any) -> dict[str, Any]:
         a = cs.arrow_probabilities()
         out["edge_probabilities"] = {"names": list(e.index), "matrix": e.to_numpy().tolist()}
         out["arrow_probabilities"] = {"names": list(a.index), "matrix": a.to_numpy().tolist()}
+    from ..solve.set_posterior import edge_comparison
+
+    comparison = edge_comparison(cs)          # the exact posteriors, once computed (docs/posterior.md)
+    if comparison is not None:
+        out["posterior"] = comparison
     return out

@@ -219,6 +219,8 @@ def credible_set_to_dict(cs: Any, *, networks: bool = True) -> dict[str, Any]:
         "n_classes_total": cs.n_classes_total,
         "averages_over": cs.averages_over,
         "stats": cs.stats,
+        # how much of the posterior over all DAGs the set holds, once computed (null: not computed)
+        "posterior_mass": None if getattr(cs, "_posterior_mass", None) is None else cs._posterior_mass.to_dict(),
     }
     if networks:
         d["networks"] = [{"score": n.score, "parents": {k: list(v) for k, v in n.parents.items()}}
@@ -440,7 +442,7 @@ _SET_FIELDS: dict[str, tuple[tuple[type, ...], bool]] = {  # key -> (kinds, null
     "threshold": ((float,), True), "tolerance": ((float,), True), "near_boundary": ((int,), True),
     "n_networks": ((int,), False), "n_networks_total": ((int,), True), "n_classes_total": ((int,), True),
     "averages_over": ((str,), True), "stats": ((dict,), True), "bayes_factor": ((float,), True),
-    "n_mecs": ((int,), True),
+    "n_mecs": ((int,), True), "posterior_mass": ((dict,), True),
 }
 
 
@@ -538,6 +540,8 @@ def credible_set_from_dict(d: Mapping[str, Any], *, make: Callable[..., Any], na
         raise DataError(f"the saved guarantee {_short(saved_guarantee)} differs from the one its fields give "
                         f"({_short(cs.guarantee)}); the file was edited or written by another version")
     _same_labels(d, cs, where)
+    if d.get("posterior_mass") is not None:
+        cs._posterior_mass = posterior_mass_from_dict(d["posterior_mass"], f"{where}posterior_mass")
     saved_over = d.get("averages_over")
     every_listed = cs.n_networks_total is not None and int(cs.n_networks_total) == len(nets)
     if saved_over is not None and saved_over != cs.averages_over and every_listed and nets:
@@ -549,6 +553,30 @@ def credible_set_from_dict(d: Mapping[str, Any], *, make: Callable[..., Any], na
     if summary is not None and nets and not averages_lost:
         _check_probabilities(cs, summary)
     return cs
+
+
+def posterior_mass_from_dict(d: Mapping[str, Any], where: str = "posterior_mass") -> Any:
+    """A :class:`~gobnilp_py.solve.posterior.PosteriorMass` from its ``to_dict()``, every field checked."""
+    from .mass import PosteriorMass
+
+    value = _get(d, "value", (float,), f"{where}.", allow_none=True)
+    exact = _get(d, "exact", (bool,), f"{where}.")
+    n = _get(d, "n_networks", (int,), f"{where}.")
+    covers = _get(d, "covers", (str,), f"{where}.")
+    scope = _get(d, "scope", (str,), f"{where}.")
+    note = _get(d, "note", (str,), f"{where}.", required=False) or ""
+    if value is not None and not 0.0 <= float(value) <= 1.0:
+        raise DataError(f"{where}.value must lie in [0, 1], got {value!r}")
+    if value is None and exact:
+        raise DataError(f"{where}: an exact mass needs a value")
+    if covers not in ("networks", "classes"):
+        raise DataError(f"{where}.covers must be 'networks' or 'classes', got {covers!r}")
+    m = PosteriorMass(None if value is None else float(value), exact, int(n), covers, scope, note)
+    for key in ("lower_bound", "text"):
+        if key in d and d[key] != getattr(m, key):
+            raise DataError(f"{where}.{key} is {d[key]!r} but its fields give {getattr(m, key)!r}; the file was "
+                            "edited or written by another version")
+    return m
 
 
 def _classes_of_listed(cs: Any) -> list[Any]:

@@ -38,6 +38,7 @@ from .ordered import enumerate_with_order
 from .request import SearchRequest
 from .methods import engine_module, method_options, resolve_method, with_memory_limit
 from .results import network_from_solution, take_reuse, tolerance_of
+from .set_posterior import sourced as _sourced, source_for
 from .verify import verify_collection
 
 __all__ = ["enumerate_networks", "INTERRUPT_GRACE", "LISTING_RESERVE", "LISTING_RESERVE_MAX",
@@ -175,6 +176,7 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     cons = as_constraints(constraints)
     table, info = acquire_table(data_or_table, epsilon=eps, constraints=cons, scoring_options=scoring_options,
                                 progress=progress, budget=budget)
+    src = source_for(info.data, table, scoring_options, cons)
     kinds = cons.kinds() if cons is not None else frozenset()
     # by="class" under method="auto" picks a method that collects classes (the order graph does not)
     m, why = resolve_method(method, "epsilon_set", table.n, kinds, len(table), given_options,
@@ -183,8 +185,9 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     stats: dict[str, Any] = {"method": m.name, "method_reason": why, "time_scoring": info.time_scoring}
     searched = filter_table(table, cons)
     if searched is None:
-        return CredibleSet(math.nan, eps, True, None, [], kind="bayes_factor", stats=stats, method=m.name,
-                           infeasible=True, approximate=info.approximate, caveats=list(info.caveats))
+        return _sourced(src, CredibleSet(math.nan, eps, True, None, [], kind="bayes_factor", stats=stats,
+                                         method=m.name, infeasible=True, approximate=info.approximate,
+                                         caveats=list(info.caveats)))
     engine = engine_module(m)
     row_cons = cons if m.constraint_kinds is None else None
     remaining = budget.remaining()
@@ -192,8 +195,9 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
         # the limit went on scoring: no optimum, nothing certified (a truncated table certifies nothing either)
         if info.stopped is not None:
             stats["scoring_stopped"] = info.stopped
-        return CredibleSet(math.nan, eps, False, info.stopped or "time_limit", [], kind="bayes_factor", stats=stats,
-                           method=m.name, approximate=info.approximate, caveats=list(info.caveats))
+        return _sourced(src, CredibleSet(math.nan, eps, False, info.stopped or "time_limit", [], kind="bayes_factor",
+                                         stats=stats, method=m.name, approximate=info.approximate,
+                                         caveats=list(info.caveats)))
     t0 = time.perf_counter()
     _stage(progress, "optimum", m.name)
     sol = engine.optimum(searched, constraints=row_cons, time_limit=budget.left_for_engine(), **opts)
@@ -203,15 +207,17 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     best = network_from_solution(searched, sol, stats={})
     _check_answer(best, cons)
     if sol.status == "infeasible":
-        return CredibleSet(math.nan, eps, True, None, [], kind="bayes_factor", stats=stats, method=m.name,
-                           infeasible=True, approximate=info.approximate, caveats=list(info.caveats))
+        return _sourced(src, CredibleSet(math.nan, eps, True, None, [], kind="bayes_factor", stats=stats,
+                                         method=m.name, infeasible=True, approximate=info.approximate,
+                                         caveats=list(info.caveats)))
     if sol.status != "optimal":
-        return _unproven(sol, best, eps, stats, m.name, info)
+        return _sourced(src, _unproven(sol, best, eps, stats, m.name, info))
     opt = sol.score
     remaining = budget.remaining()
     if remaining is not None and remaining <= 0:
-        return CredibleSet(opt, eps, False, "time_limit", [best], tolerance=tolerance_of(opt), kind="bayes_factor",
-                           stats=stats, method=m.name, approximate=info.approximate, caveats=list(info.caveats))
+        return _sourced(src, CredibleSet(opt, eps, False, "time_limit", [best], tolerance=tolerance_of(opt),
+                                         kind="bayes_factor", stats=stats, method=m.name,
+                                         approximate=info.approximate, caveats=list(info.caveats)))
     by_class = _collect_by_class(by, m, searched)
     search_time = remaining
     if remaining is not None:
@@ -240,7 +246,7 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
             verify_collection(cs, searched, cons, m.name, kinds, eps, deadline=budget.deadline,
                               memory_budget=memory_budget)
         cs.stats["time_total"] = time.perf_counter() - t_start      # the cross-check included, as in learn
-        return cs
+        return _sourced(src, cs)
     cs = _dag_result(searched, col, opt=opt, eps=eps, best=best, best_chosen=sol.chosen, cons=cons, info=info,
                      stats=stats, method=m.name, deadline=_listing_deadline(budget, col.reason),
                      per_network=budget.per_network)
@@ -248,7 +254,7 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
         verify_collection(cs, searched, cons, m.name, kinds, eps, deadline=budget.deadline,
                           memory_budget=memory_budget)
     cs.stats["time_total"] = time.perf_counter() - t_start
-    return cs
+    return _sourced(src, cs)
 
 
 def listing_reserve(remaining: float, max_networks: int | None, per_network: float = 0.0, *,

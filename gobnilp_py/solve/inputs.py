@@ -58,6 +58,9 @@ class TableInfo:
     #: why scoring was cut short in this call (``"time_limit"``: the table is truncated, see
     #: :attr:`ScoreTable.incomplete`), else ``None``
     stopped: str | None = None
+    #: the Dataset scored (``None`` for a given table): where the unpruned table of a set's posterior
+    #: mass comes from (:mod:`.set_posterior`)
+    data: Any = None
 
 
 def as_constraints(constraints: Any) -> StructuralConstraints | None:
@@ -245,6 +248,7 @@ def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: Str
     cut = truncation_caveat(table)
     info = TableInfo(given=False, epsilon=table.safe_epsilon, approximate=table.approximate and cut is None,
                      time_scoring=time.perf_counter() - t0, stopped="time_limit" if cut is not None else None)
+    info.data = data
     if cut is not None:
         info.caveats.append(cut)
     _note_isolated(table, info)

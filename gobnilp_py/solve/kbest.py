@@ -70,6 +70,7 @@ from .learn import _check_answer, _stage
 from .request import SearchRequest
 from .methods import METHODS, engine_module, method_options, resolve_method, with_memory_limit
 from .results import REL_TOL, credible_set, take_reuse, tolerance_of
+from .set_posterior import source_for
 
 __all__ = ["kbest", "PARENT_LIMITS"]
 
@@ -184,7 +185,10 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
         _check_class_kbest(m, table)
     stats: dict[str, Any] = {"method": m.name, "method_reason": why, "k": k, "ties": ties, "by": by}
 
+    src = source_for(info.data, table, scoring_options, cons)
+
     def finish(cs: CredibleSet) -> CredibleSet:
+        cs._posterior_source = src
         cs.stats.update({"scoring_passes": passes, "time_scoring": time_scoring, "time_scoring_passes": pass_times,
                          "time_total": time.perf_counter() - t_start})
         return cs

@@ -15,7 +15,8 @@ from typing import Any
 
 from ..network import Network
 
-__all__ = ["guarantee_of", "is_complete", "is_approximate", "is_infeasible", "notes_of", "labels", "comment_lines"]
+__all__ = ["guarantee_of", "is_complete", "is_approximate", "is_infeasible", "notes_of", "labels", "comment_lines",
+           "posterior_mass_line"]
 
 
 def _is_network(result: Any) -> bool:
@@ -113,4 +114,20 @@ def comment_lines(result: Any, mark: str = "#") -> str:
     certain than the result it holds; ``mark`` is the format's comment
     marker (``#`` for CSV and text, ``//`` for BIF).
     """
-    return "".join(f"{mark} {' '.join(note.split())}\n" for note in notes_of(result))
+    notes = notes_of(result)
+    mass = posterior_mass_line(result)
+    if mass is not None:
+        notes.insert(1, mass)
+    return "".join(f"{mark} {' '.join(note.split())}\n" for note in notes)
+
+
+def posterior_mass_line(result: Any) -> str | None:
+    """The line saying how much of the posterior a collection holds, once computed (``None`` before)."""
+    if not hasattr(result, "networks"):
+        return None
+    m = getattr(result, "_posterior_mass", None)
+    if m is None:
+        return getattr(result, "_posterior_line", None)   # a command's "not computed (...)", or nothing
+    from .mass import mass_line
+
+    return mass_line(m)

@@ -48,6 +48,7 @@ from .credible import CredibleSet
 from .inputs import TableInfo, acquire_table, is_table_input
 from .methods import check_method_name
 from .request import SearchRequest
+from .set_posterior import source_for, sourced
 from .results import credible_set, network_from_solution, tolerance_of
 from .verify import mark_unverified, seconds_left, stopped_by_limit
 
@@ -155,6 +156,7 @@ def learn_with_order(data_or_table: Any, order: Any, *, method: str, constraints
         caveats = [*info.caveats, order_caveat(table.names, idx)]
     else:
         data, kw = _data_and_options(data_or_table, scoring_options)
+        src = source_for(data, None, {k: v for k, v in kw.items() if k != "n_jobs"}, None)
         idx = check_order_names(order, data.names)
         t0 = time.perf_counter()
         res = optimum_for_order(data, idx, time_limit=budget.left_for_engine(), **kw)
@@ -217,6 +219,7 @@ def enumerate_with_order(data_or_table: Any, order: Any, epsilon: float, *, meth
     if is_table_input(data_or_table):
         table, info = acquire_table(data_or_table, epsilon=epsilon, constraints=None, scoring_options=scoring_options,
                                     budget=budget)
+        src = source_for(None, table, {}, None)        # the posterior mass over all DAGs, not only the ordered ones
         check_table_for_order(table)
         idx = check_order_names(order, table.names)
         t0 = time.perf_counter()
@@ -224,6 +227,7 @@ def enumerate_with_order(data_or_table: Any, order: Any, epsilon: float, *, meth
         stats["time_search"] = time.perf_counter() - t0
     else:
         data, kw = _data_and_options(data_or_table, scoring_options)
+        src = source_for(data, None, {k: v for k, v in kw.items() if k != "n_jobs"}, None)
         idx = check_order_names(order, data.names)
         t0 = time.perf_counter()
         es = epsilon_set_for_order(data, idx, epsilon, time_limit=budget.left_for_engine(), max_networks=max_networks,
@@ -235,8 +239,9 @@ def enumerate_with_order(data_or_table: Any, order: Any, epsilon: float, *, meth
     stats["order"] = [str(table.names[i]) for i in idx]
     stats.update({k: v for k, v in col.stats.items() if k not in stats})
     if not col.entries and col.reason is None:
-        return CredibleSet(math.nan, epsilon, True, None, [], kind="bayes_factor", stats=stats, method=ORDER_METHOD,
-                           infeasible=True, approximate=info.approximate, caveats=caveats)
+        return sourced(src, CredibleSet(math.nan, epsilon, True, None, [], kind="bayes_factor", stats=stats,
+                                        method=ORDER_METHOD, infeasible=True, approximate=info.approximate,
+                                        caveats=caveats))
     opt = col.opt if col.opt is not None else max(s for s, _ in col.entries)
     info = TableInfo(given=info.given, epsilon=info.epsilon, approximate=info.approximate, caveats=caveats)
     stats["time_total"] = time.perf_counter() - t_start
@@ -246,7 +251,7 @@ def enumerate_with_order(data_or_table: Any, order: Any, epsilon: float, *, meth
         cs.n_networks_total = len(cs.networks)
     if verify and cs.complete:
         _verify_enumerate(cs, data_or_table, idx, epsilon, scoring_options, budget.deadline, cross_check)
-    return cs
+    return sourced(src, cs)
 
 
 def _verify_enumerate(cs: CredibleSet, data_or_table: Any, idx: tuple[int, ...], epsilon: float,

@@ -39,7 +39,6 @@ import math
 import threading
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._interrupt import interruptible
@@ -50,6 +49,7 @@ from ..errors import ConstraintError, ParameterError, ScoreError
 from ..network import Network
 from ..scoring.table import ScoreTable
 from .inputs import as_constraints, check_scoring_options, is_table_input, load_table
+from .mass import PosteriorMass
 
 if TYPE_CHECKING:  # pandas is imported by the methods that build frames
     import pandas as pd
@@ -69,76 +69,6 @@ _RUN_OPTIONS = ("n_jobs", "backend", "scheduler", "max_candidates")
 
 #: Relative tolerance between a network's stated score and its score recomputed from the table.
 _SCORE_RTOL = 1e-9
-
-
-@dataclass(frozen=True)
-class PosteriorMass:
-    """The posterior mass of a set of DAGs, exact or a lower bound, with what it covers.
-
-    Attributes
-    ----------
-    value : float or None
-        The mass in ``[0, 1]``: exact when :attr:`exact`, else a lower bound
-        (shown "at least"); ``None`` when no bound is available.
-    exact : bool
-        True when ``value`` is the mass itself.
-    n_networks : int
-        DAGs summed (class members counted, listed or not).
-    covers : str
-        ``"classes"`` (every member of the set's equivalence classes, counted)
-        or ``"networks"`` (the networks given or listed).
-    scope : str
-        What the posterior is over (``Posterior.scope``).
-    note : str
-        Why a bound or no value, or what the mass is relative to; empty when exact over all DAGs.
-    """
-
-    value: float | None
-    exact: bool
-    n_networks: int
-    covers: str
-    scope: str
-    note: str = ""
-
-    @property
-    def lower_bound(self) -> bool:
-        """True when :attr:`value` is only a lower bound on the mass."""
-        return self.value is not None and not self.exact
-
-    @property
-    def text(self) -> str:
-        """The value as shown: ``"0.912345"``, ``"at least 0.71"`` (rounded down), ``"no bound available"``."""
-        if self.value is None:
-            return "no bound available"
-        if self.exact:
-            return f"{self.value:.6g}"
-        return f"at least {_down6(self.value)}"
-
-    @property
-    def line(self) -> str:
-        """One line for a report: ``"posterior mass 0.912345 (exact; 6390 networks in 24 classes)"``."""
-        what = "exact" if self.exact else ("lower bound" if self.value is not None else self.note)
-        tail = f"; {self.note}" if self.note and self.value is not None else ""
-        return f"posterior mass {self.text} ({what}{tail})"
-
-    def __float__(self) -> float:
-        if self.value is None:
-            raise ScoreError("no bound on the posterior mass is available" + (f": {self.note}" if self.note else ""))
-        return float(self.value)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-able summary."""
-        return {"value": self.value, "exact": self.exact, "lower_bound": self.lower_bound,
-                "n_networks": self.n_networks, "covers": self.covers, "scope": self.scope, "note": self.note,
-                "text": self.text}
-
-
-def _down6(x: float) -> str:
-    """``x`` to 6 significant digits, rounded *down*: a lower bound shown rounded up would claim more."""
-    if x <= 0.0:
-        return "0"
-    e = math.floor(math.log10(x)) - 5
-    return f"{math.floor(x / 10.0 ** e) * 10.0 ** e:.6g}"
 
 
 class Posterior:
@@ -308,9 +238,7 @@ class Posterior:
         lower bound ("at least") from the sum over orders when it is
         ``"bound"``; no value when ``"none"``.
         """
-        from .credible import CredibleSet
-
-        if isinstance(networks, CredibleSet):
+        if _is_credible_set(networks):
             from .posterior_mass import credible_set_terms
 
             logs, count, covers, note = credible_set_terms(self, networks)
@@ -412,6 +340,12 @@ class Posterior:
         shown = f"log_evidence={le:.6f}" if le is not None else (
             f"log_evidence<={self.log_evidence_upper:.6f}" if self.log_evidence_upper is not None else "no bound")
         return f"Posterior({len(self.names)} variables, {self.kind}, {shown})"
+
+
+def _is_credible_set(x: Any) -> bool:
+    """A :class:`~gobnilp_py.solve.credible.CredibleSet`, told by what it carries (the credible set imports
+    this module's caller, :mod:`.set_posterior`, so this module does not import it back)."""
+    return hasattr(x, "networks") and hasattr(x, "classes") and hasattr(x, "averages_over")
 
 
 def _why(reason: str | None, stats: Mapping[str, Any]) -> str:

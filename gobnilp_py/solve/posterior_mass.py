@@ -35,7 +35,12 @@ __all__ = ["credible_set_terms"]
 
 def credible_set_terms(post: Posterior, cs: CredibleSet) -> tuple[list[float], int, str, str]:
     """``(log weights, DAGs counted, covers, note)`` of the set's DAGs, each checked against ``post``."""
-    if cs.infeasible or (not cs.networks and not cs.classes):
+    if cs.infeasible:
+        return [], 0, "networks", "no network satisfies the constraints"
+    if not cs.networks and not cs.classes:
+        if not cs.complete:
+            return [], 0, "networks", (f"no network listed; the search stopped ({cs.reason}), so the whole set's "
+                                       "mass is not known")
         return [], 0, "networks", "the set is empty"
     names = cs.networks[0].names if cs.networks else cs.classes[0].cpdag.names  # type: ignore[index]
     if set(names) != set(post.names):
