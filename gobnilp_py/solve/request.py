@@ -12,7 +12,10 @@ table of names, not a copy of the rules.
 Placeholders in a problem: ``{name}`` is a parameter's name, ``{name=value}`` a setting as the user
 writes it (API ``backend "dask"``, config ``[scoring] backend = "dask"``, CLI ``--backend dask``).
 
-Moved here so far: the scoring backend's rules (``backend``, ``n_jobs``, ``scheduler``).  The rules of
+Moved here so far: the scoring backend's rules (``backend``, ``n_jobs``, ``scheduler``), and which
+options go with which score (the Dirichlet and discrete-scorer options refused with a Gaussian score,
+BGe's hyperparameters with any other: stated once in the score registry's layer,
+:func:`gobnilp_py.scoring.gaussian_scores.score_option_conflicts`, and worded here).  The rules of
 ``[search] order`` and of a method's options are still checked where they were (issue 43).
 """
 
@@ -25,6 +28,7 @@ from typing import Any
 
 from .._validation import show
 from ..errors import ParameterError
+from ..scoring.gaussian_scores import score_option_conflicts
 
 __all__ = ["SearchRequest", "Violation", "Words", "API_WORDS"]
 
@@ -75,6 +79,17 @@ class SearchRequest:
     backend: str | None = None
     n_jobs: int | None = None
     scheduler: str | None = None
+    # which options the score takes (None: not given; ``score`` None is the default, "BIC")
+    score: Any = None
+    ess: float | None = None
+    max_candidates: int | None = None
+    lower_bound: Any = None
+    alpha_mu: float | None = None
+    alpha_w: float | None = None
+    nu: Any = None
+    arities: Any = None
+    missing_values: Any = None
+    state_names: Any = None
 
     @classmethod
     def of(cls, options: Mapping[str, Any]) -> "SearchRequest":
@@ -90,6 +105,9 @@ class SearchRequest:
             yield Violation("scheduler", "(a Dask scheduler address) needs {backend=dask}")
         if self.backend == "dask" and self.scheduler is None:
             yield Violation("backend", 'needs {scheduler} (an address such as "tcp://host:8786")', "dask")
+        given = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "score"}
+        for about, problem in score_option_conflicts(self.score, given):
+            yield Violation(about, problem)
 
     def check(self, words: Words = API_WORDS) -> None:
         """Raise the first broken rule as a one-line :class:`ParameterError` naming its parameter."""
