@@ -267,7 +267,7 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
         return _score_gaussian(data, score=str(score), palim=palim, bayes_factor=bayes_factor, epsilon=epsilon,
                                prune=prune, unpruned=unpruned, progress=progress, memory_limit=memory_limit,
                                time_limit=time_limit, alpha_mu=alpha_mu, alpha_w=alpha_w, nu=nu,
-                               read_options=read_options)
+                               lower_bound=lower_bound, read_options=read_options)
     # The shared checks: the same words as the config and the command line, raised here as ScoreError.
     try:
         ess_f = 1.0 if ess is None else float(check_positive_number(ess, "ess"))  # type: ignore[arg-type]
@@ -448,10 +448,34 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
-def _score_gaussian(data: object, *, score: str, read_options: dict[str, Any], **options: Any) -> ScoreTable:
+def _score_gaussian(data: object, *, score: str, read_options: dict[str, Any], lower_bound: float | str | None,
+                    **options: Any) -> ScoreTable:
     """``score()`` for a Gaussian score: continuous data read from what was given
-    (:func:`~gobnilp_py.data.continuous.continuous_input`), then the Gaussian walk."""
-    return gaussian_score_table(continuous_input(data, read_options, score=score), score=score, **options)
+    (:func:`~gobnilp_py.data.continuous.continuous_input`), then the Gaussian walk, then -- with a
+    ``lower_bound`` -- the global gap rule, which holds for any decomposable score (it compares
+    a family with the best family of its child and the gap UB - LB; ``docs/pruning.md``)."""
+    try:
+        lower_bound = check_lower_bound(lower_bound, "lower_bound")
+    except ParameterError as exc:
+        raise ScoreError(str(exc)) from None
+    table = gaussian_score_table(continuous_input(data, read_options, score=score), score=score, **options)
+    if lower_bound is None or not table.meta.get("prune", True):
+        return table
+    meta = dict(table.meta)
+    if table.incomplete is not None:
+        meta["global_gap"] = "skipped (time limit)"
+        return ScoreTable.from_scoring(table.names, table.families, epsilon=table.epsilon,
+                                       score_name=table.score_name, pruning=table.pruning, meta=meta)
+    names = table.names
+    kept = [list(f) for f in table.families]
+    counters = [dict(table.pruning.get(v, {})) for v in names]
+    keep_all = frozenset(names.index(u) for u in meta.get("unpruned") or ())
+    lb_given = None if lower_bound == "auto" else float(lower_bound)
+    apply_global_gap(kept, counters, names, float(table.epsilon or 0.0), lower_bound, lb_given, keep_all, meta)
+    meta["rules"] = [*meta.get("rules", []), "global_gap"]
+    pruning = {names[v]: counters[v] for v in range(len(names)) if counters[v]}
+    return ScoreTable.from_scoring(names, kept, epsilon=table.epsilon, score_name=table.score_name,
+                                   pruning=pruning, meta=meta)
 
 
 #: Bytes a cell of a family's count table costs while it is counted and scored (the counts, their offsets,

@@ -65,7 +65,6 @@ BGE_OPTIONS = ("alpha_mu", "alpha_w", "nu")
 DISCRETE_OPTIONS: dict[str, str] = {
     "ess": "is the equivalent sample size of the discrete Dirichlet scores (BDeu, BDs)",
     "max_candidates": "caps the discrete scorer's lattice walk (the Gaussian walk is bounded by memory_limit)",
-    "lower_bound": "(the global gap rule) is run by the discrete scorer only",
     "n_jobs": "sets the discrete scorer's worker processes (the Gaussian scores run in-process, from one "
               "covariance matrix)",
     "backend": "chooses where the discrete scorer runs (the Gaussian scores run in-process)",
