@@ -256,13 +256,13 @@ def check_number_list(value: Any, name: str | None = None) -> tuple[float, ...]:
         value = value.tolist()
     if not isinstance(value, (list, tuple)) or not value or not all(_is_real(v) and math.isfinite(float(v))
                                                                     for v in value):
-        raise _fail(f"must be a list of finite numbers, got {show(value if isinstance(value, (list, tuple, str)) else str(value))}",
-                    name)
+        shown = show(value if isinstance(value, (list, tuple, str)) else str(value))
+        raise _fail(f"must be a list of finite numbers, got {shown}", name)
     return tuple(float(v) for v in value)
 
 
 def parse_number_list(text: Any, name: str | None = None) -> tuple[float, ...]:
-    """Comma-separated numbers as written on a command line (``--nu 0,1.5,-2``), checked as :func:`check_number_list`."""
+    """Comma-separated numbers as on a command line (``--nu 0,1.5,-2``), checked as :func:`check_number_list`."""
     items = [t.strip() for t in str(text).split(",")]
     try:
         values = [float(t) for t in items]

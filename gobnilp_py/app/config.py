@@ -377,7 +377,8 @@ def _constraint_keys() -> tuple[str, ...]:
 
 
 #: The [scoring] keys, all refused with a score table (it is already scored).
-_SCORING_KEYS = ("score", "ess", "alpha_mu", "alpha_w", "nu", "palim", "prune", "max_candidates", "memory_limit", "n_jobs", "backend",
+_SCORING_KEYS = ("score", "ess", "alpha_mu", "alpha_w", "nu", "palim", "prune", "max_candidates", "memory_limit",
+                 "n_jobs", "backend",
                  "scheduler", "lower_bound")
 #: Key -> its section, for the rules between keys (:mod:`gobnilp_py.solve.request`).
 _SECTION_OF = {"backend": "scoring", "n_jobs": "scoring", "scheduler": "scoring", "score": "scoring",

@@ -80,7 +80,8 @@ CLI_WORDS = Words(name=lambda p: {**_DATA_FLAGS, **_SCORING_FLAGS, "state_names"
                       p, "--" + p.replace("_", "-")),
                   subject=lambda label, v: f"{label} {show(v)}",
                   setting=lambda p, v: f"{CLI_WORDS.name(p)} {v}")
-_SCORING_KEYS = ("score", "ess", "alpha_mu", "alpha_w", "nu", "palim", "prune", "bayes_factor", "epsilon", "memory_limit", "n_jobs", "backend",
+_SCORING_KEYS = ("score", "ess", "alpha_mu", "alpha_w", "nu", "palim", "prune", "bayes_factor", "epsilon",
+                 "memory_limit", "n_jobs", "backend",
                  "scheduler", "lower_bound")
 
 

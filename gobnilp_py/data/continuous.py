@@ -27,7 +27,8 @@ import numpy as np
 
 from ..errors import DataError
 
-__all__ = ["ContinuousData", "as_continuous", "read_continuous", "continuous_input", "CONTINUOUS_READ_OPTIONS", "check_full_rank", "COLLINEAR_RTOL"]
+__all__ = ["ContinuousData", "as_continuous", "read_continuous", "continuous_input", "CONTINUOUS_READ_OPTIONS",
+           "check_full_rank", "COLLINEAR_RTOL"]
 
 #: A column whose variance left unexplained by all the other columns is at most this fraction of
 #: its own variance (1 - R² <= COLLINEAR_RTOL, i.e. R² >= 0.999999) is called collinear and refused.

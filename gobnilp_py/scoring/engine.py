@@ -52,7 +52,6 @@ from . import walk_kernel
 from .atom_likelihoods import atom_likelihoods
 from .global_gap import apply_global_gap
 from .table import ScoreTable
-from .gaussian import gaussian_score_table
 from .gaussian_scores import score_option_conflicts
 from .local_scores import is_gaussian_score
 from ..data.continuous import continuous_input
@@ -454,6 +453,9 @@ def _score_gaussian(data: object, *, score: str, read_options: dict[str, Any], l
     (:func:`~gobnilp_py.data.continuous.continuous_input`), then the Gaussian walk, then -- with a
     ``lower_bound`` -- the global gap rule, which holds for any decomposable score (it compares
     a family with the best family of its child and the gap UB - LB; ``docs/pruning.md``)."""
+    # imported here: it loads the compiled walk (numba), which discrete jobs never need
+    from .gaussian import gaussian_score_table
+
     try:
         lower_bound = check_lower_bound(lower_bound, "lower_bound")
     except ParameterError as exc:
