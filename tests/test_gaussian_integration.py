@@ -331,6 +331,9 @@ def test_cli_commands_take_a_gaussian_score(tmp_path, capsys):
     back = gp.ScoreTable.from_jkl(jkl)
     ref = gaussian_score_table(x, score="bge", nu=[0.0] * 5, bayes_factor=3)
     assert back.names == ref.names and back.score_name == "BGe"
+    assert back.meta["data_kind"] == "continuous" and back.meta["score_params"]["nu"] == [0.0] * 5
+    from_table = learn(str(jkl))                        # the .jkl keeps the provenance: the result is continuous
+    assert from_table.stats["data_kind"] == "continuous" and from_table.stats["score"] == "BGe"
     assert {(f.child, f.parents): f.score for f in back} == pytest.approx(
         {(f.child, f.parents): f.score for f in ref}, rel=1e-12)
 
