@@ -370,3 +370,40 @@ def test_integer_columns_with_a_gaussian_score_are_refused_naming_them(tmp_path,
         gp.score(str(p), score="bic-g")
     with pytest.raises((ConfigError, DataError)):
         gp.run(_config(tmp_path, f'[data]\npath = "{p}"\n[scoring]\nscore = "bic-g"\n[search]\njob = "learn"\n'))
+
+
+@pytest.fixture
+def slow_walk(monkeypatch):
+    """Each child's Gaussian walk takes 0.4 s more: six children outlast a 2 s limit whatever the machine."""
+    import gobnilp_py.scoring.gaussian as G
+
+    real = G.walk_child_dense
+
+    def slow(*args, **kwargs):  # type: ignore[no-untyped-def]
+        time.sleep(0.4)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(G, "walk_child_dense", slow)
+
+
+def test_cli_time_limit_stops_gaussian_scoring_labelled_incomplete(tmp_path, capsys, slow_walk):
+    p = tmp_path / "g.csv"
+    _frame(6, 300).to_csv(p, index=False)
+    assert main(["enumerate", str(p), "--score", "bic-g", "--bf", "3", "--time-limit", "2"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# INCOMPLETE (time_limit)")
+    assert "# scoring stopped by the time limit while scoring parent sets of size 1" in out
+
+
+def test_config_time_limit_stops_gaussian_scoring_labelled_incomplete(tmp_path, capsys, slow_walk):
+    p = tmp_path / "g.csv"
+    _frame(6, 300).to_csv(p, index=False)
+    cfg = _config(tmp_path, f'[data]\npath = "{p}"\n[scoring]\nscore = "bge"\n[search]\njob = "enumerate"\n'
+                            f'bayes_factor = 3\n[limits]\ntime_limit = 2\n[output]\ndir = "{tmp_path / "out"}"\n'
+                            'write = ["json", "report"]\n')
+    assert main(["run", str(cfg)]) == 0
+    capsys.readouterr()
+    res = json.loads((tmp_path / "out" / "result.json").read_text())
+    assert res["guarantee"].startswith("INCOMPLETE (time_limit)")
+    assert any(c.startswith("scoring stopped by the time limit") for c in res["caveats"])
+    assert "INCOMPLETE (time_limit)" in (tmp_path / "out" / "report.md").read_text()
