@@ -88,7 +88,7 @@ def test_drivers_from_data_equal_brute_force(name, seed):
     tol = 1e-9 * abs(ranked[0])
     best = learn(x, score=name)
     assert best.status == "optimal" and abs(best.score - ranked[0]) <= tol
-    for method in ("dp", "ordergraph"):
+    for method in ("dp", "ordergraph", "ilp"):
         assert abs(learn(x, score=name, method=method).score - ranked[0]) <= tol
     eps = 3.0
     expected = brute_force_set(full, eps)
