@@ -360,6 +360,23 @@ def test_cli_refuses_in_one_line_naming_the_flag(tmp_path, capsys, argv, words):
     assert words in err[0], err[0]
 
 
+@pytest.mark.slow  # "all" draws every picture (about 30 s)
+def test_cli_write_all_leaves_bif_out_and_write_bif_is_refused(tmp_path, capsys):
+    data = _csv(tmp_path)
+    out = tmp_path / "out"
+    assert main(["enumerate", str(data), "--score", "bge", "--alpha-mu", "2", "--bf", "3", "-o", str(out),
+                 "--write", "all", "-q"]) == 0
+    capsys.readouterr()
+    assert (out / "result.json").exists() and not (out / "best.bif").exists()
+    res = json.loads((out / "result.json").read_text())
+    assert res["inputs"]["data_kind"] == "continuous" and res["config"]["scoring"]["alpha_mu"] == 2
+    assert main(["enumerate", str(data), "--score", "bge", "--bf", "3", "-o", str(tmp_path / "o2"),
+                 "--write", "bif"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and '--write asks for "bif" with [scoring] score = "BGe": BIF holds discrete' in err[0]
+    assert not (tmp_path / "o2").exists()
+
+
 def test_integer_columns_with_a_gaussian_score_are_refused_naming_them(tmp_path, capsys):
     p = tmp_path / "mixed.csv"
     _frame().assign(X2=lambda f: np.arange(len(f))).to_csv(p, index=False)

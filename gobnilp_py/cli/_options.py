@@ -535,6 +535,7 @@ def output_config(args: argparse.Namespace, command: str, search: Mapping[str, o
         return None
     from ..app.config import load_config
     from ..errors import ConfigError
+    from ..scoring.local_scores import is_gaussian_score
 
     if not args.output_dir:
         raise ConfigError("--write and --picture-format need -o DIR (the folder to write into)")
@@ -554,7 +555,8 @@ def output_config(args: argparse.Namespace, command: str, search: Mapping[str, o
     if args.write is not None:
         names = [w.strip() for w in args.write.split(",") if w.strip()]
         if "all" in names and from_data:  # every output this command can write: no table kept from data
-            every = [x for x in OUTPUTS_FOR_JOB[command] if "table" not in FORMATS[x].needs]
+            every = [x for x in OUTPUTS_FOR_JOB[command] if "table" not in FORMATS[x].needs
+                     and not (x == "bif" and is_gaussian_score(getattr(args, "score", None)))]  # no BIF: continuous
             names = [x for n in names for x in (every if n == "all" else [n])]
         overrides.append(("output", "write", names, "--write"))
     cfg = load_config(None, overrides)
