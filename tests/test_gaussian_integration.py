@@ -360,7 +360,6 @@ def test_cli_refuses_in_one_line_naming_the_flag(tmp_path, capsys, argv, words):
     assert words in err[0], err[0]
 
 
-@pytest.mark.slow  # "all" draws every picture (about 30 s)
 def test_cli_write_all_leaves_bif_out_and_write_bif_is_refused(tmp_path, capsys):
     data = _csv(tmp_path)
     out = tmp_path / "out"
