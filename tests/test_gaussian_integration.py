@@ -20,6 +20,7 @@ import pytest
 import gobnilp_py as gp
 from gobnilp_py import Budget, enumerate_networks, kbest, learn
 from gobnilp_py.cli import main
+from gobnilp_py.data.continuous import as_continuous
 from gobnilp_py.errors import ConfigError, DataError, GobnilpError, ParameterError, ScoreError
 from gobnilp_py.examples.gaussian import random_linear_gaussian
 from gobnilp_py.scoring.gaussian import gaussian_score_table
@@ -138,6 +139,7 @@ def test_global_gap_rule_on_a_gaussian_table_keeps_the_epsilon_set(name):
     (lambda x: learn(x, score="bic-g", order=list(x.columns)), "the fixed-order search from data counts"),
     (lambda x: gp.score(x.assign(X1=np.arange(len(x))), score="bic-g"), r"'X1' \(int64\) are not floating point"),
     (lambda x: gp.posterior(x, score="bge"), "the posterior scores data itself with the discrete scores only"),
+    (lambda x: gp.score(as_continuous(x), score="BDeu"), "continuous data .measurements. need a Gaussian score"),
 ])
 def test_bad_gaussian_inputs_are_one_line(call, words):
     x = _frame()
