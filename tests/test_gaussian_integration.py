@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import gobnilp_py as gp
 from gobnilp_py import Budget, enumerate_networks, kbest, learn
@@ -24,7 +26,7 @@ from gobnilp_py.data.continuous import as_continuous
 from gobnilp_py.errors import ConfigError, DataError, GobnilpError, ParameterError, ScoreError
 from gobnilp_py.examples.gaussian import random_linear_gaussian
 from gobnilp_py.scoring.gaussian import gaussian_score_table
-from gaussian_helpers import brute_force_set, collected, dag_scores
+from gaussian_helpers import brute_force_set, collected, correlated_data, dag_scores
 
 NAMES = ("bic-g", "aic-g", "bge")
 
@@ -102,6 +104,23 @@ def test_drivers_from_data_equal_brute_force(name, seed):
     got = [nw.score for nw in top.networks]
     assert top.complete and len(got) >= 6
     assert all(abs(a - b) <= 1e-9 * abs(b) for a, b in zip(got, ranked[: len(got)]))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+@given(rows=st.integers(8, 300), eps=st.floats(0.0, 8.0), name=st.sampled_from(NAMES),
+       hyper=st.sampled_from([None, (0.5, 0.5), (3.0, 6.0)]), seed=st.integers(0, 2**31 - 1),
+       by=st.sampled_from(["class", "dag"]))
+def test_epsilon_set_from_data_equals_brute_force_on_four_variables(rows, eps, name, hyper, seed, by):
+    """Random data (scales and offsets drawn too), gap, score, BGe prior and collection kind: the ε-set
+    ``enumerate_networks`` builds from the data by name equals brute force over all 543 DAGs."""
+    rng = np.random.default_rng(seed)
+    x = correlated_data(rng, 4, rows, density=float(rng.uniform(0.2, 0.9)), scale=bool(seed % 2))
+    kw = {} if name != "bge" or hyper is None else {"alpha_mu": hyper[0], "alpha_w": 5.0 + hyper[1]}
+    expected = brute_force_set(gaussian_score_table(x, score=name, prune=False, **kw), eps)
+    cs = enumerate_networks(x, score=name, epsilon=eps, by=by, **kw)
+    got = collected(cs)
+    assert cs.complete and set(got) == set(expected)
+    assert all(abs(got[k] - s) <= 1e-9 * max(1.0, abs(s)) for k, s in expected.items())
 
 
 @pytest.mark.parametrize("name", NAMES)
