@@ -69,6 +69,8 @@ __all__ = [
     "check_n_jobs",
     "check_memory_limit",
     "check_lower_bound",
+    "check_number_list",
+    "parse_number_list",
     "READ_OPTIONS",
     "refuse_unknown_keyword",
 ]
@@ -238,6 +240,35 @@ def check_nonnegative_int(value: Any, name: str | None = None, *, allow_none: bo
 def check_positive_number(value: Any, name: str | None = None, *, allow_none: bool = False) -> float | None:
     """A finite number > 0 (e.g. ``ess``)."""
     return check_number(value, name, lo=0.0, lo_strict=True, allow_none=allow_none)
+
+
+def check_number_list(value: Any, name: str | None = None) -> tuple[float, ...]:
+    """A non-empty list of finite numbers (e.g. BGe's prior mean ``nu``, one per variable).
+
+    Examples
+    --------
+    >>> check_number_list([0, 1.5])
+    (0.0, 1.5)
+    """
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if not isinstance(value, (list, tuple)) or not value or not all(_is_real(v) and math.isfinite(float(v))
+                                                                    for v in value):
+        shown = show(value if isinstance(value, (list, tuple, str)) else str(value))
+        raise _fail(f"must be a list of finite numbers, got {shown}", name)
+    return tuple(float(v) for v in value)
+
+
+def parse_number_list(text: Any, name: str | None = None) -> tuple[float, ...]:
+    """Comma-separated numbers as on a command line (``--nu 0,1.5,-2``), checked as :func:`check_number_list`."""
+    items = [t.strip() for t in str(text).split(",")]
+    try:
+        values = [float(t) for t in items]
+    except ValueError:
+        raise _fail(f"must be comma-separated numbers, got {show(str(text))}", name) from None
+    return check_number_list(values, name)
 
 
 def check_time_limit(value: Any, name: str | None = "time_limit") -> float | None:

@@ -51,6 +51,9 @@ __all__ = [
     "fit_cpts",
     "to_bif",
     "to_pgmpy",
+    "to_pgmpy_gaussian",
+    "is_continuous",
+    "BIF_CONTINUOUS",
     "pgmpy_state_names",
     "arc_strength",
     "arc_strength_csv",
@@ -228,6 +231,52 @@ def fit_cpts(network: Any, data: Any, *, estimator: str = "bayes", prior: str = 
     return out
 
 
+# ---------------------------------------------------------------------------- continuous results
+#: Why a network learned from continuous data has no BIF (one line, for the API, the CLI and the runner).
+BIF_CONTINUOUS = ("BIF holds discrete probability tables only, and this network was learned from continuous data "
+                  "with a Gaussian score (its parameters are linear-Gaussian: coefficients and a variance per "
+                  "variable); use Network.to_pgmpy(data), a pgmpy LinearGaussianBayesianNetwork")
+
+
+def is_continuous(network: Any, data: Any = None) -> bool:
+    """Whether ``network`` was learned from continuous data (a Gaussian score): its ``stats`` say so
+    (:func:`gobnilp_py.solve.inputs.score_provenance`), or ``data`` is a
+    :class:`~gobnilp_py.data.continuous.ContinuousData`."""
+    from .data.continuous import ContinuousData
+
+    stats = getattr(network, "stats", None) or {}
+    return isinstance(data, ContinuousData) or stats.get("data_kind") == "continuous"
+
+
+def to_pgmpy_gaussian(network: Any, data: Any) -> Any:
+    """pgmpy's ``LinearGaussianBayesianNetwork`` of this structure, its CPDs fitted by least squares.
+
+    ``data`` is read as measurements (:func:`~gobnilp_py.data.continuous.continuous_input`: a float
+    array or DataFrame, a file, or :class:`~gobnilp_py.data.continuous.ContinuousData`).  Each CPD is
+    pgmpy's ``LinearGaussianMLE`` fit: the least-squares regression of the variable on its parents
+    with an intercept (the coefficients that attain the log-likelihood of ``bic-g``/``aic-g``); its
+    standard deviation is pgmpy's, ``sqrt(RSS / (N - p - 1))``, not the maximum-likelihood
+    ``sqrt(RSS / N)`` those scores use.
+    """
+    from .data.continuous import continuous_input
+
+    _pgmpy()
+    cd = continuous_input(data, score=str((getattr(network, "stats", None) or {}).get("score", "Gaussian")))
+    where = {v: j for j, v in enumerate(cd.names)}
+    missing = [v for v in network.names if v not in where]
+    if missing:
+        raise DataError(f"the data has no column for variable(s) {', '.join(map(repr, missing[:5]))} of the network; "
+                        f"its columns: {', '.join(map(repr, cd.names[:8]))}")
+    frame = pd.DataFrame({v: cd.values[:, where[v]] for v in network.names}, columns=list(network.names))
+    from pgmpy.models import LinearGaussianBayesianNetwork
+
+    model = LinearGaussianBayesianNetwork()
+    model.add_nodes_from(network.names)
+    model.add_edges_from(network.edges)
+    model.fit(frame)
+    return model
+
+
 # ---------------------------------------------------------------------------- BIF
 _BIF_WORD = re.compile(r"[^A-Za-z0-9_.\-]")
 
@@ -269,6 +318,8 @@ def to_bif(network: Any, data: Any, *, estimator: str = "bayes", prior: str = "B
     >>> text.splitlines()[0], "probability ( tub | asia ) {" in text
     ('network gobnilp_py {', True)
     """
+    if is_continuous(network, data):
+        raise DataError(BIF_CONTINUOUS)
     cpts = fit_cpts(network, data, estimator=estimator, prior=prior, ess=ess, pseudo_count=pseudo_count)
     renamed: list[str] = []
     vnames = dict(zip(network.names, _bif_names(list(network.names), "variable", renamed)))
@@ -327,6 +378,9 @@ def to_pgmpy(network: Any, data: Any, *, estimator: str = "bayes", prior: str = 
     Returns
     -------
     pgmpy.models.DiscreteBayesianNetwork
+        For a network learned from continuous data (a Gaussian score; :func:`is_continuous`):
+        ``pgmpy.models.LinearGaussianBayesianNetwork`` with CPDs fitted by least squares
+        (:func:`to_pgmpy_gaussian`; the discrete estimator options are then refused).
         (``BayesianNetwork`` with pgmpy older than 0.1.26.)  Every variable is
         a node (isolated ones too); states are the data's labels as strings,
         every declared state included, so the model and :func:`to_bif` agree.
@@ -337,6 +391,13 @@ def to_pgmpy(network: Any, data: Any, *, estimator: str = "bayes", prior: str = 
         pgmpy is not installed (one line saying how to install it).
     """
     where = "to_pgmpy"
+    if is_continuous(network, data):
+        given = [k for k, v, d in (("estimator", estimator, "bayes"), ("prior", prior, "BDeu"), ("ess", ess, 1.0),
+                                   ("pseudo_count", pseudo_count, 1.0)) if v != d]
+        if given:
+            raise DataError(f"to_pgmpy: {', '.join(given)} set(s) the CPTs of discrete data; this network was "
+                            "learned from continuous data, whose linear-Gaussian CPDs are fitted by least squares")
+        return to_pgmpy_gaussian(network, data)
     est = _check_choice(estimator, ESTIMATORS, "estimator", where)
     pri = _check_choice(prior, PRIORS, "prior", where)
     ess_v = _check_positive(ess, "ess", where)

@@ -77,7 +77,7 @@ BROKEN: dict[str, tuple[dict[str, str], list[str], str]] = {
     "bad constraints file": ({"c.toml": GOOD + '[constraints]\nfile = "bad.con"\n', "bad.con": "asia <=> tub\n"}, [],
                              "[constraints] file is invalid"),
     "unknown score": ({"c.toml": GOOD + '[scoring]\nscore = "K3"\n'}, [],
-                      '[scoring] score must be one of "BIC", "AIC", "BDeu", "K2", "BDs", got "K3"'),
+                      '[scoring] score must be one of "BIC", "AIC", "BDeu", "K2", "BDs", "bic-g", "aic-g", "bge", got "K3"'),
     "ess zero": ({"c.toml": GOOD + "[scoring]\ness = 0\n"}, [], "[scoring] ess must be a number > 0, got 0"),
     "palim negative": ({"c.toml": GOOD + "[scoring]\npalim = -1\n"}, [], '[scoring] palim must be an integer >= 0 or "auto", got -1'),
     "palim fractional": ({"c.toml": GOOD + "[scoring]\npalim = 2.5\n"}, [], 'palim must be an integer >= 0 or "auto", got 2.5'),
@@ -248,7 +248,8 @@ def test_settings_mapping_and_prunegap_sign(tmp_path, caplog):
         cfg = load_config(s, data=ASIA)
     v = cfg.values
     assert cfg.job == "enumerate"
-    assert v["scoring"] == {"score": "BDeu", "ess": 2.0, "palim": 2, "prune": True, "max_candidates": None,
+    assert v["scoring"] == {"score": "BDeu", "ess": 2.0, "alpha_mu": None, "alpha_w": None, "nu": None,
+                            "palim": 2, "prune": True, "max_candidates": None,
                             "memory_limit": None, "n_jobs": None, "backend": None, "scheduler": None,
                             "lower_bound": None}
     assert v["search"]["epsilon"] == 2.5 and cfg.epsilon == 2.5  # prunegap = -ln(BF) -> epsilon = ln(BF)

@@ -221,7 +221,7 @@ def test_score_names_and_hyperparameters_are_checked():
         (dict(score="bge", alpha_w=4.0), r"alpha_w must be > n \+ 1 = 4"),
         (dict(score="bge", alpha_mu=0.0), "alpha_mu must be > 0"),
         (dict(score="bge", alpha_mu=float("nan")), "alpha_mu must be a finite number"),
-        (dict(score="bge", nu=[0.0, 1.0]), "nu must be 3 finite numbers"),
+        (dict(score="bge", nu=[0.0, 1.0]), "nu must give 3 numbers"),
         (dict(score="bge", palim=-1), "palim"),
         (dict(score="bge", bayes_factor=0.5), "bayes_factor must be a finite number >= 1"),
         (dict(score="bge", unpruned=["Z"]), "unpruned names unknown variable 'Z'"),

@@ -97,7 +97,7 @@ PARITY = [
     ("palim text", lambda: learn(G, palim="all"), '[search]\njob = "learn"\n[scoring]\npalim = "all"\n',
      "[scoring] palim", ["learn", G, "--palim", "all"], "--palim", 'got "all"'),
     ("score unknown", lambda: learn(G, score="K3"), '[search]\njob = "learn"\n[scoring]\nscore = "K3"\n',
-     "[scoring] score", ["learn", G, "--score", "K3"], "--score", '"BDs", got "K3"'),
+     "[scoring] score", ["learn", G, "--score", "K3"], "--score", '"bge", got "K3"'),
     ("backend typo", lambda: learn(G, backend="daks"), '[search]\njob = "learn"\n[scoring]\nbackend = "daks"\n',
      "[scoring] backend", ["learn", G, "--backend", "daks"], "--backend", '(did you mean "dask"?)'),
     ("n_jobs zero", lambda: learn(G, n_jobs=0), '[search]\njob = "learn"\n[scoring]\nn_jobs = 0\n',

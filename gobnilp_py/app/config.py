@@ -54,6 +54,7 @@ from .._validation import (
     check_missing_values,
     check_n_jobs,
     check_number,
+    check_number_list,
     check_order,
     check_palim,
     check_state_names,
@@ -62,7 +63,7 @@ from .._validation import (
     suggest,
 )
 from .._wording import excerpt, printable
-from ..scoring.local_scores import check_score_name
+from ..scoring.local_scores import check_score_name, is_gaussian_score
 from ..scoring.parallel import check_backend
 from ..solve.methods import BY_CHOICES, check_by, check_method_name as check_method
 from ..errors import ConfigError, ConstraintError, ParameterError
@@ -172,6 +173,7 @@ def _unnamed(check: Callable[[Any, str | None], Any]) -> Callable[[Any], Any]:
 
 
 _c_score = _unnamed(check_score_name)
+_c_nu = _unnamed(check_number_list)
 _c_palim = _unnamed(check_palim)
 _c_memory = _unnamed(check_memory_limit)
 _c_n_jobs = _unnamed(check_n_jobs)
@@ -249,6 +251,15 @@ SPECS: tuple[Spec, ...] = (
          "is better).", api="score"),
     Spec("scoring", "ess", _c_num(0.0, strict=True), 1.0, "number > 0",
          "BDeu equivalent sample size (GOBNILP's alpha).", api="ess"),
+    Spec("scoring", "alpha_mu", _c_num(0.0, strict=True), None, "number > 0",
+         'score = "bge" only: the normal-Wishart prior\'s alpha_mu (default 1, as bnlearn\'s iss.mu).',
+         api="alpha_mu"),
+    Spec("scoring", "alpha_w", _c_num(0.0, strict=True), None, "number > n + 1",
+         'score = "bge" only: the Wishart degrees of freedom alpha_w (default n + 2, as bnlearn\'s iss.w).',
+         api="alpha_w"),
+    Spec("scoring", "nu", _c_nu, None, "list of number",
+         'score = "bge" only: the prior mean, one number per variable in column order (default: the sample '
+         "mean).", api="nu"),
     Spec("scoring", "palim", _c_palim, None, 'int >= 0 or "auto"',
          'Largest number of parents (default: no limit; the pruning bounds decide). "auto": per variable the '
          "parent-count bound provably safe for the job's epsilon (BIC/AIC; other scores get no limit).",
@@ -372,11 +383,14 @@ def _constraint_keys() -> tuple[str, ...]:
 
 
 #: The [scoring] keys, all refused with a score table (it is already scored).
-_SCORING_KEYS = ("score", "ess", "palim", "prune", "max_candidates", "memory_limit", "n_jobs", "backend",
+_SCORING_KEYS = ("score", "ess", "alpha_mu", "alpha_w", "nu", "palim", "prune", "max_candidates", "memory_limit",
+                 "n_jobs", "backend",
                  "scheduler", "lower_bound")
 #: Key -> its section, for the rules between keys (:mod:`gobnilp_py.solve.request`).
-_SECTION_OF = {"backend": "scoring", "n_jobs": "scoring", "scheduler": "scoring", "palim": "scoring",
-               "order": "search", "method": "search", "by": "search"}
+_SECTION_OF = {"backend": "scoring", "n_jobs": "scoring", "scheduler": "scoring", "score": "scoring",
+               "ess": "scoring", "max_candidates": "scoring", "lower_bound": "scoring", "alpha_mu": "scoring",
+               "alpha_w": "scoring", "nu": "scoring", "palim": "scoring", "arities": "data", "missing_values": "data",
+               "state_names": "data", "order": "search", "method": "search", "by": "search"}
 
 
 def _config_name(param: str) -> str:
@@ -413,15 +427,21 @@ def _check_search_choices(values: dict[str, dict[str, Any]], origins: Mapping[st
         except ParameterError as exc:
             raise err("search", "by", exc) from None
     ordered = s.get("order") is not None and job in ("learn", "enumerate")
-    request = SearchRequest(backend=sc.get("backend"), n_jobs=sc.get("n_jobs"), scheduler=sc.get("scheduler"),
-                            order=s.get("order") if ordered else None,
-                            method=s.get("method") if "search.method" in origins else None, by=s.get("by"),
-                            palim=None if is_table else sc.get("palim"), constraints=cons)
-    for v in request.violations():  # the rules between keys, worded by key, after "file:"
+    # ess has a default (1): it counts as given only when written; the data keys name discrete states
+    given = {**sc, "ess": sc.get("ess") if "scoring.ess" in origins else None,
+             **{k: values["data"].get(k) for k in ("arities", "missing_values", "state_names")},
+             "order": s.get("order") if ordered else None,
+             "method": s.get("method") if "search.method" in origins else None, "by": s.get("by"),
+             "palim": None if is_table else sc.get("palim"), "constraints": cons}
+    for v in SearchRequest.of(given).violations():  # the rules between keys, worded by key, after "file:"
         origin = origin_of(_SECTION_OF[v.about], v.about)
         raise ConfigError(f"{origin.source}: {v.message(CONFIG_WORDS, origin.label)}")
     if not ordered:
         return
+    if not is_table and is_gaussian_score(sc.get("score")):
+        raise origin_of("search", "order").error(
+            f"does not apply with [scoring] score = {_show(sc['score'])}: the fixed-order search from data counts "
+            "discrete states; score the continuous data with job = \"score\" and search the .jkl under the order")
     if not is_table:
         for key in _SCORING_KEYS:
             if key not in _ORDER_SCORING and f"scoring.{key}" in origins:
@@ -633,7 +653,14 @@ class RunConfig:
         """Keywords of :func:`gobnilp_py.score` (only those explicitly set when the input is a table)."""
         s = self.values["scoring"]
         kw = {k: s[k] for k in _SCORING_KEYS if s.get(k) is not None}
+        if is_gaussian_score(s.get("score")):
+            kw.pop("ess", None)  # its default; written, it was refused with the Gaussian score
         return kw
+
+    @property
+    def continuous(self) -> bool:
+        """Whether the data are read as measurements (a Gaussian score), not as discrete states."""
+        return is_gaussian_score(self.values["scoring"].get("score"))
 
     def search_kwargs(self) -> dict[str, Any]:
         """Keywords of the job's driver from [search]: method, by, verify, ties, order, seed, n_orders (those that apply)."""
@@ -657,6 +684,8 @@ class RunConfig:
         return dict(self.values["scip"])
 
     def _applies(self, section: str, key: str) -> bool:
+        if section == "scoring" and key == "ess" and self.continuous:
+            return False  # BDeu's default; a Gaussian score has none (written, it was refused)
         spec = _SPEC.get((section, key)) or _SPEC.get((section, "*"))
         return spec is None or spec.jobs is None or self.job in spec.jobs
 
@@ -1166,6 +1195,13 @@ def _build(layers: Sequence[_Layer], source: str, default_out: Path | None) -> R
                 f"{', '.join(allowed)}")
         else:
             expanded.append(name)
+    if is_gaussian_score(values["scoring"].get("score")) and "bif" in expanded:
+        if "bif" in out["write"]:
+            from ..interop import BIF_CONTINUOUS
+
+            raise origin_of("output", "write").error(f"asks for \"bif\" with [scoring] score = "
+                                                     f"{_show(values['scoring']['score'])}: {BIF_CONTINUOUS}")
+        expanded = [x for x in expanded if x != "bif"]  # "all": every output this job can write from these data
     out["write"] = tuple(dict.fromkeys(expanded))
     for name in out["write"]:
         needs = FORMATS[name].needs

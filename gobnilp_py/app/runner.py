@@ -145,8 +145,16 @@ def _inputs(res: RunResult) -> dict[str, Any]:
     out: dict[str, Any] = {"data": str(cfg.data_path)}
     ds = res.dataset
     if ds is not None:
-        out.update({"rows": int(ds.N), "variables": int(ds.n), "names": list(ds.names),
-                    "arities": [int(a) for a in ds.arities]})
+        out.update({"rows": int(ds.N), "variables": int(ds.n), "names": list(ds.names)})
+        if hasattr(ds, "arities"):
+            out.update({"data_kind": "discrete", "arities": [int(a) for a in ds.arities]})
+        else:
+            out["data_kind"] = "continuous"  # read as measurements, for a Gaussian score
+    table = res.table
+    params = table.meta.get("score_params") if table is not None else None
+    if isinstance(params, dict) and params:
+        # the score as it was computed, hyperparameters resolved (BGe's alpha_w = n + 2 by default, ...)
+        out["score"] = ", ".join(f"{k} = {v}" if k != "score" else str(v) for k, v in params.items())
     elif res.table is not None:
         out.update({"variables": res.table.n, "names": list(res.table.names), "score table": True})
     return out
@@ -184,6 +192,13 @@ def _read(cfg: RunConfig) -> tuple[Any, Any]:
     if cfg.is_score_table:
         table = ScoreTable.from_jkl(cfg.data_path)
         return None, table
+    if cfg.continuous:
+        # a Gaussian score: the columns are measurements ([data] header and delimiter apply; the keys that
+        # declare discrete states were refused with the score)
+        from ..data.continuous import continuous_input
+
+        kw = {k: v for k, v in cfg.read_kwargs().items() if k in ("header", "delimiter")}
+        return continuous_input(cfg.data_path, kw, score=str(cfg.values["scoring"]["score"])), None
     return read_data(cfg.data_path, **cfg.read_kwargs()), None
 
 
@@ -321,7 +336,13 @@ def check_before_work(cfg: RunConfig, ds: Any, table: Any) -> None:
                 check_names_for(names, formats, where=cfg.output_file(out))
             except ParameterError as exc:
                 raise ConfigError(f"{cfg.source}: {exc}; or leave {out!r} out of [output] write") from None
-    if ds is not None:
+    if ds is not None and cfg.continuous:
+        from ..scoring.gaussian_scores import bge_option_problems
+
+        sc = cfg.values["scoring"]
+        for about, problem in bge_option_problems(ds.n, alpha_w=sc.get("alpha_w"), nu=sc.get("nu")):
+            raise ConfigError(f"{cfg.source}: [scoring] {about} {problem}")
+    elif ds is not None:
         from ..scoring import DEFAULT_MAX_CANDIDATES
 
         sc = cfg.values["scoring"]

@@ -84,6 +84,11 @@ def run(args: argparse.Namespace) -> int:
         check_output_folder(Path(args.output_dir), force=args.force)
     if Path(args.data).suffix.lower() == ".jkl":
         raise ConfigError("compare needs data, not a score table: every method scores the data itself")
+    from ..scoring.local_scores import is_gaussian_score
+
+    if is_gaussian_score(getattr(args, "score", None)):
+        raise ConfigError(f"--score {args.score}: compare runs approximate methods, which score data by independence "
+                          "selection of discrete states; compare takes the discrete scores only")
     source = load_table_or_data(args, args.data, table_ok=False)
     kw = scoring_kwargs(args)
     cmp = compare(source, ks=_split(args.ks, int, "--k"), bayes_factors=_split(args.bfs, float, "--bf"),

@@ -69,16 +69,19 @@ WRITE_FIXED_SECONDS = 1.0
 #: Flags that need data; refused with a .jkl input (attribute -> flag).
 _DATA_FLAGS = {"header": "--no-header", "delimiter": "--delimiter", "arities": "--arities",
                "missing_values": "--missing-values", "states": "--states"}
-_SCORING_FLAGS = {"score": "--score", "ess": "--ess", "palim": "--palim", "prune": "--no-prune",
+_SCORING_FLAGS = {"score": "--score", "ess": "--ess", "alpha_mu": "--alpha-mu", "alpha_w": "--alpha-w", "nu": "--nu",
+                  "palim": "--palim", "prune": "--no-prune",
                   "max_candidates": "--max-candidates", "memory_limit": "--memory-limit", "n_jobs": "--n-jobs",
                   "backend": "--backend", "scheduler": "--scheduler", "lower_bound": "--lower-bound"}
 #: Scoring keyword -> flag, for the keywords the scorer takes (passed on only when given).
 #: The flags' words for the rules between parameters (:mod:`gobnilp_py.solve.request`): ``--n-jobs``,
 #: ``--backend "serial"`` (a subject), ``--backend dask`` (a setting, as typed).
-CLI_WORDS = Words(name=lambda p: {**_DATA_FLAGS, **_SCORING_FLAGS}.get(p, "--" + p.replace("_", "-")),
+CLI_WORDS = Words(name=lambda p: {**_DATA_FLAGS, **_SCORING_FLAGS, "state_names": "--states"}.get(
+                      p, "--" + p.replace("_", "-")),
                   subject=lambda label, v: f"{label} {show(v)}",
                   setting=lambda p, v: f"{CLI_WORDS.name(p)} {v}")
-_SCORING_KEYS = ("score", "ess", "palim", "prune", "bayes_factor", "epsilon", "memory_limit", "n_jobs", "backend",
+_SCORING_KEYS = ("score", "ess", "alpha_mu", "alpha_w", "nu", "palim", "prune", "bayes_factor", "epsilon",
+                 "memory_limit", "n_jobs", "backend",
                  "scheduler", "lower_bound")
 
 
@@ -173,14 +176,23 @@ def data_overrides(args: argparse.Namespace) -> list[tuple[str, str, object, str
 
 def _score_help() -> str:
     from ..scoring import score_names
+    from ..scoring.local_scores import gaussian_score_names
 
-    return f"local score: {', '.join(score_names())} (any case; default BIC)"
+    return (f"local score: {', '.join(score_names())} for discrete data, {', '.join(gaussian_score_names())} for "
+            "continuous data (the file's columns read as measurements) (any case; default BIC)")
 
 
 def add_scoring_options(p: argparse.ArgumentParser, *, epsilon: bool = True) -> None:
     """Local score, pruning and scoring-execution flags (the ``[scoring]`` keys of a config)."""
     p.add_argument("--score", default=None, help=_score_help())
     p.add_argument("--ess", type=number, default=None, help="BDeu equivalent sample size (default 1)")
+    p.add_argument("--alpha-mu", type=number, default=None, metavar="A",
+                   help="--score bge: the prior's alpha_mu > 0 (default 1, as bnlearn's iss.mu)")
+    p.add_argument("--alpha-w", type=number, default=None, metavar="A",
+                   help="--score bge: the Wishart degrees of freedom alpha_w > n + 1 (default n + 2, as bnlearn's "
+                        "iss.w)")
+    p.add_argument("--nu", default=None, metavar="M1,M2,...",
+                   help="--score bge: the prior mean, one number per variable (default: the sample mean)")
     p.add_argument("--palim", default=None,
                    help='maximum number of parents, or "auto": per variable the parent-count bound provably safe '
                         "for the gap (BIC/AIC; default: no limit)")
@@ -237,7 +249,7 @@ def _float_text(value: str | None) -> float | str | None:
 def _check_scoring_flags(args: argparse.Namespace) -> None:
     """The data and scoring flags checked with the shared vocabulary, each message naming its flag."""
     from .._validation import (check_bayes_factor_epsilon, check_delimiter, check_lower_bound, check_memory_limit,
-                               check_n_jobs, check_palim, check_positive_number)
+                               check_n_jobs, check_palim, check_positive_number, parse_number_list)
     from ..scoring.local_scores import check_score_name
     from ..scoring.parallel import check_backend
 
@@ -247,6 +259,12 @@ def _check_scoring_flags(args: argparse.Namespace) -> None:
         args.score = check_score_name(args.score, "--score")
     if getattr(args, "ess", None) is not None:
         check_positive_number(args.ess, "--ess")
+    if getattr(args, "alpha_mu", None) is not None:
+        check_positive_number(args.alpha_mu, "--alpha-mu")
+    if getattr(args, "alpha_w", None) is not None:
+        check_positive_number(args.alpha_w, "--alpha-w")
+    if isinstance(getattr(args, "nu", None), str):
+        args.nu = list(parse_number_list(args.nu, "--nu"))
     if getattr(args, "palim", None) is not None:
         args.palim = check_palim(_int_text(args.palim), "--palim")
     if getattr(args, "memory_limit", None) is not None:
@@ -255,7 +273,7 @@ def _check_scoring_flags(args: argparse.Namespace) -> None:
         check_n_jobs(args.n_jobs, "--n-jobs")
     if getattr(args, "backend", None) is not None:
         args.backend = check_backend(args.backend, "--backend")
-    SearchRequest.of(vars(args)).check(CLI_WORDS)  # the rules between the flags, worded by flag
+    SearchRequest.of({**vars(args), "state_names": getattr(args, "states", None)}).check(CLI_WORDS)  # worded by flag
     if getattr(args, "lower_bound", None) is not None:
         args.lower_bound = check_lower_bound(_float_text(args.lower_bound), "--lower-bound")
     bf, eps = getattr(args, "bayes_factor", None), getattr(args, "epsilon", None)
@@ -334,6 +352,7 @@ def load_table_or_data(args: argparse.Namespace, path: str, *, table_ok: bool = 
     """
     from .. import ScoreTable, read_data
     from .._validation import check_width
+    from ..scoring.local_scores import is_gaussian_score
 
     _check_scoring_flags(args)
     path = _resolve(path)
@@ -348,6 +367,17 @@ def load_table_or_data(args: argparse.Namespace, path: str, *, table_ok: bool = 
                               "these flags need a data file")
         return ScoreTable.from_jkl(path)
     header = True if getattr(args, "header", None) is None else bool(args.header)
+    if is_gaussian_score(getattr(args, "score", None)):
+        # A Gaussian score reads the columns as measurements (the discrete data flags were refused above).
+        from ..data.continuous import continuous_input
+
+        from ..scoring.gaussian_scores import bge_option_problems
+
+        cd = continuous_input(path, {"header": header, "delimiter": args.delimiter}, score=args.score)
+        for about, problem in bge_option_problems(cd.n, alpha_w=getattr(args, "alpha_w", None),
+                                                  nu=getattr(args, "nu", None)):
+            raise ParameterError(problem, _SCORING_FLAGS[about])
+        return cd
     data = read_data(path, header=header, delimiter=args.delimiter, arities=_arities(args),
                      missing_values=_missing_values(args), state_names=_states(args))
     if getattr(args, "palim", None) != 0:
@@ -484,6 +514,7 @@ def output_config(args: argparse.Namespace, command: str, search: Mapping[str, o
         return None
     from ..app.config import load_config
     from ..errors import ConfigError
+    from ..scoring.local_scores import is_gaussian_score
 
     if not args.output_dir:
         raise ConfigError("--write and --picture-format need -o DIR (the folder to write into)")
@@ -503,7 +534,8 @@ def output_config(args: argparse.Namespace, command: str, search: Mapping[str, o
     if args.write is not None:
         names = [w.strip() for w in args.write.split(",") if w.strip()]
         if "all" in names and from_data:  # every output this command can write: no table kept from data
-            every = [x for x in OUTPUTS_FOR_JOB[command] if "table" not in FORMATS[x].needs]
+            every = [x for x in OUTPUTS_FOR_JOB[command] if "table" not in FORMATS[x].needs
+                     and not (x == "bif" and is_gaussian_score(getattr(args, "score", None)))]  # no BIF: continuous
             names = [x for n in names for x in (every if n == "all" else [n])]
         overrides.append(("output", "write", names, "--write"))
     cfg = load_config(None, overrides)

@@ -41,6 +41,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_data_options(p, overrides=True)
     p.add_argument("--score", default=None, help="override [scoring] score")
     p.add_argument("--ess", type=number, default=None, help="override [scoring] ess (BDeu equivalent sample size)")
+    p.add_argument("--alpha-mu", type=number, default=None, help="override [scoring] alpha_mu (score bge)")
+    p.add_argument("--alpha-w", type=number, default=None, help="override [scoring] alpha_w (score bge)")
+    p.add_argument("--nu", default=None, metavar="M1,M2,...",
+                   help="override [scoring] nu (score bge): the prior mean, one number per variable")
     p.add_argument("--palim", default=None,
                    help='override [scoring] palim: maximum number of parents, or "auto" (the parent-count bound '
                         "provably safe for the gap)")
@@ -75,6 +79,7 @@ def _overrides(args: argparse.Namespace) -> list[tuple]:
              ("epsilon", "search", "epsilon", "--epsilon"), ("k", "search", "k", "-k"),
              ("score", "scoring", "score", "--score"),
              ("ess", "scoring", "ess", "--ess"), ("palim", "scoring", "palim", "--palim"),
+             ("alpha_mu", "scoring", "alpha_mu", "--alpha-mu"), ("alpha_w", "scoring", "alpha_w", "--alpha-w"),
              ("method", "search", "method", "--method"),
              ("by", "search", "by", "--by"), ("verify", "search", "verify", "--verify"),
              ("time_limit", "limits", "time_limit", "--time-limit"),
@@ -86,6 +91,10 @@ def _overrides(args: argparse.Namespace) -> list[tuple]:
         value = getattr(args, attr)
         if value is not None:
             out.append((section, key, value, flag))
+    if args.nu is not None:
+        from .._validation import parse_number_list
+
+        out.append(("scoring", "nu", list(parse_number_list(args.nu, "--nu")), "--nu"))
     if args.order is not None:
         from .._validation import parse_order
 

@@ -20,14 +20,15 @@ by :func:`check_full_rank`, which the scorer calls with its numerical threshold.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import DataError
 
-__all__ = ["ContinuousData", "as_continuous", "read_continuous", "check_full_rank", "COLLINEAR_RTOL"]
+__all__ = ["ContinuousData", "as_continuous", "read_continuous", "continuous_input", "CONTINUOUS_READ_OPTIONS",
+           "check_full_rank", "COLLINEAR_RTOL"]
 
 #: A column whose variance left unexplained by all the other columns is at most this fraction of
 #: its own variance (1 - R² <= COLLINEAR_RTOL, i.e. R² >= 0.999999) is called collinear and refused.
@@ -280,6 +281,44 @@ def read_continuous(path: object, *, header: bool = True, delimiter: str | None 
     else:
         frame.columns = [str(j) for j in range(frame.shape[1])]
     return as_continuous(frame, names=names, source=src)
+
+
+#: The reading options that apply to continuous data (the others declare discrete states).
+CONTINUOUS_READ_OPTIONS = ("header", "delimiter", "names")
+
+
+def continuous_input(data: object, read_options: Mapping[str, object] | None = None, *,
+                     score: str = "Gaussian") -> ContinuousData:
+    """What a caller gave with a Gaussian score, as :class:`ContinuousData`: the one place that reads it.
+
+    A file is read by :func:`read_continuous` (``header``, ``delimiter``, ``names``), an array or
+    frame by :func:`as_continuous` (``names``), a :class:`ContinuousData` is taken as it is.  A
+    discrete :class:`~gobnilp_py.data.dataset.Dataset` is refused (its columns are states, not
+    measurements), and so are the reading options that declare discrete states (``arities``,
+    ``missing_values``, ``state_names``), each in one line.
+    """
+    import os
+
+    from ..errors import ParameterError
+    from .dataset import Dataset
+
+    opts = {k: v for k, v in (read_options or {}).items() if v is not None}
+    discrete = sorted(k for k in opts if k not in CONTINUOUS_READ_OPTIONS)
+    if discrete:
+        raise ParameterError(f"data option(s) {', '.join(discrete)} declare discrete data; the Gaussian score "
+                             f"{score!r} reads measurements (options: {', '.join(CONTINUOUS_READ_OPTIONS)})")
+    names = opts.get("names")
+    if isinstance(data, Dataset):
+        raise DataError(f"{data.source}: the data were read as discrete states (a Dataset); the Gaussian score "
+                        f"{score!r} needs the measurements: give the file, array or DataFrame itself")
+    if isinstance(data, (str, os.PathLike)):
+        kw = {k: opts[k] for k in ("header", "delimiter") if k in opts}
+        return read_continuous(data, names=names, **kw)  # type: ignore[arg-type]
+    file_only = sorted(k for k in opts if k in ("header", "delimiter"))
+    if file_only:
+        raise ParameterError(f"data option(s) {', '.join(file_only)} apply to a file, not to "
+                             f"{type(data).__name__} data")
+    return as_continuous(data, names=names)  # type: ignore[arg-type]
 
 
 def check_full_rank(data: ContinuousData, rtol: float = COLLINEAR_RTOL) -> np.ndarray:

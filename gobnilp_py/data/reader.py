@@ -838,4 +838,9 @@ def as_dataset(data: object, read_options: Mapping[str, object]) -> Dataset:
             raise ParameterError(f"data options {sorted(read_options)} cannot apply to a Dataset, "
                                  "which is already read")
         return data
+    from .continuous import ContinuousData
+
+    if isinstance(data, ContinuousData):
+        raise DataError(f"{data.source}: continuous data (measurements) need a Gaussian score: score=\"bic-g\", "
+                        "\"aic-g\" or \"bge\"; the discrete scores count states")
     return read_data(data, **read_options)  # type: ignore[arg-type]

@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -39,6 +40,7 @@ from .._validation import (READ_OPTIONS, check_bool, check_lower_bound, check_me
 from ..data.reader import as_dataset
 from ..errors import DataError, ParameterError, ScoreError
 from . import pruning as P
+from .pruning import resolve_epsilon
 from .candidates import immediate_subsets, next_level
 from .counts import (ParentConfigs, argsort_distinct, distinct_small, find_sorted as _lookup, lex_order, segment_ids,
                      unique_inverse)
@@ -50,6 +52,9 @@ from . import walk_kernel
 from .atom_likelihoods import atom_likelihoods
 from .global_gap import apply_global_gap
 from .table import ScoreTable
+from .gaussian_scores import score_option_conflicts
+from .local_scores import is_gaussian_score
+from ..data.continuous import continuous_input
 
 __all__ = ["score", "resolve_epsilon", "DEFAULT_MAX_CANDIDATES", "DEFAULT_MEMORY_LIMIT", "active_rules"]
 
@@ -87,29 +92,6 @@ PIECE_PAIRS = 1_000_000
 #: Up to this many variables the lattice walk uses int64 bitmasks and numpy
 #: (fast); beyond it, tuples and dicts.  ``None`` forces the tuple walk.
 VECTORISE_MAX_N: int | None = 62
-
-
-def resolve_epsilon(bayes_factor: float | None, epsilon: float | None) -> float:
-    """ε from at most one of a Bayes factor (ε = ln BF, BF >= 1) or ε itself (>= 0); default 0."""
-    if bayes_factor is not None and epsilon is not None:
-        raise ScoreError("give either bayes_factor or epsilon, not both")
-    if bayes_factor is not None:
-        try:
-            bf = float(bayes_factor)
-        except (TypeError, ValueError):
-            raise ScoreError(f"bayes_factor must be a number >= 1, got {bayes_factor!r}") from None
-        if not (bf >= 1.0) or math.isinf(bf):
-            raise ScoreError(f"bayes_factor must be a finite number >= 1, got {bayes_factor!r}")
-        return math.log(bf)
-    if epsilon is not None:
-        try:
-            eps = float(epsilon)
-        except (TypeError, ValueError):
-            raise ScoreError(f"epsilon must be a number >= 0, got {epsilon!r}") from None
-        if not (eps >= 0.0) or math.isinf(eps):
-            raise ScoreError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
-        return eps
-    return 0.0
 
 
 #: What a user can do about a constant variable too wide to keep every parent set of (an exact
@@ -150,28 +132,36 @@ def _score_keywords() -> list[str]:
 
 
 def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable[..., float] = "BIC",
-          ess: float = 1.0, palim: int | str | None = None, bayes_factor: float | None = None,
+          ess: float | None = None, palim: int | str | None = None, bayes_factor: float | None = None,
           epsilon: float | None = None, prune: bool = True,
           max_candidates: int | None = DEFAULT_MAX_CANDIDATES,
           unpruned: Iterable[str] = (), progress: Callable[..., Any] | None = None,
           lower_bound: float | str | None = None, memory_limit: int | None = None,
           n_jobs: int | None = None, backend: str = "processes", scheduler: Any = None,
-          time_limit: "float | Budget | None" = None, **read_options: Any) -> ScoreTable:
+          time_limit: "float | Budget | None" = None, alpha_mu: float | None = None,
+          alpha_w: float | None = None, nu: "Sequence[float] | None" = None, **read_options: Any) -> ScoreTable:
     """Local scores of every candidate parent set that a network within ε of the optimum can use.
 
     Parameters
     ----------
     data : Dataset, or anything :func:`gobnilp_py.data.read_data` accepts
-        The discrete data.
+        The discrete data; with a Gaussian score, continuous data: a float array, a DataFrame of
+        float columns, a :class:`~gobnilp_py.data.continuous.ContinuousData` or a file read by
+        :func:`~gobnilp_py.data.continuous.read_continuous`.
     score : str, LocalScore subclass or instance, or callable
         A registered name (``"BIC"``, ``"AIC"``, ``"BDeu"``, ``"K2"``, ``"BDs"``,
         any case, or a pgmpy alias such as ``"bic-d"``; see
-        :func:`~gobnilp_py.scoring.local_scores.score_names`), a
+        :func:`~gobnilp_py.scoring.local_scores.score_names`); for continuous data one of the
+        Gaussian scores ``"bic-g"``, ``"aic-g"``, ``"bge"`` (any case; scored by
+        :func:`~gobnilp_py.scoring.gaussian.gaussian_score_table`, ``docs/gaussian.md``), a
         :class:`~gobnilp_py.scoring.local_scores.LocalScore`, or a plain
         function ``fn(child, parents, counts) -> float``.  The pruning rules
         applied are those the score declares (:func:`active_rules`).
-    ess : float
-        Equivalent sample size of BDeu and BDs (> 0).
+    ess : float, optional
+        Equivalent sample size of BDeu and BDs (> 0; default 1).  Refused with a Gaussian score.
+    alpha_mu, alpha_w, nu : optional
+        The BGe score's hyperparameters (``α_μ > 0``, default 1; ``α_w > n + 1``, default
+        ``n + 2``; the prior mean, default the sample mean); refused with any other score.
     palim : int, "auto" or None
         Largest parent set size; ``None`` means no limit (the bounds decide).
         ``"auto"``: per variable, the largest number of parents of arity >= 2
@@ -262,9 +252,24 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
     """
     t0 = time.perf_counter()
     eps = resolve_epsilon(bayes_factor, epsilon)
+    # ``header``, ``delimiter``, ... read the data as the drivers read it; any other keyword is refused
+    # naming score() (or the public function that does take it).
+    extra = {k: v for k, v in read_options.items() if k not in READ_OPTIONS}
+    if extra:
+        refuse_unknown_keyword("score", extra, READ_OPTIONS, suggestions=[*_score_keywords(), *READ_OPTIONS])
+    given = {"ess": ess, "max_candidates": max_candidates, "lower_bound": lower_bound, "n_jobs": n_jobs,
+             "backend": None if backend == "processes" else backend, "scheduler": scheduler,
+             "alpha_mu": alpha_mu, "alpha_w": alpha_w, "nu": nu, **read_options}
+    for option, problem in score_option_conflicts(score, given):
+        raise ScoreError(f"{option} {_PLACEHOLDER.sub(lambda m: m[1], problem)}")
+    if is_gaussian_score(score):
+        return _score_gaussian(data, score=str(score), palim=palim, bayes_factor=bayes_factor, epsilon=epsilon,
+                               prune=prune, unpruned=unpruned, progress=progress, memory_limit=memory_limit,
+                               time_limit=time_limit, alpha_mu=alpha_mu, alpha_w=alpha_w, nu=nu,
+                               lower_bound=lower_bound, read_options=read_options)
     # The shared checks: the same words as the config and the command line, raised here as ScoreError.
     try:
-        ess_f = float(check_positive_number(ess, "ess"))  # type: ignore[arg-type]
+        ess_f = 1.0 if ess is None else float(check_positive_number(ess, "ess"))  # type: ignore[arg-type]
         palim = check_palim(palim, "palim")
         if max_candidates is not None:
             max_candidates = check_positive_int(max_candidates, "max_candidates")
@@ -278,11 +283,6 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
     palim_auto = palim == "auto"
     mem = DEFAULT_MEMORY_LIMIT if memory_limit is None else memory_limit
     lb_given = None if lower_bound is None or lower_bound == "auto" else float(lower_bound)
-    # ``header``, ``delimiter``, ... read the data as the drivers read it; any other keyword is refused
-    # naming score() (or the public function that does take it).
-    extra = {k: v for k, v in read_options.items() if k not in READ_OPTIONS}
-    if extra:
-        refuse_unknown_keyword("score", extra, READ_OPTIONS, suggestions=[*_score_keywords(), *READ_OPTIONS])
     prune = check_bool(prune, "prune")
     ds = as_dataset(data, read_options)
     if ds.N < 1:
@@ -441,6 +441,43 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
     pruning_report = {names[v]: counters[v] for v in range(n)} if prune else {}
     log.info("scored %d families in %.2f s; kept %d", n_scored, elapsed, sum(len(f) for f in kept))
     return ScoreTable.from_scoring(names, kept, epsilon=eps, score_name=sc.name, pruning=pruning_report, meta=meta)
+
+
+#: A ``{name}`` placeholder of a problem from :func:`score_option_conflicts` (the API names keywords as they are).
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def _score_gaussian(data: object, *, score: str, read_options: dict[str, Any], lower_bound: float | str | None,
+                    **options: Any) -> ScoreTable:
+    """``score()`` for a Gaussian score: continuous data read from what was given
+    (:func:`~gobnilp_py.data.continuous.continuous_input`), then the Gaussian walk, then -- with a
+    ``lower_bound`` -- the global gap rule, which holds for any decomposable score (it compares
+    a family with the best family of its child and the gap UB - LB; ``docs/pruning.md``)."""
+    # imported here: it loads the compiled walk (numba), which discrete jobs never need
+    from .gaussian import gaussian_score_table
+
+    try:
+        lower_bound = check_lower_bound(lower_bound, "lower_bound")
+    except ParameterError as exc:
+        raise ScoreError(str(exc)) from None
+    table = gaussian_score_table(continuous_input(data, read_options, score=score), score=score, **options)
+    if lower_bound is None or not table.meta.get("prune", True):
+        return table
+    meta = dict(table.meta)
+    if table.incomplete is not None:
+        meta["global_gap"] = "skipped (time limit)"
+        return ScoreTable.from_scoring(table.names, table.families, epsilon=table.epsilon,
+                                       score_name=table.score_name, pruning=table.pruning, meta=meta)
+    names = table.names
+    kept = [list(f) for f in table.families]
+    counters = [dict(table.pruning.get(v, {})) for v in names]
+    keep_all = frozenset(names.index(u) for u in meta.get("unpruned") or ())
+    lb_given = None if lower_bound == "auto" else float(lower_bound)
+    apply_global_gap(kept, counters, names, float(table.epsilon or 0.0), lower_bound, lb_given, keep_all, meta)
+    meta["rules"] = [*meta.get("rules", []), "global_gap"]
+    pruning = {names[v]: counters[v] for v in range(len(names)) if counters[v]}
+    return ScoreTable.from_scoring(names, kept, epsilon=table.epsilon, score_name=table.score_name,
+                                   pruning=pruning, meta=meta)
 
 
 #: Bytes a cell of a family's count table costs while it is counted and scored (the counts, their offsets,

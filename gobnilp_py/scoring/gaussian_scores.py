@@ -35,7 +35,7 @@ Defaults as bnlearn's: ``α_μ = 1``, ``α_w = n + 2``, ``ν`` = the sample mean
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -43,7 +43,8 @@ import numpy as np
 from ..data.continuous import ContinuousData
 from ..errors import ScoreError
 
-__all__ = ["GAUSSIAN_SCORES", "GaussianScore", "gaussian_score_name", "log_conditional_variances"]
+__all__ = ["GAUSSIAN_SCORES", "GaussianScore", "gaussian_score_name", "log_conditional_variances",
+           "BGE_OPTIONS", "DISCRETE_OPTIONS", "score_option_conflicts", "bge_option_problems"]
 
 #: Accepted names (any case) -> the canonical name a table records.
 GAUSSIAN_SCORES: dict[str, str] = {"bic-g": "BIC-G", "aic-g": "AIC-G", "bge": "BGe"}
@@ -55,6 +56,64 @@ def gaussian_score_name(name: object) -> str:
     if key not in GAUSSIAN_SCORES:
         raise ScoreError(f"unknown Gaussian score {name!r}; known: {', '.join(repr(k) for k in GAUSSIAN_SCORES)}")
     return GAUSSIAN_SCORES[key]
+
+
+#: The hyperparameters only BGe takes (bnlearn's ``iss.mu``, ``iss.w``, ``nu``).
+BGE_OPTIONS = ("alpha_mu", "alpha_w", "nu")
+#: Options of the discrete scorer that mean nothing for continuous data, and why (each refused with a
+#: Gaussian score rather than ignored).
+DISCRETE_OPTIONS: dict[str, str] = {
+    "ess": "is the equivalent sample size of the discrete Dirichlet scores (BDeu, BDs)",
+    "max_candidates": "caps the discrete scorer's lattice walk (the Gaussian walk is bounded by memory_limit)",
+    "n_jobs": "sets the discrete scorer's worker processes (the Gaussian scores run in-process, from one "
+              "covariance matrix)",
+    "backend": "chooses where the discrete scorer runs (the Gaussian scores run in-process)",
+    "scheduler": "is the discrete scorer's Dask scheduler (the Gaussian scores run in-process)",
+    "arities": "declares discrete states", "missing_values": "declares discrete missing-value markers",
+    "state_names": "declares discrete states",
+}
+#: Values of those options that are harmless (in-process scoring asked for explicitly).
+_NEUTRAL = {"n_jobs": (1,), "backend": ("serial", "processes")}
+
+
+def score_option_conflicts(score: object, given: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    """``(option, problem)`` for each option in ``given`` that the score named ``score`` does not take.
+
+    The one statement of which options go with which scores: the Dirichlet-only and scorer-only
+    options (:data:`DISCRETE_OPTIONS`) with a Gaussian score, the BGe hyperparameters with any
+    other score.  Options given as ``None`` count as not given.  A problem names other parameters
+    as ``{name}`` placeholders, which each interface fills with its own words (the keyword, the
+    config key, the flag; :mod:`gobnilp_py.solve.request`), so a message reads
+    ``<option> <problem>``.  A ``score`` that is no name (a LocalScore, a function) takes no BGe
+    hyperparameter either.
+    """
+    key = score.strip().lower() if isinstance(score, str) else None
+    canon = GAUSSIAN_SCORES.get(key) if key is not None else None
+    if canon is not None:
+        for opt, why in DISCRETE_OPTIONS.items():
+            v = given.get(opt)
+            if v is not None and v not in _NEUTRAL.get(opt, ()):
+                yield opt, f'{why}; {{score}} "{canon}" is a Gaussian score for continuous data: leave it out'
+    if canon != "BGe":
+        for opt in BGE_OPTIONS:
+            if given.get(opt) is not None:
+                shown = (f'"{canon or score}"' if isinstance(score, str) else
+                         '"BIC"' if score is None else getattr(score, "name", type(score).__name__))
+                yield opt, f"is a hyperparameter of the Gaussian score \"bge\" only, not of {{score}} {shown}"
+
+
+def bge_option_problems(n: int, *, alpha_w: float | None = None,
+                        nu: Sequence[float] | np.ndarray | None = None) -> Iterator[tuple[str, str]]:
+    """``(option, problem)`` for BGe hyperparameters that do not fit data of ``n`` variables.
+
+    The checks that need the data's width, stated once: the scorer raises them in keyword
+    names, the config and the command line (which know ``n`` once the data are read) in theirs.
+    """
+    if alpha_w is not None and not float(alpha_w) > n + 1:
+        yield "alpha_w", (f"must be > n + 1 = {n + 1} for {n} variables (the Wishart prior's scale t = alpha_mu "
+                          f"(alpha_w - n - 1) / (alpha_mu + 1) must be positive), got {float(alpha_w):g}")
+    if nu is not None and len(nu) != n:
+        yield "nu", f"must give {n} numbers (one prior mean per variable), got {len(nu)}"
 
 
 def log_conditional_variances(M: np.ndarray) -> np.ndarray:
@@ -121,16 +180,17 @@ class GaussianScore:
             aw = float(n + 2) if alpha_w is None else _finite(alpha_w, "alpha_w")
             if not am > 0:
                 raise ScoreError(f"alpha_mu must be > 0, got {alpha_mu!r}")
-            if not aw > n + 1:
-                raise ScoreError(f"alpha_w must be > n + 1 = {n + 1} (the Wishart prior's scale t = alpha_mu "
-                                 f"(alpha_w - n - 1) / (alpha_mu + 1) must be positive), got {alpha_w!r}")
+            for about, problem in bge_option_problems(n, alpha_w=aw):
+                raise ScoreError(f"{about} {problem}")
             if nu is None:
                 nu_v = data.mean.copy()
                 shift = np.zeros(n)
             else:
                 nu_v = np.asarray(nu, dtype=np.float64).reshape(-1)
-                if nu_v.shape != (n,) or not np.all(np.isfinite(nu_v)):
+                if not np.all(np.isfinite(nu_v)):
                     raise ScoreError(f"nu must be {n} finite numbers (one prior mean per variable), got {nu!r}")
+                for about, problem in bge_option_problems(n, nu=nu_v):
+                    raise ScoreError(f"{about} {problem}")
                 shift = data.mean - nu_v
             a = aw - n
             t = am * (aw - n - 1.0) / (am + 1.0)

@@ -45,6 +45,7 @@ import numpy as np
 from .._validation import check_choice
 from ..data.dataset import Dataset
 from ..errors import ScoreError
+from .gaussian_scores import GAUSSIAN_SCORES
 from .counts import BlockCounts, FamilyCounts, ParentConfigs, SetBlockCounts, ranges, segment_ids, xlogx_table
 
 __all__ = [
@@ -65,6 +66,9 @@ __all__ = [
     "make_score",
     "score_names",
     "resolve_score_name",
+    "gaussian_score_names",
+    "is_gaussian_score",
+    "all_score_names",
 ]
 
 
@@ -661,14 +665,35 @@ SCORE_ALIASES: dict[str, str] = {
 
 
 def score_names() -> tuple[str, ...]:
-    """Canonical names of the registered scores, in registration order."""
+    """Canonical names of the registered scores for discrete data, in registration order."""
     return tuple(SCORES)
+
+
+def gaussian_score_names() -> tuple[str, ...]:
+    """The scores for continuous data, as users write them (``"bic-g"``, ``"aic-g"``, ``"bge"``; any case).
+
+    They are no :class:`LocalScore` (they are computed from a covariance matrix, not from counts,
+    by :func:`gobnilp_py.scoring.gaussian.gaussian_score_table`), but they are names of the same
+    registry: :func:`check_score_name` accepts them and :func:`gobnilp_py.score` dispatches on them.
+    """
+    return tuple(GAUSSIAN_SCORES)
+
+
+def all_score_names() -> tuple[str, ...]:
+    """Every score name a user may give: the discrete scores, then the Gaussian ones (for help texts)."""
+    return score_names() + gaussian_score_names()
+
+
+def is_gaussian_score(spec: object) -> bool:
+    """True when ``spec`` names a Gaussian score (any case, canonical spelling included)."""
+    return isinstance(spec, str) and spec.strip().lower() in GAUSSIAN_SCORES
 
 
 def check_score_name(value: object, name: str | None = "score") -> str:
     """A registered score (any case, or an alias) -> its canonical name; the check the API, config and CLI share.
 
-    Unlike :func:`resolve_score_name` (a :class:`ScoreError` for the scorer) this raises the
+    Gaussian names give theirs (``"BIC-G"``, ``"AIC-G"``, ``"BGe"``).  Unlike
+    :func:`resolve_score_name` (a :class:`ScoreError` for the scorer) this raises the
     :class:`~gobnilp_py.errors.ParameterError` of the validation vocabulary, naming the parameter.
     """
     names = score_names()
@@ -679,7 +704,9 @@ def check_score_name(value: object, name: str | None = "score") -> str:
                 return canon
         if SCORE_ALIASES.get(key) in names:
             return SCORE_ALIASES[key]
-    return check_choice(value, name, names, fold=True)
+        if key in GAUSSIAN_SCORES:
+            return GAUSSIAN_SCORES[key]
+    return check_choice(value, name, all_score_names(), fold=True)
 
 
 def resolve_score_name(name: str) -> str:
@@ -691,7 +718,9 @@ def resolve_score_name(name: str) -> str:
     canon = SCORE_ALIASES.get(key)
     if canon is not None and canon in SCORES:
         return canon
-    raise ScoreError(f"unknown score {name!r}; valid: {', '.join(SCORES)} "
+    if key in GAUSSIAN_SCORES:
+        return GAUSSIAN_SCORES[key]
+    raise ScoreError(f"unknown score {name!r}; valid: {', '.join(all_score_names())} "
                      f"(aliases: {', '.join(sorted(SCORE_ALIASES))})")
 
 
@@ -717,7 +746,11 @@ def make_score(spec: str | LocalScore | type[LocalScore] | Callable[..., float],
     if isinstance(spec, LocalScore):
         return spec
     if isinstance(spec, str):
-        spec = SCORES[resolve_score_name(spec)]
+        canon = resolve_score_name(spec)
+        if canon not in SCORES:
+            raise ScoreError(f"score {spec!r} is for continuous data (a covariance matrix, not counts): "
+                             "score it with gobnilp_py.score(data, score=...), not as a LocalScore")
+        spec = SCORES[canon]
     if isinstance(spec, type) and issubclass(spec, LocalScore):
         if "ess" in inspect.signature(spec).parameters:
             return spec(data, ess=ess)  # type: ignore[call-arg]

@@ -23,8 +23,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..errors import ScoreError
+
 __all__ = [
     "RTOL",
+    "resolve_epsilon",
     "RULES",
     "tolerance",
     "fires",
@@ -239,3 +242,26 @@ def max_nonunit_parents(coef: float, child_arity: int, other_arities: Sequence[i
         if fires(empty_score + pen - ll_all, epsilon, empty_score, pen):
             return k  # k+1 such parents are too many
     return len(ar)
+
+
+def resolve_epsilon(bayes_factor: float | None, epsilon: float | None) -> float:
+    """ε from at most one of a Bayes factor (ε = ln BF, BF >= 1) or ε itself (>= 0); default 0."""
+    if bayes_factor is not None and epsilon is not None:
+        raise ScoreError("give either bayes_factor or epsilon, not both")
+    if bayes_factor is not None:
+        try:
+            bf = float(bayes_factor)
+        except (TypeError, ValueError):
+            raise ScoreError(f"bayes_factor must be a number >= 1, got {bayes_factor!r}") from None
+        if not (bf >= 1.0) or math.isinf(bf):
+            raise ScoreError(f"bayes_factor must be a finite number >= 1, got {bayes_factor!r}")
+        return math.log(bf)
+    if epsilon is not None:
+        try:
+            eps = float(epsilon)
+        except (TypeError, ValueError):
+            raise ScoreError(f"epsilon must be a number >= 0, got {epsilon!r}") from None
+        if not (eps >= 0.0) or math.isinf(eps):
+            raise ScoreError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
+        return eps
+    return 0.0

@@ -63,7 +63,7 @@ ISOLATED_CONSTANTS_KEY = "isolated_constants"
 #: table always gives the same file).
 _PROVENANCE_META = ("N", "arities", "ess", "palim", "bayes_factor", "prune", "unpruned", "approximate",
                     ISOLATED_CONSTANTS_KEY, "tolerance_rtol", "families_scored", "max_nonunit_parents", "lower_bound",
-                    "lower_bound_source", "incomplete")
+                    "lower_bound_source", "incomplete", "data_kind", "score_params")
 _PROVENANCE_RE = re.compile(r"^#\s*gobnilp_py:\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$")
 
 

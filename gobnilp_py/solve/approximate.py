@@ -86,6 +86,16 @@ def acquire_for(method: str, data_or_table: Any, *, time_limit: float | None, ep
                          progress=progress, optimum_only=optimum_only, budget=budget)
 
 
+def _refuse_gaussian(score: Any) -> None:
+    """Independence selection counts discrete data: a Gaussian score is refused before the data are read."""
+    from ..scoring.local_scores import is_gaussian_score
+
+    if is_gaussian_score(score):
+        raise ParameterError(f"{score!r} is a Gaussian score, and approximate methods score data by independence "
+                             "selection, which counts discrete states: score the continuous data first "
+                             "(gobnilp_py.score(data, score=...)) and give the approximate method that table", "score")
+
+
 def selection_table(data: Any, *, time_limit: float | None, constraints: Any = None,
                     scoring_options: Mapping[str, Any] | None = None,
                     progress: Any = None) -> tuple[ScoreTable, TableInfo]:
@@ -112,6 +122,7 @@ def selection_table(data: Any, *, time_limit: float | None, constraints: Any = N
     from ..scoring.selection import independence_selection
 
     opts = dict(scoring_options or {})
+    _refuse_gaussian(opts.get("score"))
     read_opts = {k: opts.pop(k) for k in READ_OPTIONS if k in opts}
     foreign = sorted(k for k in opts if k not in SELECTION_OPTIONS)
     if foreign:

@@ -32,7 +32,8 @@ from .keywords import check_keywords
 from ._checks import check_budget, check_by, check_epsilon, check_lower_bound_held, check_max_networks, check_method
 from .classes import expand_classes
 from .credible import CredibleSet
-from .inputs import acquire_table, as_constraints, filter_table, memory_limit_of
+from .inputs import (acquire_table, as_constraints, filter_table, mark_members, memory_limit_of,
+                     score_provenance)
 from .learn import _check_answer, _stage
 from .ordered import enumerate_with_order
 from .request import SearchRequest
@@ -182,7 +183,8 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
     m, why = resolve_method(method, "epsilon_set", table.n, kinds, len(table), given_options,
                             class_collection=by == "class")
     opts = with_memory_limit(m, method_options(m, given_options), memory_limit_of(budget, scoring_options))
-    stats: dict[str, Any] = {"method": m.name, "method_reason": why, "time_scoring": info.time_scoring}
+    stats: dict[str, Any] = {"method": m.name, "method_reason": why, "time_scoring": info.time_scoring,
+                             **score_provenance(table)}
     searched = filter_table(table, cons)
     if searched is None:
         return _sourced(src, CredibleSet(math.nan, eps, True, None, [], kind="bayes_factor", stats=stats,
@@ -246,7 +248,7 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
             verify_collection(cs, searched, cons, m.name, kinds, eps, deadline=budget.deadline,
                               memory_budget=memory_budget)
         cs.stats["time_total"] = time.perf_counter() - t_start      # the cross-check included, as in learn
-        return _sourced(src, cs)
+        return _sourced(src, mark_members(cs))
     cs = _dag_result(searched, col, opt=opt, eps=eps, best=best, best_chosen=sol.chosen, cons=cons, info=info,
                      stats=stats, method=m.name, deadline=_listing_deadline(budget, col.reason),
                      per_network=budget.per_network)
@@ -254,7 +256,7 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
         verify_collection(cs, searched, cons, m.name, kinds, eps, deadline=budget.deadline,
                           memory_budget=memory_budget)
     cs.stats["time_total"] = time.perf_counter() - t_start
-    return _sourced(src, cs)
+    return _sourced(src, mark_members(cs))
 
 
 def listing_reserve(remaining: float, max_networks: int | None, per_network: float = 0.0, *,

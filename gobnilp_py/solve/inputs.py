@@ -31,12 +31,15 @@ from .._budget import Budget
 from .._validation import READ_OPTIONS
 from .._wording import UNKNOWN_PRUNING
 from ..constraints.structural import InfeasibleConstraints, StructuralConstraints
+from ..data.continuous import continuous_input
 from ..data.reader import as_dataset
+from ..scoring.local_scores import is_gaussian_score
 from ..errors import ParameterError, ConstraintError, ScoreError
 from ..scoring.table import ScoreTable
 
 __all__ = ["TableInfo", "as_constraints", "is_table_input", "load_table", "acquire_table", "filter_table",
-           "EPS_SLACK", "check_scoring_options", "truncation_caveat", "memory_limit_of"]
+           "EPS_SLACK", "check_scoring_options", "truncation_caveat", "memory_limit_of", "score_provenance",
+           "mark_members"]
 
 _log = logging.getLogger(__name__)
 
@@ -225,7 +228,12 @@ def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: Str
     from .. import scoring
 
     t0 = time.perf_counter()
-    data = as_dataset(data_or_table, read_opts)
+    gaussian = is_gaussian_score(scoring_options.get("score"))
+    if gaussian:
+        # A Gaussian score reads the data as measurements (a float column is discrete data otherwise).
+        data: Any = continuous_input(data_or_table, read_opts, score=str(scoring_options["score"]))
+    else:
+        data = as_dataset(data_or_table, read_opts)
     opts = check_scoring_options(scoring_options)
     if budget is not None and budget.limited:
         opts["time_limit"] = budget
@@ -239,7 +247,7 @@ def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: Str
         constraints.validate(data.names)
         if not constraints.subset_pruning_safe and opts.get("prune", True):
             opts["unpruned"] = sorted(constraints.unprunable(data.names))
-    if optimum_only and (constraints is None or constraints.subset_pruning_safe):
+    if optimum_only and not gaussian and (constraints is None or constraints.subset_pruning_safe):
         from ..scoring.constants import score_for_optimum
 
         table = score_for_optimum(data, opts)
@@ -254,6 +262,32 @@ def acquire_table(data_or_table: Any, *, epsilon: float | None, constraints: Str
     _note_isolated(table, info)
     _note_ties(table, info)
     return table, info
+
+
+def score_provenance(table: ScoreTable) -> dict[str, Any]:
+    """What a result says of the score it was searched under: its name, and for continuous data that they
+    are continuous and the score's hyperparameters (``stats["score"]``, ``["data_kind"]``, ``["score_params"]``).
+
+    Why on the result: a network learned with a Gaussian score has linear-Gaussian parameters, not CPTs,
+    so :meth:`Network.to_pgmpy` and BIF output read ``data_kind`` to tell the two apart.
+    """
+    out: dict[str, Any] = {"score": table.score_name} if table.score_name else {}
+    if table.meta.get("data_kind") == "continuous":
+        out["data_kind"] = "continuous"
+        params = table.meta.get("score_params")
+        if isinstance(params, Mapping):
+            out["score_params"] = {str(k): v for k, v in params.items() if k != "score"}
+    return out
+
+
+def mark_members(result: Any) -> Any:
+    """Each listed network of a collection searched on continuous data says so (its ``stats``), as a
+    learned network does, so that ``cs.best.to_pgmpy(data)`` fits linear-Gaussian CPDs.  Returns ``result``."""
+    if result.stats.get("data_kind") == "continuous":
+        mark = {k: result.stats[k] for k in ("score", "data_kind", "score_params") if k in result.stats}
+        for net in result.networks:
+            net.stats.update(mark)
+    return result
 
 
 def memory_limit_of(budget: Budget | None, scoring_options: Mapping[str, Any]) -> int | None:

@@ -53,6 +53,7 @@ from __future__ import annotations
 import inspect
 import logging
 import math
+import numpy as np
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -65,7 +66,8 @@ from .keywords import check_keywords
 from ._checks import check_budget, check_by, check_k, check_lower_bound_held, check_max_networks, check_method
 from .collect import listing_reserve
 from .credible import CredibleSet, shown_epsilon
-from .inputs import acquire_table, as_constraints, filter_table, is_table_input, memory_limit_of
+from .inputs import (acquire_table, as_constraints, filter_table, is_table_input, mark_members, memory_limit_of,
+                     score_provenance)
 from .learn import _check_answer, _stage
 from .request import SearchRequest
 from .methods import METHODS, engine_module, method_options, resolve_method, with_memory_limit
@@ -183,7 +185,8 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
     opts = with_memory_limit(m, method_options(m, given_options), memory_limit_of(budget, scoring_options))
     if by_class:
         _check_class_kbest(m, table)
-    stats: dict[str, Any] = {"method": m.name, "method_reason": why, "k": k, "ties": ties, "by": by}
+    stats: dict[str, Any] = {"method": m.name, "method_reason": why, "k": k, "ties": ties, "by": by,
+                             **score_provenance(table)}
 
     src = source_for(info.data, table, scoring_options, cons)
 
@@ -191,7 +194,7 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
         cs._posterior_source = src
         cs.stats.update({"scoring_passes": passes, "time_scoring": time_scoring, "time_scoring_passes": pass_times,
                          "time_total": time.perf_counter() - t_start})
-        return cs
+        return mark_members(cs)
 
     def empty(opt: float, epsilon: float, complete: bool, reason: str | None, infeasible: bool = False) -> CredibleSet:
         """A result without networks: infeasible, or stopped before the list began."""
@@ -299,9 +302,13 @@ def _read_once(data_or_table: Any, given: bool, scoring_options: dict[str, Any])
     if given:
         return data_or_table, scoring_options
     from ..data import Dataset, read_data
+    from ..data.continuous import continuous_input
+    from ..scoring.local_scores import is_gaussian_score
 
     read_opts = {k: scoring_options[k] for k in READ_OPTIONS if k in scoring_options}
     rest = {k: v for k, v in scoring_options.items() if k not in READ_OPTIONS}
+    if is_gaussian_score(scoring_options.get("score")):
+        return continuous_input(data_or_table, read_opts, score=str(scoring_options["score"])), rest
     if isinstance(data_or_table, Dataset):
         return data_or_table, scoring_options  # acquire_table refuses read options with a Dataset
     return read_data(data_or_table, **read_opts), rest
@@ -320,6 +327,11 @@ def _rounding_gap(data: Any) -> float:
     should serve: :func:`_serves` checks the real requirement after OPT is known,
     so a wrong guess costs a second pass, never exactness.
     """
+    if not hasattr(data, "arities"):
+        # continuous data (a Gaussian score): |s(v, ∅)| is about N/2 |ln(2π var_v) + 1| plus ln N per variable
+        var = np.maximum(np.diag(data.scatter) / data.N, 1e-300)
+        scale = float(np.sum(0.5 * data.N * np.abs(np.log(2 * math.pi * var) + 1.0)) + data.n * math.log(data.N))
+        return 8 * REL_TOL * max(1.0, scale)
     ar = [max(int(a), 2) for a in data.arities]
     scale = data.N * sum(math.log(a) for a in ar) + sum((a - 1) * (math.log(max(data.N, 2)) + 1) for a in ar)
     return 8 * REL_TOL * max(1.0, scale)

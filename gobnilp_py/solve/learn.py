@@ -23,7 +23,7 @@ from .._budget import Budget
 from .keywords import check_keywords
 from ._checks import check_budget, check_gap, check_lower_bound_held, check_method
 from .approximate import acquire_for, label_network
-from .inputs import as_constraints, filter_table, memory_limit_of
+from .inputs import as_constraints, filter_table, memory_limit_of, score_provenance
 from .ordered import learn_with_order
 from .request import SearchRequest
 from .methods import AUTO, engine_module, get_method, method_options, resolve_method, with_memory_limit
@@ -155,7 +155,8 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
     sized = core.table if core is not None else table      # what the method is chosen for
     m, why = resolve_method(method, "optimum", sized.n, kinds, len(sized), given_options)
     opts = with_memory_limit(m, method_options(m, given_options), memory_limit_of(budget, scoring_options))
-    stats: dict[str, Any] = {"method": m.name, "method_reason": why, "time_scoring": info.time_scoring}
+    stats: dict[str, Any] = {"method": m.name, "method_reason": why, "time_scoring": info.time_scoring,
+                             **score_provenance(table)}
     if space is None:
         return label_network(Network(table.names, {}, score=-math.inf, status="infeasible", stats=stats), info, m)
     remaining = budget.remaining()

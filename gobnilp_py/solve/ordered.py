@@ -95,6 +95,12 @@ def _data_and_options(data_or_table: Any, scoring_options: Mapping[str, Any]) ->
     """The Dataset read as asked, and the options of the search from data (checked)."""
     from ..data import Dataset, read_data
 
+    from ..scoring.local_scores import is_gaussian_score
+
+    if is_gaussian_score(scoring_options.get("score")):
+        raise ParameterError(f"{scoring_options['score']!r} is a Gaussian score, and the fixed-order search from "
+                             "data counts discrete states: score the continuous data first (gobnilp_py.score(data, "
+                             "score=...)) and search that table under the order", "score")
     read_opts = {k: scoring_options[k] for k in READ_OPTIONS if k in scoring_options}
     rest = {k: v for k, v in scoring_options.items() if k not in READ_OPTIONS and v is not None}
     foreign = sorted(k for k in rest if k not in ORDER_SCORING_OPTIONS)

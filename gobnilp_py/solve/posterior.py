@@ -464,7 +464,12 @@ def _table(data_or_table: Any, *, score: Any, ess: Any, palim: Any, constraints:
         return table, True
     from .. import scoring
     from ..data.reader import as_dataset
+    from ..scoring.local_scores import is_gaussian_score
 
+    if is_gaussian_score(score):
+        raise ParameterError(f"{score!r} is a Gaussian score: the posterior scores data itself with the discrete "
+                             "scores only; score the continuous data first (gobnilp_py.score(data, score=..., "
+                             "prune=False)) and give it that table", "score")
     read = {k: options[k] for k in READ_OPTIONS if k in options}
     run = {k: options[k] for k in _RUN_OPTIONS if k in options}
     opts = check_scoring_options({"score": "BIC" if score is None else score, "palim": palim, **run,

@@ -12,12 +12,15 @@ table of names, not a copy of the rules.
 Placeholders in a problem: ``{name}`` is a parameter's name, ``{name=value}`` a setting as the user
 writes it (API ``backend "dask"``, config ``[scoring] backend = "dask"``, CLI ``--backend dask``).
 
-The rules held here: the scoring backend's (``backend``, ``n_jobs``, ``scheduler``); those of a
-variable order (``order`` with ``method``, ``by``, ``palim``, ``constraints`` and the engine options);
-which engine options a method takes (``gap``, ``seed``, SCIP ``params``, ... against ``method``, read
-from the method registry, :data:`gobnilp_py.solve.methods.METHODS`); and ``verify`` with an approximate
-method.  Checked before any work: the drivers, the config's ``--check`` and the command line refuse the
-same request at the same moment, before reading or scoring.
+The rules held here: the scoring backend's (``backend``, ``n_jobs``, ``scheduler``); which options go
+with which score (the Dirichlet and discrete-scorer options refused with a Gaussian score, BGe's
+hyperparameters with any other: stated once in the score registry's layer,
+:func:`gobnilp_py.scoring.gaussian_scores.score_option_conflicts`, and worded here); those of a variable
+order (``order`` with ``method``, ``by``, ``palim``, ``constraints`` and the engine options); which
+engine options a method takes (``gap``, ``seed``, SCIP ``params``, ... against ``method``, read from the
+method registry, :data:`gobnilp_py.solve.methods.METHODS`); and ``verify`` with an approximate method.
+Checked before any work: the drivers, the config's ``--check`` and the command line refuse the same
+request at the same moment, before reading or scoring.
 """
 
 from __future__ import annotations
@@ -29,9 +32,14 @@ from typing import Any
 
 from .._validation import show
 from ..errors import ParameterError
+from ..scoring.gaussian_scores import score_option_conflicts
 from .methods import AUTO, METHODS, is_neutral_option
 
 __all__ = ["SearchRequest", "Violation", "Words", "API_WORDS"]
+
+#: The request's fields that :func:`score_option_conflicts` judges against the score.
+_SCORE_OPTION_FIELDS = frozenset({"backend", "n_jobs", "scheduler", "ess", "max_candidates", "lower_bound",
+                                  "alpha_mu", "alpha_w", "nu", "arities", "missing_values", "state_names"})
 
 _NO_VALUE = object()
 _PLACEHOLDER = re.compile(r"\{(\w+)(?:=([^}]*))?\}")
@@ -80,6 +88,17 @@ class SearchRequest:
     backend: str | None = None
     n_jobs: int | None = None
     scheduler: str | None = None
+    # which options the score takes (None: not given; ``score`` None is the default, "BIC")
+    score: Any = None
+    ess: float | None = None
+    max_candidates: int | None = None
+    lower_bound: Any = None
+    alpha_mu: float | None = None
+    alpha_w: float | None = None
+    nu: Any = None
+    arities: Any = None
+    missing_values: Any = None
+    state_names: Any = None
     order: Any = None          # a variable order: the fixed-order search
     method: str | None = None
     by: str | None = None
@@ -103,6 +122,9 @@ class SearchRequest:
             yield Violation("scheduler", "(a Dask scheduler address) needs {backend=dask}")
         if self.backend == "dask" and self.scheduler is None:
             yield Violation("backend", 'needs {scheduler} (an address such as "tcp://host:8786")', "dask")
+        given = {k: getattr(self, k) for k in self.__dataclass_fields__ if k in _SCORE_OPTION_FIELDS}
+        for about, problem in score_option_conflicts(self.score, given):
+            yield Violation(about, problem)
         if self.order is not None:
             yield from self._order_violations()
         yield from self._engine_violations()
