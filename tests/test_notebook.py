@@ -142,3 +142,12 @@ def test_example_notebook_runs(tmp_path, monkeypatch):
     plain = [d.get("text/plain", "") for d in shown]
     assert "'INCOMPLETE (max_networks)'" in plain
     assert sorted(p.name for p in work.iterdir()) == []  # the notebook leaves no files behind
+
+
+def test_credible_set_html_says_how_much_of_the_posterior_it_holds(cs):
+    """Computed when cheap, as the command line does; a set without provenance says why there is no bound."""
+    text = cs._repr_html_()
+    assert re.search(r"<p>posterior mass (at least )?[0-9.e-]+ \((exact|lower bound)", text), text[:600]
+    nets = [Network(("a", "b"), {"b": ("a",)}, -10.0), Network(("a", "b"), {}, -10.5)]
+    hand = CredibleSet(nets[0].score, 2.0, True, None, nets)
+    assert "<p>posterior mass: no bound available (" in hand._repr_html_()

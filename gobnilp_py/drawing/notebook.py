@@ -126,17 +126,20 @@ def _edges_png(cs: Any) -> str:
             f'src="data:image/png;base64,{base64.b64encode(data).decode("ascii")}"/>')
 
 
-def credible_html(cs: Any, *, pictures: bool = True) -> str:
+def credible_html(cs: Any, *, pictures: bool = True, mass_line: str | None = None) -> str:
     """The HTML summary of a credible set (or k-best list): guarantee, counts, best networks, classes, picture.
 
     ``pictures=False`` leaves out the edge-probability picture (the tests use
-    it to check the text quickly).
+    it to check the text quickly); ``mass_line``: how much of the posterior the
+    set holds, in the words of the command line's second line (given by the set).
     """
     guarantee = str(getattr(cs, "guarantee", ""))
     exact = guarantee.startswith("complete") and not getattr(cs, "approximate", False)
     colour = "#1e7b34" if exact else "#b03a2e"
     parts = ["<div class=\"gobnilp-credible-set\">",
              f"<p><b>CredibleSet</b>: <span style=\"color:{colour}\">{_esc(guarantee)}</span></p>"]
+    if mass_line:
+        parts.append(f"<p>{_esc(mass_line)}</p>")
     caveats = [str(c) for c in getattr(cs, "caveats", ()) or ()]
     if caveats:
         parts.append("<ul>" + "".join(f"<li>{_esc(c)}</li>" for c in caveats) + "</ul>")

@@ -487,11 +487,21 @@ class CredibleSet:
         """The set as Jupyter shows it: the guarantee line, counts, best networks, classes, edge probabilities.
 
         See :func:`gobnilp_py.drawing.notebook.credible_html`; an incomplete or
-        approximate set says so in its first line, in the words of :attr:`guarantee`.
+        approximate set says so in its first line, in the words of :attr:`guarantee`.  The
+        posterior mass follows it, computed here when it is cheap (as the command line does,
+        :func:`~gobnilp_py.solve.set_posterior.cheap`), else said to be not computed yet.
         """
         from ..drawing.notebook import credible_html
+        from .labels import posterior_mass_line
+        from .set_posterior import cheap
 
-        return credible_html(self)
+        src = self._posterior_source
+        if self._posterior_mass is None and (cheap(self) or src is None or src.refusal is not None):
+            self.posterior_mass  # noqa: B018 - computed and kept, or refused at once (the note says why)
+        line = posterior_mass_line(self)
+        if line is None and not self.infeasible and len(self):
+            line = "posterior mass: not computed yet (read cs.posterior_mass to compute it)"
+        return credible_html(self, mass_line=line)
 
     def consensus(self, threshold: float = 0.5, *, on: str = "arrows") -> Any:
         """The consensus network: the arrows (``on="edges"``: the adjacencies) with probability >= ``threshold``.
