@@ -399,3 +399,23 @@ def test_gaussian_enumerate_mass_equals_brute_force(seed, n, kind, bf):
     picked = _within(brute, math.log(bf))
     assert len(cs) == len(picked)
     _check(cs, brute, picked)
+
+
+def test_posterior_of_continuous_data_equals_that_of_its_unpruned_gaussian_table():
+    """``posterior(data, score="bge")`` scores the measurements itself (BGe's options passed on), and the
+    options of the other kind are refused in one line naming the score."""
+    from gobnilp_py import posterior
+    from gobnilp_py.errors import ParameterError
+    from gobnilp_py.examples.gaussian import random_linear_gaussian
+
+    frame = random_linear_gaussian(5, seed=2, mean_parents=1.0).frame(200, seed=3)
+    for kind, opts in (("bge", {"alpha_mu": 2.0}), ("bic-g", {})):
+        direct = posterior(frame, score=kind, **opts)
+        via = posterior(score(frame, score=kind, prune=False, **opts))
+        assert direct.kind == via.kind == "exact"
+        assert math.isclose(direct.log_evidence, via.log_evidence, rel_tol=1e-12)
+        assert np.allclose(direct.edge_probabilities().to_numpy(), via.edge_probabilities().to_numpy(), atol=1e-12)
+    with pytest.raises(ScoreError, match=r"^ess is the equivalent sample size .* leave it out$"):
+        posterior(frame, score="bge", ess=2)
+    with pytest.raises(ParameterError, match=r'^alpha_mu is a hyperparameter of the Gaussian score "bge" only'):
+        posterior(ASIA, score="BIC", alpha_mu=1.0)

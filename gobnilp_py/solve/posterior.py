@@ -66,6 +66,8 @@ SUPPORTED_CONSTRAINTS = FILTER_KINDS
 #: Scoring options :func:`posterior` passes on besides ``score``, ``ess`` and ``palim`` (how the
 #: scorer runs, never what it keeps).
 _RUN_OPTIONS = ("n_jobs", "backend", "scheduler", "max_candidates")
+#: The Gaussian scores' hyperparameters (BGe's), passed on to the scorer with a Gaussian score.
+_GAUSSIAN_OPTIONS = ("alpha_mu", "alpha_w", "nu")
 
 #: Relative tolerance between a network's stated score and its score recomputed from the table.
 _SCORE_RTOL = 1e-9
@@ -446,7 +448,7 @@ def posterior(data_or_table: Any, *, score: Any = None, ess: float | None = None
 def _table(data_or_table: Any, *, score: Any, ess: Any, palim: Any, constraints: StructuralConstraints | None,
            options: Mapping[str, Any]) -> tuple[ScoreTable, bool]:
     """The table to sum over (unfiltered) and whether it was given."""
-    unknown = sorted(k for k in options if k not in READ_OPTIONS + _RUN_OPTIONS)
+    unknown = sorted(k for k in options if k not in READ_OPTIONS + _RUN_OPTIONS + _GAUSSIAN_OPTIONS)
     if unknown:
         if any(k in ("prune", "epsilon", "bayes_factor", "lower_bound") for k in unknown):
             raise ParameterError(f"posterior needs every parent set, so {', '.join(unknown)} cannot apply: the data are "
@@ -466,24 +468,29 @@ def _table(data_or_table: Any, *, score: Any, ess: Any, palim: Any, constraints:
     from ..data.reader import as_dataset
     from ..scoring.local_scores import is_gaussian_score
 
-    if is_gaussian_score(score):
-        raise ParameterError(f"{score!r} is a Gaussian score: the posterior scores data itself with the discrete "
-                             "scores only; score the continuous data first (gobnilp_py.score(data, score=..., "
-                             "prune=False)) and give it that table", "score")
-    read = {k: options[k] for k in READ_OPTIONS if k in options}
-    run = {k: options[k] for k in _RUN_OPTIONS if k in options}
-    opts = check_scoring_options({"score": "BIC" if score is None else score, "palim": palim, **run,
-                                  **({} if ess is None else {"ess": ess})})
-    if opts.get("palim") == "auto":
+    if palim == "auto":
         raise ParameterError('palim="auto" depends on a gap ε, which the posterior does not have; give a number or None',
                              None)
+    if constraints is not None and constraints.max_parents is not None and (
+            palim is None or (isinstance(palim, int) and constraints.max_parents < palim)):
+        palim = constraints.max_parents          # families beyond it would only be filtered out
+    if is_gaussian_score(score):
+        # continuous data: the Gaussian scorer reads them (and checks its own options, ess refused)
+        table = scoring.score(data_or_table, score=score, palim=palim, prune=False,
+                              **({} if ess is None else {"ess": ess}), **options)
+        if constraints is not None:
+            constraints.validate(table.names)
+            _check_kinds(constraints)
+        return table, False
+    read = {k: options[k] for k in READ_OPTIONS if k in options}
+    run = {k: options[k] for k in _RUN_OPTIONS if k in options}
+    gauss = {k: options[k] for k in _GAUSSIAN_OPTIONS if k in options}   # refused here, naming the score
+    opts = check_scoring_options({"score": "BIC" if score is None else score, "palim": palim, **run, **gauss,
+                                  **({} if ess is None else {"ess": ess})})
     data = as_dataset(data_or_table, read)
     if constraints is not None:
         constraints.validate(data.names)
         _check_kinds(constraints)
-        mp = constraints.max_parents
-        if mp is not None and (opts.get("palim") is None or mp < opts["palim"]):
-            opts["palim"] = mp          # families beyond it would only be filtered out
     return scoring.score(data, prune=False, **opts), False
 
 
