@@ -61,6 +61,12 @@ from .lattice_walk import _walk_numpy
 from .walk_batches import _reserve_workers, _truncate, _walk_in_batches
 from .walk_python import _walk_python
 from .walk_state import _bytes_per_pair, _check_finite, _Run
+# The walk's tunables, importable from here as before the split; each is read in the module named, so
+# that is where a benchmark or a test sets it (setting it here changes nothing).
+from .lattice_generate import GEN_CHUNK_BYTES, SPENT_CHUNK_ROWS  # noqa: F401
+from .lattice_level import COMBINED_KEY_MAX_N, DENSE_KEY_SLOTS  # noqa: F401
+from .lattice_walk import PIECE_PAIRS  # noqa: F401
+from .walk_state import COUNT_BYTES_PER_CELL, TABLES_UNCHECKED_BYTES  # noqa: F401
 
 
 __all__ = ["score", "resolve_epsilon", "DEFAULT_MAX_CANDIDATES", "DEFAULT_MEMORY_LIMIT", "active_rules"]
@@ -195,7 +201,7 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
         memory is set aside first (:func:`~gobnilp_py.scoring.pool.worker_bytes`;
         a limit too small for the workers starts fewer, down to none, and says
         so), the lattice walk holds the rest, and each family's count table
-        (:data:`COUNT_BYTES_PER_CELL` a cell) is checked against it before it is
+        (:data:`~.walk_state.COUNT_BYTES_PER_CELL` a cell) is checked against it before it is
         counted.  Over it, a one-line :class:`ScoreError` names the variable (and
         for a table its parents), the level and the memory needed, before
         allocating it.

@@ -139,7 +139,7 @@ def _walk_numpy(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
     """Lattice walk on int64 bitmasks: generation and bound rules are whole-array operations.
 
     Same rules, same order of attribution, same arithmetic as
-    :func:`_walk_python` (a test checks the two give identical tables).  A
+    :func:`.walk_python._walk_python` (a test checks the two give identical tables).  A
     level is held as one :class:`_Level` of every child's sets, child by child
     (``off``), with per-child views into it; the numpy generation treats all
     children of a piece in one :func:`_generate` call.

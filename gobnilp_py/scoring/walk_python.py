@@ -112,7 +112,7 @@ def _walk_python(run: _Run, res0: Any, limit: int) -> tuple[int, list[int]]:
 
 
 def _spent_sets(run: _Run, v: int, prev: dict[tuple[int, ...], tuple[float, float, float, int, float]]) -> set[tuple[int, ...]]:
-    """The sets of ``prev`` (child ``v``'s level) that :func:`_spent_rows` marks, counted as it
+    """The sets of ``prev`` (child ``v``'s level) that :func:`.lattice_generate._spent_rows` marks, counted as it
     counts them, one set at a time with the same arithmetic (the reference for the numpy walk)."""
     if not (run.prune and run.coef > 0 and "ll_ceiling" in run.rules) or v in run.keep_all:
         return set()

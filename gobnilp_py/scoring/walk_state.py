@@ -184,7 +184,7 @@ class _Run:
                 f"{k}, over memory_limit {format_bytes(self.memory_limit)}; set palim or raise memory_limit")
 
     def check_join(self, stored: float, k: int) -> None:
-        """:class:`_OverBudget` when joining a level's pieces (:meth:`_Level.concat`) would pass the budget.
+        """:class:`_OverBudget` when joining a level's pieces (:meth:`.lattice_level._Level.concat`) would pass the budget.
 
         The join holds the stored rows (``stored`` bytes, ``k + 45`` a row), the child ids and their stable
         order (8 bytes a row each) and, one field at a time, a field's joined and permuted copies.
