@@ -39,7 +39,7 @@ import gobnilp_py as gp
 from gobnilp_py import ScoreTable
 from gobnilp_py._budget import NO_LIMIT_SECONDS, Budget, TimeLimitReached, process_age
 from gobnilp_py.cli import main
-from gobnilp_py.scoring import engine, parallel, pool
+from gobnilp_py.scoring import engine, parallel, pool, walk_state
 
 from datasets import dataset
 from process_tree import available as proc_available
@@ -208,14 +208,14 @@ def test_a_guard_whose_teardown_was_cut_leaves_nothing_that_fires_later():
 # ------------------------------------------------------------------ scoring: truncated, exactly
 def _stop_at(monkeypatch, level: int) -> None:
     """Make the walk's clock run out when it starts building parent sets of size ``level`` (deterministic)."""
-    real = engine._Run.tick
+    real = walk_state._Run.tick
 
     def tick(self):
         if self.level >= level:
-            raise engine._OutOfTime
+            raise walk_state._OutOfTime
         return real(self)
 
-    monkeypatch.setattr(engine._Run, "tick", tick)
+    monkeypatch.setattr(walk_state._Run, "tick", tick)
 
 
 @pytest.mark.parametrize("walk", ["numpy", "python"])

@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 
 import gobnilp_py.scoring.engine as engine
+import gobnilp_py.scoring.walk_state as walk_state
+from gobnilp_py._memory import give_back_freed_memory, resident_bytes
 from gobnilp_py import ScoreError, read_data, score
 from random_problems import random_data
 
@@ -21,6 +23,7 @@ def data():
 
 
 def _patched(monkeypatch, fail):
+    # score() picks the walk by these names in its own module (engine), so that is where they are replaced
     real = {name: getattr(engine, name) for name in ("_walk_numpy", "_walk_python")}
 
     def make(inner):
@@ -53,16 +56,17 @@ def test_one_child_that_does_not_fit_is_a_one_line_error(monkeypatch, data):
 # were not counted)
 def _resident_grows_with_the_batch(monkeypatch, per_child: float):
     """This process "holds" ``per_child`` bytes a child of the batch being walked (from the second level on)."""
-    base = engine.resident_bytes()
+    base = resident_bytes()
     state = {"run": None}
-    real = engine._Run.check_measured
+    real = walk_state._Run.check_measured
 
     def check(self, upcoming, k):
         state["run"] = self
         return real(self, upcoming, k)
 
-    monkeypatch.setattr(engine._Run, "check_measured", check)
-    monkeypatch.setattr(engine, "resident_bytes",
+    monkeypatch.setattr(walk_state._Run, "check_measured", check)
+    # the walk state measures the process (its base when the walk begins, then its growth)
+    monkeypatch.setattr(walk_state, "resident_bytes",
                         lambda: base + (per_child * len(state["run"].active) if state["run"] is not None
                                         and state["run"].level >= 2 else 0))
 
@@ -83,6 +87,6 @@ def test_measured_growth_of_one_child_over_the_limit_is_a_one_line_error(monkeyp
 
 
 def test_resident_bytes_and_giving_back_memory_work_here():
-    held = engine.resident_bytes()
+    held = resident_bytes()
     assert held is None or held > 1e6
-    engine.give_back_freed_memory()   # a no-op where the C library has no malloc_trim; never raises
+    give_back_freed_memory()   # a no-op where the C library has no malloc_trim; never raises

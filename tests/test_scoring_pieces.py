@@ -1,4 +1,4 @@
-"""The lattice walk builds each level in pieces (``engine.PIECE_PAIRS``); the pieces must not matter.
+"""The lattice walk builds each level in pieces (``lattice_walk.PIECE_PAIRS``); the pieces must not matter.
 
 A level is generated, counted and scored piece by piece -- ranges of the largest
 parent ``j`` and, inside one ``j``, ranges of the largest element of the subset
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from gobnilp_py import read_data
 from gobnilp_py.data.dataset import Dataset
-from gobnilp_py.scoring import engine, score
+from gobnilp_py.scoring import engine, lattice_generate, lattice_level, lattice_walk, score
 
 from random_problems import random_data
 
@@ -49,12 +49,12 @@ def wide_problems(draw):
 def test_pieces_do_not_change_the_table(problem):
     ds, kind, eps, palim, budget = problem
     one = score(ds, score=kind, epsilon=eps, palim=palim, n_jobs=1)
-    saved = engine.PIECE_PAIRS
-    engine.PIECE_PAIRS = budget
+    saved = lattice_walk.PIECE_PAIRS
+    lattice_walk.PIECE_PAIRS = budget
     try:
         many = score(ds, score=kind, epsilon=eps, palim=palim, n_jobs=1)
     finally:
-        engine.PIECE_PAIRS = saved
+        lattice_walk.PIECE_PAIRS = saved
     assert many.families == one.families
     assert many.pruning == one.pruning
     assert many.meta["families_scored_per_level"] == one.meta["families_scored_per_level"]
@@ -65,16 +65,16 @@ def test_a_single_parent_is_split_by_the_subsets_largest_element(monkeypatch):
     rng = np.random.default_rng(7)
     ds = Dataset([f"V{j}" for j in range(7)], [2] * 7, rng.integers(0, 2, size=(30, 7)))
     one = score(ds, score="BIC", palim=3, prune=False, n_jobs=1)
-    planned: list[list[engine._Piece]] = []
-    real = engine._plan_pieces
+    planned: list[list[lattice_walk._Piece]] = []
+    real = lattice_walk._plan_pieces
 
     def spy(*args):
         out = real(*args)
         planned.append(out)
         return out
 
-    monkeypatch.setattr(engine, "PIECE_PAIRS", 2)
-    monkeypatch.setattr(engine, "_plan_pieces", spy)
+    monkeypatch.setattr(lattice_walk, "PIECE_PAIRS", 2)
+    monkeypatch.setattr(lattice_walk, "_plan_pieces", spy)
     many = score(ds, score="BIC", palim=3, prune=False, n_jobs=1)
     assert many.families == one.families
     # level 3: some piece covers one j and a proper range of max(Y) (ylo > 0)
@@ -90,13 +90,13 @@ def test_the_last_level_is_not_stored_when_no_child_can_grow(monkeypatch):
     rng = np.random.default_rng(3)
     ds = Dataset([f"V{j}" for j in range(6)], [2] * 6, rng.integers(0, 2, size=(50, 6)))
     built_sizes: list[int] = []
-    real = engine._finish_piece
+    real = lattice_walk._finish_piece
 
     def spy(run, grouped, built):
         built_sizes.append(-1 if built is None else grouped.elems.shape[1])
         return real(run, grouped, built)
 
-    monkeypatch.setattr(engine, "_finish_piece", spy)
+    monkeypatch.setattr(lattice_walk, "_finish_piece", spy)
     t = score(ds, score="BIC", palim=2, prune=False, n_jobs=1)
     assert t.meta["families_scored_per_level"] == [6, 30, 60]
     assert built_sizes == [1, -1]
@@ -135,7 +135,7 @@ def test_pieces_scored_on_workers_while_the_next_is_generated_equal_the_serial_w
     monkeypatch.setattr(parallel, "PARALLEL_MIN_GROUPS", 0)
     monkeypatch.setattr(parallel, "PARALLEL_MIN_UNITS", 0)
     monkeypatch.setattr(parallel, "PARALLEL_MIN_UNITS_PER_GROUP", 0)
-    monkeypatch.setattr(engine, "PIECE_PAIRS", 5)
+    monkeypatch.setattr(lattice_walk, "PIECE_PAIRS", 5)
     for mode in ("numpy", "numba"):
         monkeypatch.setattr(parallel, "KERNEL", mode)
         piped = score(ds, score=kind, bayes_factor=3, n_jobs=2)
@@ -161,12 +161,12 @@ def test_generating_row_by_row_does_not_change_the_table(problem):
     table, counters and per-level counts (every rule reads its own child's parameters)."""
     ds, kind, eps, palim, _ = problem
     many = score(ds, score=kind, epsilon=eps, palim=palim, n_jobs=1)
-    saved = engine.GEN_CHUNK_BYTES
-    engine.GEN_CHUNK_BYTES = 1
+    saved = lattice_generate.GEN_CHUNK_BYTES
+    lattice_generate.GEN_CHUNK_BYTES = 1
     try:
         single = score(ds, score=kind, epsilon=eps, palim=palim, n_jobs=1)
     finally:
-        engine.GEN_CHUNK_BYTES = saved
+        lattice_generate.GEN_CHUNK_BYTES = saved
     assert single.families == many.families
     assert single.pruning == many.pruning
     assert single.meta["families_scored_per_level"] == many.meta["families_scored_per_level"]
@@ -184,11 +184,11 @@ def test_level_keys_find_every_child_and_mask(n, dense):
     np.cumsum([m.size for m in per_child], out=off[1:])
     masks = np.concatenate(per_child)
     f = np.zeros(masks.size)
-    cat = engine._Level(masks, np.zeros((masks.size, 0), dtype=np.int8), f, f, f,
+    cat = lattice_level._Level(masks, np.zeros((masks.size, 0), dtype=np.int8), f, f, f,
                         np.zeros(masks.size, dtype=np.int8), np.zeros(masks.size, dtype=np.int32), f)
-    table = engine._LevelKeys.dense_table(n) if dense else None
+    table = lattice_level._LevelKeys.dense_table(n) if dense else None
     assert (table is not None) == dense
-    keys = engine._LevelKeys(cat, off, n, table)
+    keys = lattice_level._LevelKeys(cat, off, n, table)
     assert (keys.keys is not None) == (n <= 57)
     where = {(c, int(m)): int(off[c]) + i for c in range(n) for i, m in enumerate(per_child[c].tolist())}
     present = list(where)
@@ -235,20 +235,20 @@ def test_a_walk_hands_back_its_dense_table_empty_and_the_next_walk_reuses_it(mon
     """The dense (child, mask) table is kept between walks only when every slot is empty (0) again,
     including when the walk stops early because a level comes out empty; a reused table gives the
     tables of fresh ones."""
-    monkeypatch.setattr(engine._LevelKeys, "_spare", [])
+    monkeypatch.setattr(lattice_level._LevelKeys, "_spare", [])
     rng = np.random.default_rng(3)
     codes = rng.integers(0, 2, size=(50, 9))
     codes[:, 1] = codes[:, 0]
     ds = Dataset([f"V{j}" for j in range(9)], [2] * 9, codes)
     first = score(ds, score="BIC", bayes_factor=3, n_jobs=1)
     assert first.meta["families_scored_per_level"][-1] > 0
-    (table,) = engine._LevelKeys._spare
+    (table,) = lattice_level._LevelKeys._spare
     assert table.size == 9 << 9 and not table.any()
     seen = []
-    real = engine._LevelKeys.dense_table
-    monkeypatch.setattr(engine._LevelKeys, "dense_table", staticmethod(lambda n: seen.append(1) or real(n)))
+    real = lattice_level._LevelKeys.dense_table
+    monkeypatch.setattr(lattice_level._LevelKeys, "dense_table", staticmethod(lambda n: seen.append(1) or real(n)))
     again = score(ds, score="BIC", bayes_factor=3, n_jobs=1)
-    assert seen and engine._LevelKeys._spare[0] is table and not table.any()
+    assert seen and lattice_level._LevelKeys._spare[0] is table and not table.any()
     assert again.families == first.families and again.pruning == first.pruning
     # a walk that stops because the bound rules remove every candidate of a level (found by search;
     # it leaves a dirty table when the level's slots are not cleared before that stop)
@@ -256,7 +256,7 @@ def test_a_walk_hands_back_its_dense_table_empty_and_the_next_walk_reuses_it(mon
     rng.integers(3, 9), rng.integers(3, 40)          # the search's draws of n and N (5, 22)
     early = Dataset([f"V{j}" for j in range(5)], [2] * 5, rng.integers(0, 2, size=(22, 5)))
     score(early, score="BIC", bayes_factor=20, n_jobs=1)
-    assert not engine._LevelKeys._spare[0].any()
+    assert not lattice_level._LevelKeys._spare[0].any()
 
 
 def test_the_dense_table_widens_to_int32_for_a_level_of_32767_rows_or_more(monkeypatch):
@@ -265,14 +265,14 @@ def test_the_dense_table_widens_to_int32_for_a_level_of_32767_rows_or_more(monke
     walk on int32 slots throughout."""
     rng = np.random.default_rng(11)
     ds = Dataset([f"V{j}" for j in range(16)], [2] * 16, rng.integers(0, 2, size=(40, 16)))
-    assert engine._LevelKeys.fit(np.zeros(16 << 16, dtype=np.int16), 32766).dtype == np.int16
-    assert engine._LevelKeys.fit(np.zeros(16 << 16, dtype=np.int16), 32767).dtype == np.int32
-    monkeypatch.setattr(engine._LevelKeys, "_spare", [])
+    assert lattice_level._LevelKeys.fit(np.zeros(16 << 16, dtype=np.int16), 32766).dtype == np.int16
+    assert lattice_level._LevelKeys.fit(np.zeros(16 << 16, dtype=np.int16), 32767).dtype == np.int32
+    monkeypatch.setattr(lattice_level._LevelKeys, "_spare", [])
     wide = score(ds, score="BIC", palim=6, prune=False, n_jobs=1)
     assert wide.meta["families_scored_per_level"][5] == 16 * 3003
-    (kept,) = engine._LevelKeys._spare
+    (kept,) = lattice_level._LevelKeys._spare
     assert kept.dtype == np.int32 and not kept.any()
-    monkeypatch.setattr(engine._LevelKeys, "_spare", [])
-    monkeypatch.setattr(engine._LevelKeys, "dense_table", staticmethod(lambda n: np.zeros(n << n, dtype=np.int32)))
+    monkeypatch.setattr(lattice_level._LevelKeys, "_spare", [])
+    monkeypatch.setattr(lattice_level._LevelKeys, "dense_table", staticmethod(lambda n: np.zeros(n << n, dtype=np.int32)))
     ref = score(ds, score="BIC", palim=6, prune=False, n_jobs=1)
     assert wide.families == ref.families

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gobnilp_py.data.dataset import Dataset
-from gobnilp_py.scoring import engine, score, walk_kernel
+from gobnilp_py.scoring import engine, lattice_level, score, walk_kernel
 
 
 def _signature(table):
@@ -31,7 +31,7 @@ def _wide(n_rows: int) -> Dataset:
     n = 59
     base = rng.integers(0, 2, size=(n_rows, 6))
     codes = np.stack([base[:, j % 6] ^ (rng.random(n_rows) < 0.15) for j in range(n)], axis=1).astype(np.int64)
-    assert engine.COMBINED_KEY_MAX_N < n <= engine.VECTORISE_MAX_N
+    assert lattice_level.COMBINED_KEY_MAX_N < n <= engine.VECTORISE_MAX_N
     return Dataset([f"V{j}" for j in range(n)], [2] * n, codes)
 
 
@@ -76,8 +76,8 @@ def test_per_child_search_equals_the_packed_keys(seed, palim, kind):
     want = score(ds, score=kind, palim=palim, bayes_factor=3, n_jobs=1)
     mp = pytest.MonkeyPatch()    # hypothesis cannot take the monkeypatch fixture
     try:
-        mp.setattr(engine, "COMBINED_KEY_MAX_N", 0)    # no packed keys ...
-        mp.setattr(engine, "DENSE_KEY_SLOTS", 0)       # ... and no dense table: the per-child search
+        mp.setattr(lattice_level, "COMBINED_KEY_MAX_N", 0)    # no packed keys ...
+        mp.setattr(lattice_level, "DENSE_KEY_SLOTS", 0)       # ... and no dense table: the per-child search
         mp.setattr(walk_kernel, "WALK_KERNEL", "numpy")
         got = score(ds, score=kind, palim=palim, bayes_factor=3, n_jobs=1)
     finally:

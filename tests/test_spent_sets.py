@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gobnilp_py.data.dataset import Dataset
-from gobnilp_py.scoring import engine, score, walk_kernel
+from gobnilp_py.scoring import engine, lattice_generate, score, walk_kernel, walk_python
 
 from random_problems import noisy_columns
 
@@ -41,8 +41,8 @@ def _run(problem, *, skip: bool, walk: str, monkeypatch):
     ds, eps, kind, palim = problem
     with monkeypatch.context() as m:
         if not skip:
-            m.setattr(engine, "_spent_rows", lambda *a, **k: None)
-            m.setattr(engine, "_spent_sets", lambda *a, **k: set())
+            m.setattr(lattice_generate, "_spent_rows", lambda *a, **k: None)
+            m.setattr(walk_python, "_spent_sets", lambda *a, **k: set())
         if walk == "python":
             m.setattr(engine, "VECTORISE_MAX_N", None)
         else:
@@ -109,6 +109,6 @@ def test_levels_tested_in_chunks_give_the_same_counters(problem):
     """Levels of millions of rows are tested SPENT_CHUNK_ROWS at a time: chunks of 3 rows change nothing."""
     with pytest.MonkeyPatch.context() as mp:
         whole = _run(problem, skip=True, walk="numpy", monkeypatch=mp)
-        mp.setattr(engine, "SPENT_CHUNK_ROWS", 3)
+        mp.setattr(lattice_generate, "SPENT_CHUNK_ROWS", 3)
         chunked = _run(problem, skip=True, walk="numpy", monkeypatch=mp)
     assert chunked.families == whole.families and chunked.pruning == whole.pruning

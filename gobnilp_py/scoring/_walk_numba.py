@@ -37,7 +37,7 @@ position (masks are distinct), an absent one is absent either way, and a
 skipped entropy look-up is one whose result could not have fired the rule --
 so every candidate, its order and every rule counter are unchanged.
 
-Same answers as :func:`gobnilp_py.scoring.engine._generate` by construction
+Same answers as :func:`gobnilp_py.scoring.lattice_generate._generate` by construction
 and by test (``tests/test_walk_kernel.py`` compares whole tables and every rule
 counter): the candidates come out in the same order (rows of the level, then
 ``j`` ascending), every floating-point expression is evaluated with the same
@@ -182,7 +182,7 @@ if AVAILABLE:  # pragma: no cover - exercised only where numba is installed
         s_v = sptr[v]
         size_v = sptr[v + 1] - s_v
         for y in range(a0, b0):
-            if spent[y]:          # every one-larger superset fails ll_ceiling (engine._spent_rows)
+            if spent[y]:          # every one-larger superset fails ll_ceiling (lattice_generate._spent_rows)
                 continue
             maxy = elems[y, km1 - 1] if km1 > 0 else -1
             jstart = j0 if j0 > maxy + 1 else maxy + 1

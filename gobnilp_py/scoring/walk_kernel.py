@@ -118,8 +118,8 @@ def kernel_inputs(run: Any, cat: Any, off: np.ndarray) -> tuple:
 def generate_compiled(run: Any, lv: Any, v: int, k: int, a0: int, b0: int, j0: int, j1: int,
                        bit: np.ndarray, arf: np.ndarray, nonunit: np.ndarray, llc: np.ndarray,
                        others: tuple, n_max: int, spent: np.ndarray | None = None) -> Any:
-    """:func:`.engine._generate` for penalised scores through the compiled kernel (same candidates, same
-    counters); ``spent``: rows of ``lv`` not extended (:func:`.engine._level_spent`)."""
+    """:func:`.lattice_generate._generate` for penalised scores through the compiled kernel (same candidates, same
+    counters); ``spent``: rows of ``lv`` not extended (:func:`.lattice_generate._level_spent`)."""
     from ._walk_numba import RULES, generate_penalised
 
     if n_max <= 0:
