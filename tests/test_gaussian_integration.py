@@ -157,7 +157,7 @@ def test_global_gap_rule_on_a_gaussian_table_keeps_the_epsilon_set(name):
     (lambda x: learn(x, score="bic-g", method="asobs"), "'bic-g' is a Gaussian score, and approximate methods"),
     (lambda x: learn(x, score="bic-g", order=list(x.columns)), "the fixed-order search from data counts"),
     (lambda x: gp.score(x.assign(X1=np.arange(len(x))), score="bic-g"), r"'X1' \(int64\) are not floating point"),
-    (lambda x: gp.posterior(x, score="bge"), "the posterior scores data itself with the discrete scores only"),
+    (lambda x: gp.posterior(x, score="bge", ess=2), "ess is the equivalent sample size of the discrete Dirichlet"),
     (lambda x: gp.score(as_continuous(x), score="BDeu"), "continuous data .measurements. need a Gaussian score"),
 ])
 def test_bad_gaussian_inputs_are_one_line(call, words):
