@@ -16,6 +16,7 @@ import gobnilp_py as gp
 from gobnilp_py.cli import main
 from gobnilp_py.errors import ScoreError
 from gobnilp_py.examples.gaussian import random_linear_gaussian
+from gobnilp_py.scoring import _gaussian_walk as GW
 from gobnilp_py.scoring import gaussian as G
 from gobnilp_py.scoring import gaussian_workers as W
 from gobnilp_py.scoring.gaussian import gaussian_score_table
@@ -86,13 +87,13 @@ def test_a_worker_that_cannot_start_is_a_one_line_error(always_send, monkeypatch
 
 @pytest.fixture
 def slow_walk(monkeypatch):
-    real = G.walk_child_dense
+    real = GW.walk_child_dense
 
     def slow(*args, **kwargs):  # type: ignore[no-untyped-def]
         time.sleep(0.6)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(G, "walk_child_dense", slow)
+    monkeypatch.setattr(GW, "walk_child_dense", slow)
 
 
 def test_time_limit_on_workers_labels_the_table_incomplete(always_send, slow_walk):

@@ -32,7 +32,6 @@ from ..errors import ParameterError, ScoreError
 from . import pruning as P
 from . import gaussian_workers as W
 from ._gaussian_walk import AVAILABLE as COMPILED
-from ._gaussian_walk import walk_child, walk_child_dense  # noqa: F401  (read by gaussian_workers.run_walk)
 from .gaussian_workers import ChildWalk, GaussianWorkers, WalkResult, run_walk, store_bytes
 from .gaussian_scores import GaussianScore, gaussian_score_name
 from .table import ScoreTable

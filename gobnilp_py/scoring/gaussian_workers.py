@@ -59,14 +59,14 @@ WalkResult = tuple[np.ndarray, np.ndarray, np.ndarray, int]
 def run_walk(job: ChildWalk) -> WalkResult:
     """Walk one child here (the compiled walk is loaded on the first call of a process).
 
-    The walk functions are read from :mod:`gobnilp_py.scoring.gaussian` when called (tests replace them
-    there by the interpreted ones, or slow ones, and a forked worker inherits the replacement)."""
-    from . import gaussian as G
+    The walk functions are read from :mod:`gobnilp_py.scoring._gaussian_walk` when called (tests replace
+    them there by the interpreted ones, or slow ones, and a forked worker inherits the replacement)."""
+    from . import _gaussian_walk as GW
 
     if job.two_pass:
-        masks, scores, cnt, scored = G.walk_child_dense(*job.args)
+        masks, scores, cnt, scored = GW.walk_child_dense(*job.args)
     else:
-        masks, scores, cnt, scored = G.walk_child(*job.args, bool(job.dense), 1 << 12, int(job.max_cap))
+        masks, scores, cnt, scored = GW.walk_child(*job.args, bool(job.dense), 1 << 12, int(job.max_cap))
     return masks, scores, cnt, int(scored)
 
 
