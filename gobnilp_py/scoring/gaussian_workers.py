@@ -34,10 +34,12 @@ log = logging.getLogger(__name__)
 #: the results it sends back, rounded up.
 GAUSSIAN_WORKER_BYTES = 128 * 2**20
 #: Children are walked in-process until the walks so far took this many seconds; only then are the rest
-#: sent to the worker processes.  Starting two forked workers and sending them the first walks costs
-#: about 30-60 ms here (``benchmarks/bench_gaussian_parallel.py``), and a table whose walks all fit in
-#: this time gains nothing worth it, so small problems never start a pool.  0: send every child (tests).
-PARALLEL_MIN_SECONDS = 0.3
+#: sent to the worker processes.  Measured (``benchmarks/bench_gaussian_parallel.py``, 2 cores): starting
+#: two forked workers and a round trip costs about 20 ms, but sending the walks and their results back
+#: costs more: at 20 variables (0.55 s of walks) two workers took 0.52-0.68 s, at 25 variables (21-24 s)
+#: 0.57-0.61 of the in-process time.  So a table whose walks fit in a second stays in-process.
+#: 0: send every child (tests).
+PARALLEL_MIN_SECONDS = 1.0
 
 
 @dataclass
