@@ -83,6 +83,8 @@ BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
               "results/ilp-hard-tables-vs-gobnilp.md"),
     Benchmark("gaussian-scoring", "bench_gaussian_scoring.py", "Gaussian BIC and BGe: scoring and the optimum beside "
               "causal-learn's bic_exact_search, and every network within a Bayes factor", "RESULTS.md (Gaussian scores)"),
+    Benchmark("gaussian-parallel", "bench_gaussian_parallel.py", "Gaussian scoring in-process beside two worker "
+              "processes, side by side, and the cost of starting the pool", "RESULTS.md (Gaussian scores)"),
     Benchmark("posterior", "bench_posterior.py", "exact sums over all DAGs (Tian-He) by width: time and memory",
               "results/posterior-sums-by-width.md"),
     Benchmark("posterior-coverage", "bench_posterior_coverage.py", "how much of the posterior a credible set holds, "

@@ -147,8 +147,9 @@ def test_global_gap_rule_on_a_gaussian_table_keeps_the_epsilon_set(name):
     (lambda x: gp.score(x, score="bic-g", ess=2), 'ess is the equivalent sample size'),
     (lambda x: learn(x, score="bge", ess=1.0), 'ess is the equivalent sample size'),
     (lambda x: enumerate_networks(x, score="aic-g", bayes_factor=3, max_candidates=10), "max_candidates caps"),
-    (lambda x: kbest(x, 3, score="bge", n_jobs=2), "n_jobs sets the discrete scorer"),
-    (lambda x: gp.score(x, score="bge", backend="dask", scheduler="tcp://h:1"), "backend chooses"),
+    (lambda x: kbest(x, 3, score="bge", n_jobs=0), "n_jobs must be an integer >= 1"),
+    (lambda x: gp.score(x, score="bge", backend="dask"), 'backend="dask" needs scheduler='),
+    (lambda x: gp.score(x, score="bge", scheduler="tcp://h:1"), 'scheduler= is only used with backend="dask"'),
     (lambda x: gp.score(x, score="bic-g", alpha_mu=2.0), 'alpha_mu is a hyperparameter of the Gaussian score "bge"'),
     (lambda x: gp.score(x, score="bge", arities=[2] * 5), "arities declares discrete states"),
     (lambda x: gp.score(x, score="bge", alpha_w=5.0), r"alpha_w must be > n \+ 1 = 6 for 5 variables"),
@@ -369,7 +370,7 @@ def test_cli_commands_take_a_gaussian_score(tmp_path, capsys):
     (["learn", "{d}", "--score", "bge", "--alpha-w", "5"], "--alpha-w must be > n + 1 = 6 for 5 variables"),
     (["learn", "{d}", "--score", "bge", "--alpha-mu", "0"], "--alpha-mu must be a number > 0"),
     (["learn", "{d}", "--score", "bge", "--arities", "2,2,2,2,2"], "--arities declares discrete states"),
-    (["enumerate", "{d}", "--score", "bge", "--bf", "3", "--n-jobs", "2"], "--n-jobs sets the discrete scorer"),
+    (["enumerate", "{d}", "--score", "bge", "--bf", "3", "--backend", "dask"], '--backend "dask" needs --scheduler'),
     (["compare", "{d}", "--score", "bic-g"], "--score bic-g: compare runs approximate methods"),
     (["learn", "{d}", "--score", "bic-g", "--method", "asobs"], "is a Gaussian score, and approximate methods"),
 ])
@@ -411,16 +412,17 @@ def test_integer_columns_with_a_gaussian_score_are_refused_naming_them(tmp_path,
 
 @pytest.fixture
 def slow_walk(monkeypatch):
-    """Each child's Gaussian walk takes 0.4 s more: six children outlast a 2 s limit whatever the machine."""
-    import gobnilp_py.scoring.gaussian as G
+    """Each child's Gaussian walk takes 1 s more: six children outlast a 2 s limit whatever the machine, even
+    walked two at a time by worker processes (a forked worker inherits the slow walk)."""
+    import gobnilp_py.scoring._gaussian_walk as GW
 
-    real = G.walk_child_dense
+    real = GW.walk_child_dense
 
     def slow(*args, **kwargs):  # type: ignore[no-untyped-def]
-        time.sleep(0.4)
+        time.sleep(1.0)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(G, "walk_child_dense", slow)
+    monkeypatch.setattr(GW, "walk_child_dense", slow)
 
 
 def test_cli_time_limit_stops_gaussian_scoring_labelled_incomplete(tmp_path, capsys, slow_walk):

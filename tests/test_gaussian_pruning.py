@@ -168,8 +168,8 @@ def test_every_walk_store_and_the_interpreted_walk_give_the_same_table(name, mon
     hashed = same(gaussian_score_table(x, score=name, bayes_factor=20), "hash")
     assert hashed.pruning == lookup.pruning and hashed.meta["families_scored"] == lookup.meta["families_scored"]
     if W.AVAILABLE:
-        monkeypatch.setattr(G, "walk_child", W.walk_child.py_func)
-        monkeypatch.setattr(G, "walk_child_dense", W.walk_child_dense.py_func)
+        monkeypatch.setattr(W, "walk_child", W.walk_child.py_func)
+        monkeypatch.setattr(W, "walk_child_dense", W.walk_child_dense.py_func)
         assert same(gaussian_score_table(x, score=name, bayes_factor=20), "hash").pruning == lookup.pruning
         monkeypatch.setattr(G, "DENSE_MAX_BITS", 26)
         assert same(gaussian_score_table(x, score=name, bayes_factor=20), "dense").pruning == lookup.pruning

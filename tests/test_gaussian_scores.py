@@ -158,8 +158,8 @@ def test_walk_gives_every_family_the_formula_score(name, walk, compiled, monkeyp
     if not compiled:
         if not W.AVAILABLE:
             pytest.skip("numba absent: the walk always runs interpreted")
-        monkeypatch.setattr(G, "walk_child", W.walk_child.py_func)
-        monkeypatch.setattr(G, "walk_child_dense", W.walk_child_dense.py_func)
+        monkeypatch.setattr(W, "walk_child", W.walk_child.py_func)
+        monkeypatch.setattr(W, "walk_child_dense", W.walk_child_dense.py_func)
     full = gaussian_score_table(x, score=name, prune=False)
     assert len(full) == 7 * 2**6 and set(full.meta["walks"].values()) == {walk}
     worst = max(abs(s - sc.local_score(y, ps)) for y, fams in enumerate(full.families) for ps, s in fams)

@@ -267,7 +267,8 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
         return _score_gaussian(data, score=str(score), palim=palim, bayes_factor=bayes_factor, epsilon=epsilon,
                                prune=prune, unpruned=unpruned, progress=progress, memory_limit=memory_limit,
                                time_limit=time_limit, alpha_mu=alpha_mu, alpha_w=alpha_w, nu=nu,
-                               lower_bound=lower_bound, read_options=read_options)
+                               lower_bound=lower_bound, read_options=read_options, n_jobs=n_jobs, backend=backend,
+                               scheduler=scheduler)
     # The shared checks: the same words as the config and the command line, raised here as ScoreError.
     try:
         ess_f = 1.0 if ess is None else float(check_positive_number(ess, "ess"))  # type: ignore[arg-type]

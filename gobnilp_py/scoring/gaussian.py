@@ -30,8 +30,9 @@ from .._budget import Budget
 from ..data.continuous import COLLINEAR_RTOL, as_continuous, check_full_rank
 from ..errors import ParameterError, ScoreError
 from . import pruning as P
+from . import gaussian_workers as W
 from ._gaussian_walk import AVAILABLE as COMPILED
-from ._gaussian_walk import walk_child, walk_child_dense
+from .gaussian_workers import ChildWalk, GaussianWorkers, WalkResult, run_walk, store_bytes
 from .gaussian_scores import GaussianScore, gaussian_score_name
 from .table import ScoreTable
 
@@ -61,7 +62,8 @@ def gaussian_score_table(data: object, *, score: str = "bic-g", names: Sequence[
                          alpha_mu: float | None = None, alpha_w: float | None = None,
                          nu: Sequence[float] | None = None, memory_limit: int | None = None,
                          progress: Callable[..., Any] | None = None,
-                         time_limit: "float | Budget | None" = None) -> ScoreTable:
+                         time_limit: "float | Budget | None" = None, n_jobs: int | None = None,
+                         backend: str = "processes", scheduler: Any = None) -> ScoreTable:
     """Local scores of every parent set that a network within ε of the optimum can use, for continuous data.
 
     Parameters
@@ -139,6 +141,7 @@ def gaussian_score_table(data: object, *, score: str = "bic-g", names: Sequence[
     except ParameterError as exc:
         raise ScoreError(str(exc)) from None
     budget = Budget.of(time_limit, start=t0)
+    workers = GaussianWorkers(n_jobs, backend, scheduler)
     name = gaussian_score_name(score)
     cd = as_continuous(data, names=names)
     n, N = cd.n, cd.N
@@ -168,20 +171,12 @@ def gaussian_score_table(data: object, *, score: str = "bic-g", names: Sequence[
                 break
         kmax[y] = k
 
-    families: list[list[tuple[tuple[int, ...], float]]] = []
+    # Plan every child's walk (cheap), then walk them here or on workers; the results come back in child
+    # order whoever walked them, so the table does not depend on n_jobs or the backend.
+    jobs: list[ChildWalk] = []
     limits: list[int] = []
     walks: dict[str, str] = {}
-    counters: dict[str, dict[str, int]] = {}
-    n_scored = 0
-    truncated: dict[str, int] = {}
     for y in range(n):
-        if budget.expired():
-            # Out of time: this child and those after it keep the empty set (always scored), nothing more.
-            families.append([((), float(s_empty[y]))])
-            limits.append(0)
-            truncated[cd.names[y]] = 0
-            counters[cd.names[y]] = {}
-            continue
         cand = [v for v in range(n) if v != y]
         m = len(cand)
         order = cand + [y]
@@ -200,24 +195,52 @@ def gaussian_score_table(data: object, *, score: str = "bic-g", names: Sequence[
                 float(sc.Cc), np.ascontiguousarray(bounds.ceiling[y, : lim_y + 1]), int(kmax[y]),
                 np.ascontiguousarray(bounds.gain_cost[y, cand]), float(bounds.gain_coef), float(eps),
                 float(P.RTOL), bool(prune_y), int(lim_y))
-        if two_pass:
-            masks, scores, cnt, scored = walk_child_dense(*args)
-            walks[cd.names[y]] = "two-pass"
-        else:
-            max_cap = max(1 << 10, 1 << max(10, int(math.log2(max(1, mem // 16)))))
-            masks, scores, cnt, scored = walk_child(*args, bool(dense), 1 << 12, int(max_cap))
-            walks[cd.names[y]] = "dense" if dense else "hash"
-        if scored < 0:
-            raise ScoreError(f"{cd.source}: the parent sets of {cd.names[y]!r} reached need more than the memory "
-                             f"limit of {mem:,} bytes; set palim (or a larger memory_limit)")
+        max_cap = max(1 << 10, 1 << max(10, int(math.log2(max(1, mem // 16)))))
+        jobs.append(ChildWalk(args, bool(two_pass), bool(dense), int(max_cap), store_bytes(m, two_pass, dense, max_cap)))
+        walks[cd.names[y]] = "two-pass" if two_pass else "dense" if dense else "hash"
+
+    results: list[WalkResult | None] = [None] * n
+    sends = workers.backend == "dask" or workers.n_jobs > 1
+    # A pool pays only for work that lasts: walk here until the walks took PARALLEL_MIN_SECONDS (a Dask
+    # cluster, asked for by name, gets every child, as the discrete scorer sends it every level).
+    min_seconds = 0.0 if workers.backend == "dask" else W.PARALLEL_MIN_SECONDS
+    walked_for = 0.0
+    y = 0
+    while y < n and not budget.expired() and (not sends or n - y < 2 or walked_for < min_seconds):
+        t_walk = time.perf_counter()
+        results[y] = run_walk(jobs[y])
+        walked_for += time.perf_counter() - t_walk
+        _check_store(results[y], cd, y, mem)
+        if progress is not None:
+            progress("scoring", y + 1, n, families=sum(int(r[3]) for r in results[: y + 1] if r is not None))
+        y += 1
+    if y < n and sends and not budget.expired():
+        results[y:] = workers.run(jobs[y:], mem, budget.wall_deadline())
+        for z in range(y, n):
+            _check_store(results[z], cd, z, mem)
+        if progress is not None:
+            progress("scoring", n, n, families=sum(int(r[3]) for r in results if r is not None))
+
+    families: list[list[tuple[tuple[int, ...], float]]] = []
+    counters: dict[str, dict[str, int]] = {}
+    n_scored = 0
+    truncated: dict[str, int] = {}
+    for y, res in enumerate(results):
+        if res is None:
+            # Out of time before this child's walk started: it keeps the empty set (always scored), nothing more.
+            families.append([((), float(s_empty[y]))])
+            limits[y] = 0
+            truncated[cd.names[y]] = 0
+            counters[cd.names[y]] = {}
+            continue
+        masks, scores, cnt, scored = res
         n_scored += int(scored)
-        families.append(_families_of(masks, scores, cand))
+        families.append(_families_of(masks, scores, [v for v in range(n) if v != y]))
+        prune_y = prune and y not in keep_all
         if prune_y:
             counters[cd.names[y]] = {r: int(c) for r, c in zip(GAUSSIAN_RULES, cnt)}
         else:
             counters[cd.names[y]] = dict.fromkeys(GAUSSIAN_RULES, 0) if prune else {}
-        if progress is not None:
-            progress("scoring", y + 1, n, families=n_scored)
 
     meta: dict[str, Any] = {
         "N": N,
@@ -235,7 +258,11 @@ def gaussian_score_table(data: object, *, score: str = "bic-g", names: Sequence[
         "compiled": bool(COMPILED),
         "walks": walks,
         "source": cd.source,
+        "n_jobs": max(1, workers.used) if workers.backend == "processes" else None,
+        "backend": workers.backend,
     }
+    if workers.backend == "processes" and workers.n_jobs_requested != workers.n_jobs:
+        meta["n_jobs_requested"] = workers.n_jobs_requested
     if palim_auto:
         meta["palim_auto"] = {cd.names[y]: limits[y] for y in range(n)}
     if truncated:
@@ -250,6 +277,13 @@ def gaussian_score_table(data: object, *, score: str = "bic-g", names: Sequence[
     pruning_report = {k: v for k, v in counters.items() if v} if prune else {}
     return ScoreTable.from_scoring(cd.names, families, epsilon=eps, score_name=sc.name,
                                    pruning=pruning_report, meta=meta)
+
+
+def _check_store(res: "WalkResult | None", cd: Any, y: int, mem: int) -> None:
+    """One-line ScoreError when a walk stopped at the memory limit (``n_scored < 0``)."""
+    if res is not None and res[3] < 0:
+        raise ScoreError(f"{cd.source}: the parent sets of {cd.names[y]!r} reached need more than the memory "
+                         f"limit of {mem:,} bytes; set palim (or a larger memory_limit)")
 
 
 def _families_of(masks: np.ndarray, scores: np.ndarray, cand: list[int]) -> list[tuple[tuple[int, ...], float]]:

@@ -65,15 +65,9 @@ BGE_OPTIONS = ("alpha_mu", "alpha_w", "nu")
 DISCRETE_OPTIONS: dict[str, str] = {
     "ess": "is the equivalent sample size of the discrete Dirichlet scores (BDeu, BDs)",
     "max_candidates": "caps the discrete scorer's lattice walk (the Gaussian walk is bounded by memory_limit)",
-    "n_jobs": "sets the discrete scorer's worker processes (the Gaussian scores run in-process, from one "
-              "covariance matrix)",
-    "backend": "chooses where the discrete scorer runs (the Gaussian scores run in-process)",
-    "scheduler": "is the discrete scorer's Dask scheduler (the Gaussian scores run in-process)",
     "arities": "declares discrete states", "missing_values": "declares discrete missing-value markers",
     "state_names": "declares discrete states",
 }
-#: Values of those options that are harmless (in-process scoring asked for explicitly).
-_NEUTRAL = {"n_jobs": (1,), "backend": ("serial", "processes")}
 
 
 def score_option_conflicts(score: object, given: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
@@ -92,7 +86,7 @@ def score_option_conflicts(score: object, given: Mapping[str, Any]) -> Iterator[
     if canon is not None:
         for opt, why in DISCRETE_OPTIONS.items():
             v = given.get(opt)
-            if v is not None and v not in _NEUTRAL.get(opt, ()):
+            if v is not None:
                 yield opt, f'{why}; {{score}} "{canon}" is a Gaussian score for continuous data: leave it out'
     if canon != "BGe":
         for opt in BGE_OPTIONS:
