@@ -41,8 +41,8 @@ import numpy as np
 
 from .._budget import Budget
 from .._memory import format_bytes
-from .._validation import (READ_OPTIONS, check_bool, check_lower_bound, check_memory_limit, check_palim,
-                           check_positive_int, check_positive_number, check_time_limit, refuse_unknown_keyword)
+from .._validation import (READ_OPTIONS, check_bool, check_lower_bound, check_positive_int, check_positive_number,
+                           refuse_unknown_keyword)
 from ..data.reader import as_dataset
 from ..errors import DataError, ParameterError, ScoreError
 from . import pruning as P
@@ -53,6 +53,7 @@ from .parallel import Payload, counts_by_sets, set_counting_possible, set_counti
 from .pool import LevelScorer
 from .atom_likelihoods import atom_likelihoods
 from .global_gap import apply_global_gap
+from .options import check_scoring_limits
 from .table import ScoreTable
 from .gaussian_scores import score_option_conflicts
 from .local_scores import is_gaussian_score
@@ -272,16 +273,12 @@ def score(data: object, *, score: str | LocalScore | type[LocalScore] | Callable
     # The shared checks: the same words as the config and the command line, raised here as ScoreError.
     try:
         ess_f = 1.0 if ess is None else float(check_positive_number(ess, "ess"))  # type: ignore[arg-type]
-        palim = check_palim(palim, "palim")
         if max_candidates is not None:
             max_candidates = check_positive_int(max_candidates, "max_candidates")
-        memory_limit = check_memory_limit(memory_limit, "memory_limit")
         lower_bound = check_lower_bound(lower_bound, "lower_bound")
-        if not isinstance(time_limit, Budget):
-            time_limit = check_time_limit(time_limit, "time_limit")
     except ParameterError as exc:
         raise ScoreError(str(exc)) from None
-    budget = Budget.of(time_limit, start=t0)
+    palim, memory_limit, budget = check_scoring_limits(palim, memory_limit, time_limit, t0)
     palim_auto = palim == "auto"
     mem = DEFAULT_MEMORY_LIMIT if memory_limit is None else memory_limit
     lb_given = None if lower_bound is None or lower_bound == "auto" else float(lower_bound)

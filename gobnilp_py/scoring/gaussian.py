@@ -127,20 +127,17 @@ def gaussian_score_table(data: object, *, score: str = "bic-g", names: Sequence[
     >>> t.score_name, t.parent_sets("B")[0][0]
     ('BIC-G', ('A',))
     """
-    from .._validation import check_bool, check_memory_limit, check_palim, check_time_limit
+    from .._validation import check_bool
+    from .options import check_scoring_limits
     from .pruning import resolve_epsilon
 
     t0 = time.perf_counter()
     eps = resolve_epsilon(bayes_factor, epsilon)
+    palim, memory_limit, budget = check_scoring_limits(palim, memory_limit, time_limit, t0)
     try:
-        palim = check_palim(palim, "palim")
         prune = check_bool(prune, "prune")
-        memory_limit = check_memory_limit(memory_limit, "memory_limit")
-        if not isinstance(time_limit, Budget):
-            time_limit = check_time_limit(time_limit, "time_limit")
     except ParameterError as exc:
         raise ScoreError(str(exc)) from None
-    budget = Budget.of(time_limit, start=t0)
     workers = GaussianWorkers(n_jobs, backend, scheduler)
     name = gaussian_score_name(score)
     cd = as_continuous(data, names=names)

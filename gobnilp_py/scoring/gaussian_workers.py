@@ -101,24 +101,11 @@ class GaussianWorkers:
     """
 
     def __init__(self, n_jobs: int | None = None, backend: str = "processes", scheduler: Any = None) -> None:
-        from .parallel import BACKENDS
-        from .pool import resolve_n_jobs, usable_cores
+        from .pool import worker_counts
 
-        if backend not in BACKENDS:
-            raise ScoreError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
-        if backend == "dask" and scheduler is None:
-            raise ScoreError('backend="dask" needs scheduler= (an address such as "tcp://host:8786" '
-                             'or a distributed.Client)')
-        if backend != "dask" and scheduler is not None:
-            raise ScoreError('scheduler= is only used with backend="dask"')
+        self.n_jobs_requested, self.n_jobs = worker_counts(n_jobs, backend, scheduler, "the Gaussian walk")
         self.backend = backend
         self.scheduler = scheduler
-        self.n_jobs_requested = resolve_n_jobs(n_jobs) if backend == "processes" else 0
-        self.n_jobs = self.n_jobs_requested
-        if backend == "processes" and self.n_jobs > usable_cores():
-            self.n_jobs = usable_cores()
-            log.warning("n_jobs=%d capped at %d, the cores this process may use (the Gaussian walks are "
-                        "CPU-bound: more workers than cores would only share them)", self.n_jobs_requested, self.n_jobs)
         #: Workers that walked children (0: every child walked in-process).
         self.used = 0
 

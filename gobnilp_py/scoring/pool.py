@@ -117,6 +117,31 @@ def resolve_n_jobs(n_jobs: int | None) -> int:
     return int(n_jobs)
 
 
+def worker_counts(n_jobs: int | None, backend: str, scheduler: Any, work: str) -> tuple[int, int]:
+    """``(asked, started)``: the worker processes asked for and the number to start, after the backend's checks.
+
+    One place for what every scorer (discrete and Gaussian) does with ``n_jobs``, ``backend`` and
+    ``scheduler``: one-line errors for a bad combination, and the workers capped at the usable cores
+    (CPU-bound work: workers beyond the cores only share them, each holding its own copy of the data, and
+    thousands exhaust the process table), saying so.  ``work`` names the work in that warning.  ``(0, 0)``
+    off the local backend.
+    """
+    if backend not in BACKENDS:
+        raise ScoreError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if backend == "dask" and scheduler is None:
+        raise ScoreError('backend="dask" needs scheduler= (an address such as "tcp://host:8786" '
+                         'or a distributed.Client)')
+    if backend != "dask" and scheduler is not None:
+        raise ScoreError('scheduler= is only used with backend="dask"')
+    asked = resolve_n_jobs(n_jobs) if backend == "processes" else 0
+    started = asked
+    if backend == "processes" and started > usable_cores():
+        started = usable_cores()
+        log.warning("n_jobs=%d capped at %d, the cores this process may use (%s is CPU-bound: more "
+                    "workers than cores would only share them)", asked, started, work)
+    return asked, started
+
+
 class LevelScorer:
     """Scores a level's groups in-process, on a process pool, or on a Dask cluster.
 
@@ -128,25 +153,11 @@ class LevelScorer:
                  scheduler: Any = None, counts: ParentConfigs | None = None) -> None:
         """``counts``: the caller's :class:`ParentConfigs` of ``payload.data`` (default settings), shared
         by the in-process scoring instead of merging the rows again."""
-        if backend not in BACKENDS:
-            raise ScoreError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
-        if backend == "dask" and scheduler is None:
-            raise ScoreError('backend="dask" needs scheduler= (an address such as "tcp://host:8786" '
-                             'or a distributed.Client)')
-        if backend != "dask" and scheduler is not None:
-            raise ScoreError('scheduler= is only used with backend="dask"')
+        self.n_jobs_requested, self.n_jobs = worker_counts(n_jobs, backend, scheduler, "scoring")
         payload.token = uuid.uuid4().hex
         self.payload = payload
         self.backend = backend
         self.scheduler = scheduler
-        self.n_jobs_requested = resolve_n_jobs(n_jobs) if backend == "processes" else 0
-        self.n_jobs = self.n_jobs_requested
-        if backend == "processes" and self.n_jobs > usable_cores():
-            # Scoring is CPU-bound: workers beyond the cores only share them, each holding its own copy of the
-            # data, and thousands of them exhaust the process table (fork fails with EAGAIN).
-            self.n_jobs = usable_cores()
-            log.warning("n_jobs=%d capped at %d, the cores this process may use (scoring is CPU-bound: more "
-                        "workers than cores would only share them)", self.n_jobs_requested, self.n_jobs)
         self.local = _Context(payload, counts)
         self._pool: Executor | None = None
         self._client: Any = None
