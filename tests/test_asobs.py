@@ -102,7 +102,7 @@ def test_search_reaches_the_optimum_on_small_problems_and_is_acyclic(backend):
     for n in (4, 6, 7):
         table = data_table(rng, n) if n < 7 else random_limited_table(rng, n, 10)
         opt, _ = optimal_dag(table)
-        sol = optimum(table, n_orders=60, seed=1, backend=backend)
+        sol = optimum(table, n_orders=60, seed=1, kernels=backend)
         assert sol.status == "feasible" and sol.stats["approximate"] is True
         assert sol.score <= opt + 1e-9
         assert sol.score == pytest.approx(opt, rel=1e-12, abs=1e-9)
@@ -115,13 +115,13 @@ def test_search_reaches_the_optimum_on_small_problems_and_is_acyclic(backend):
 def test_seeded_run_is_deterministic():
     rng = np.random.default_rng(4)
     table = sparse_table(rng, 40)
-    a = optimum(table, n_orders=5, seed=9, backend="numpy")
-    b = optimum(table, n_orders=5, seed=9, backend="numpy")
+    a = optimum(table, n_orders=5, seed=9, kernels="numpy")
+    b = optimum(table, n_orders=5, seed=9, kernels="numpy")
     assert a.chosen == b.chosen and a.score == b.score
     if _asobs_numba.AVAILABLE:
-        c = optimum(table, n_orders=5, seed=9, backend="numba")
+        c = optimum(table, n_orders=5, seed=9, kernels="numba")
         assert c.chosen == a.chosen
-    t = asobs_search(table, time_limit=0.05, seed=9, backend="numpy")
+    t = asobs_search(table, time_limit=0.05, seed=9, kernels="numpy")
     assert t.stats["stopped_by"] == "time" and t.orders >= 1
 
 
@@ -139,6 +139,8 @@ def test_no_dag_and_bad_settings():
     assert spent.stats["over_time"] is True and spent.stats["orders"] == 1 and spent.chosen is not None
     with pytest.raises(ConfigError, match="n_orders"):
         optimum(good, n_orders=1.5)
+    with pytest.raises(ConfigError, match="kernels"):
+        optimum(good, kernels="gpu")
     with pytest.raises(ConfigError, match="backend"):
         optimum(good, backend="gpu")
 

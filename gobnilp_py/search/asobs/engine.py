@@ -32,6 +32,12 @@ The search (:func:`asobs_search`), as in the paper's software:
 5. keep the best DAG over all orders, until the order count or the time
    budget is spent.
 
+Restart ``i`` draws its order from ``(seed, i)`` alone and the best restart is
+chosen by score, then lowest index (:mod:`.restarts`), so the restarts can run
+on worker processes or a Dask cluster (:mod:`.workers`, ``n_jobs``/``backend``/
+``scheduler`` as scoring takes them) and a run with a fixed order count and no
+time limit gives the same network whatever the number of workers.
+
 *Approximate*: the answer is the best DAG this search met, with no proof of
 optimality even with respect to the table; it is reported with status
 ``"feasible"`` and ``stats["approximate"] = True``.  The maximum of OBS over
@@ -50,9 +56,11 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import ConfigError
+from ...errors import ConfigError, ScoreError
 from ...scoring.table import ScoreTable
 from .obs import OrderSearch
+from .restarts import Tally, run_restart
+from .workers import RestartPool
 from ..results import Solution
 
 __all__ = ["DescendantClosure", "asobs_for_order", "asobs_search", "AsobsRun", "optimum", "DEFAULT_ORDERS"]
@@ -166,99 +174,144 @@ def _check_positive(name: str, value: Any, integer: bool) -> None:
         raise ConfigError(f"{name} must be {kind} or None, got {value!r}")
 
 
+#: Seconds of restarts run in-process before worker processes are started: a search that finishes
+#: sooner (small tables, few orders) never pays for starting a pool.  The result is the same either way.
+WORKER_START_SECONDS = 0.5
+
+
 def asobs_search(table: ScoreTable | OrderSearch, *, time_limit: float | None = None, n_orders: int | None = None,
-                 seed: int = 0, swaps: bool = True, backend: str = "auto",
+                 seed: int = 0, swaps: bool = True, kernels: str = "auto", n_jobs: int | None = 1,
+                 backend: str = "processes", scheduler: Any = None,
                  progress: Callable[..., Any] | None = None) -> AsobsRun:
     """ASOBS + OBS + swaps over random orders; the best DAG found (see the module docstring).
+
+    Restart ``i`` searches from the order drawn from ``(seed, i)`` (:mod:`.restarts`), and the answer
+    is the best restart by score, then by the lowest index.  What is guaranteed:
+
+    * with ``n_orders`` and no ``time_limit``, restarts ``0 .. n_orders-1`` all run and the network,
+      its score and ``stats["best_order"]`` are identical for any ``n_jobs``, ``backend`` and cluster;
+    * with a ``time_limit``, the answer is the best of the restarts that ran (``stats["orders"]`` of
+      them; those a worker ran are nearly a prefix of the indices): each one is what it is in any
+      other run with the same seed, except the ones the limit cut inside their swap search
+      (``stats["orders_cut"]``), but *which* restarts run depends on the machine's speed, so the
+      answer can differ between runs.
 
     Parameters
     ----------
     table : ScoreTable or OrderSearch
     time_limit : float, optional
-        Wall-clock seconds; the order in progress is finished (its swap
-        search stops at the limit).
+        Wall-clock seconds for the whole search, in-process and on every worker; the restarts in
+        progress finish (their swap search stops at the limit).  At least one restart runs.
     n_orders : int, optional
-        Number of random orders (deterministic for a given ``seed``).  With
-        neither budget: :data:`DEFAULT_ORDERS`.
+        Number of random orders (restarts).  With neither budget: :data:`DEFAULT_ORDERS`.
     seed : int
-        Seed of the order sampler.
+        Seed of the orders.
     swaps : bool
         Run the swap search after OBS.
-    backend : {"auto", "numpy", "numba"}
+    kernels : {"auto", "numpy", "numba"}
         Kernels for the inner queries.
+    n_jobs : int, optional
+        Worker processes for the restarts (``None`` or ``-1``: every usable core; capped at them),
+        as :func:`gobnilp_py.scoring.pool.worker_counts` rules for scoring.  Workers start only after
+        :data:`WORKER_START_SECONDS` of in-process restarts.
+    backend : {"processes", "dask"}
+        Where the workers are: local processes, or the Dask cluster at ``scheduler``.
+    scheduler : str or distributed.Client, optional
+        The Dask scheduler (``backend="dask"`` only).
     """
     t0 = time.perf_counter()
+    wall0 = time.time()
     _check_positive("time_limit", time_limit, integer=False)
     _check_positive("n_orders", n_orders, integer=True)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise ConfigError(f"seed must be an integer, got {seed!r}")
-    search = table if isinstance(table, OrderSearch) else OrderSearch(table, backend=backend)
+    from ...scoring.pool import worker_counts
+    from .obs import BACKENDS as KERNELS
+
+    if not isinstance(table, OrderSearch) and kernels not in KERNELS:
+        raise ConfigError(f"kernels must be one of {', '.join(KERNELS)}, got {kernels!r}")
+    try:
+        _, workers = worker_counts(n_jobs, backend, scheduler, "the ASOBS search")
+    except ScoreError as exc:
+        raise ConfigError(str(exc)) from None
+    search = table if isinstance(table, OrderSearch) else OrderSearch(table, backend=kernels)
     if n_orders is None and time_limit is None:
         n_orders = DEFAULT_ORDERS
     deadline = None if time_limit is None else t0 + float(time_limit)
-    rng = np.random.default_rng(int(seed))
-    n = search.n
-    best_score, best_choice, best_k = -math.inf, None, -1
-    sums = {"asobs": 0.0, "obs": 0.0, "swaps": 0.0}
-    n_swaps = 0
-    failed = 0
+    deadline_wall = None if time_limit is None else wall0 + float(time_limit)
+    t_setup = time.perf_counter() - t0
+    tally = Tally()
+    in_process_until = t0 + WORKER_START_SECONDS if (workers > 1 or backend == "dask") else math.inf
+
+    def report() -> None:
+        if progress is not None:
+            progress("asobs", tally.done, n_orders, score=tally.best_score)
+
+    # in-process: restart 0 always, then until the budget is spent or it is time to start the workers
     k = 0
     stopped_by = "orders"
-    t_setup = time.perf_counter() - t0
     while True:
         if n_orders is not None and k >= n_orders:
-            stopped_by = "orders"
             break
-        if deadline is not None and time.perf_counter() >= deadline and k > 0:
+        now = time.perf_counter()
+        if deadline is not None and now >= deadline and k > 0:
             stopped_by = "time"
             break
-        order = rng.permutation(n)
+        if k > 0 and now >= in_process_until:
+            break
+        run_restart(search, int(seed), k, tally, swaps=swaps, deadline=deadline)
         k += 1
-        choice = asobs_for_order(search, order)
-        if choice is None:
-            failed += 1
-            continue
-        s_asobs = search.score(choice)
-        topo = search.topological_order(choice, prefer=order)
-        obs_choice = search.obs(topo)
-        assert obs_choice is not None  # the ASOBS choice is consistent with topo
-        s_obs = search.score(obs_choice)
-        if swaps:
-            _, final, ns = search.swap_search(topo, obs_choice, deadline=deadline)
-            n_swaps += ns
-        else:
-            final = obs_choice
-        s_final = search.score(final)
-        sums["asobs"] += s_asobs
-        sums["obs"] += s_obs - s_asobs
-        sums["swaps"] += s_final - s_obs
-        if s_final > best_score:
-            best_score, best_choice, best_k = s_final, final.copy(), k
-        if progress is not None:
-            progress("asobs", k, n_orders, score=best_score)
-    done = k - failed
+        report()
+    in_process = k
+    pooled = 0
+    more = (n_orders is None or k < n_orders) and stopped_by != "time"
+    if more:
+        per_restart = (time.perf_counter() - t0 - t_setup) / max(k, 1)
+        pool = RestartPool(search.fl, search.backend, workers, backend, scheduler)
+        pooled = pool.workers
+
+        def take(t: Tally) -> None:
+            tally.merge(t)
+            report()
+
+        try:
+            pool.run(int(seed), k, n_orders, swaps=swaps, deadline_wall=deadline_wall,
+                     seconds_per_restart=per_restart, on_tally=take)
+        finally:
+            pool.close()
+        if n_orders is None or tally.done < n_orders:
+            stopped_by = "time"
+    done = tally.done - tally.failed
     stats: dict[str, Any] = {
         "approximate": True,
-        "orders": k,
-        "orders_without_dag": failed,
-        "best_order": best_k,
-        "swaps": n_swaps,
-        "mean_asobs_score": sums["asobs"] / done if done else None,
-        "mean_obs_gain": sums["obs"] / done if done else None,
-        "mean_swap_gain": sums["swaps"] / done if done else None,
-        "backend": search.backend,
+        "orders": tally.done,
+        "orders_without_dag": tally.failed,
+        "orders_cut": tally.cut,
+        "best_order": tally.best_index,
+        "swaps": tally.swaps,
+        "mean_asobs_score": tally.sum_asobs / done if done else None,
+        "mean_obs_gain": tally.sum_obs_gain / done if done else None,
+        "mean_swap_gain": tally.sum_swap_gain / done if done else None,
+        "kernels": search.backend,
+        "workers": pooled,
+        "workers_backend": (backend if pooled else None),
+        "orders_in_process": in_process,
         "seed": int(seed),
         "stopped_by": stopped_by,
         "setup_time": t_setup,
         "time": time.perf_counter() - t0,
     }
+    best_choice = tally.best_choice
     chosen = search.positions(best_choice) if best_choice is not None else None
-    log.info("asobs: %d orders in %.1f s, best %.6f (order %d)", k, stats["time"], best_score, best_k)
-    return AsobsRun(best_score, best_choice, chosen, k, best_k, stopped_by, stats["time"], stats)
+    log.info("asobs: %d orders in %.1f s (%d workers), best %.6f (order %d)", tally.done, stats["time"], pooled,
+             tally.best_score, tally.best_index)
+    return AsobsRun(tally.best_score, best_choice, chosen, tally.done, tally.best_index, stopped_by, stats["time"],
+                    stats)
 
 
 def optimum(table: ScoreTable, *, time_limit: float | None = None, seed: int | None = 0, n_orders: int | None = None,
-            lower_bound: float | None = None, backend: str = "auto", progress: Callable[..., Any] | None = None,
+            lower_bound: float | None = None, kernels: str = "auto", n_jobs: int | None = 1,
+            backend: str = "processes", scheduler: Any = None, progress: Callable[..., Any] | None = None,
             **_ignored: Any) -> Solution:
     """Engine entry point (``method="asobs"``): the best DAG ASOBS finds, labelled approximate.
 
@@ -270,13 +323,14 @@ def optimum(table: ScoreTable, *, time_limit: float | None = None, seed: int | N
     given, ``stats["reached_lower_bound"]`` says whether the DAG scores at
     least that much.  No dual bound.  A ``time_limit`` already spent (zero
     or negative: the driver's scoring used it up) still runs one order, so
-    that the caller gets a network (``stats["over_time"]``).
+    that the caller gets a network (``stats["over_time"]``).  ``n_jobs``, ``backend`` and
+    ``scheduler``: where the restarts run, and what stays deterministic (:func:`asobs_search`).
     """
     over = isinstance(time_limit, (int, float)) and not isinstance(time_limit, bool) and time_limit <= 0
     if over:
         time_limit = 1e-9
     run = asobs_search(table, time_limit=time_limit, n_orders=n_orders, seed=0 if seed is None else seed,
-                       backend=backend, progress=progress)
+                       kernels=kernels, n_jobs=n_jobs, backend=backend, scheduler=scheduler, progress=progress)
     stats = dict(run.stats)
     if over:
         stats["over_time"] = True
