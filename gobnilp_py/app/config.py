@@ -65,7 +65,7 @@ from .._validation import (
 from .._wording import excerpt, printable
 from ..scoring.local_scores import check_score_name, is_gaussian_score
 from ..scoring.parallel import check_backend
-from ..solve.methods import BY_CHOICES, check_by, check_method_name as check_method
+from ..solve.methods import BY_CHOICES, WORKER_OPTIONS, check_by, check_method_name as check_method, takes_workers
 from ..errors import ConfigError, ConstraintError, ParameterError
 from ..solve.request import SearchRequest, Words
 from .formats import DEFAULT_WRITE, FORMATS, JOBS, OUTPUTS, OUTPUTS_FOR_JOB, PICTURES
@@ -277,7 +277,8 @@ SPECS: tuple[Spec, ...] = (
          "budget, SCIP as limits/memory).", api="memory_limit"),
     Spec("scoring", "n_jobs", _c_n_jobs, None, "int >= 1 or -1",
          "Scoring worker processes (default: every core; 1: in-process); at most the cores available are "
-         "started (a larger value is capped, and said). The table is the same whatever it is.",
+         "started (a larger value is capped, and said). The table is the same whatever it is. Method \"asobs\" "
+         "runs its restarts on the same workers (backend and scheduler too), also from a .jkl table.",
          api="n_jobs"),
     Spec("scoring", "backend", _c_backend, None, "string",
          'Where scoring runs: "serial" (in-process), "processes" (local cores; the default) or "dask" (a Dask '
@@ -1154,8 +1155,9 @@ def _build(layers: Sequence[_Layer], source: str, default_out: Path | None) -> R
     if is_table:
         if job == "score":
             raise origin_of("data", "path").error("is a score table (.jkl); job \"score\" needs data")
+        workers = takes_workers(values["search"].get("method"))   # its search takes n_jobs/backend/scheduler
         for key in _SCORING_KEYS:
-            if f"scoring.{key}" in origins:
+            if f"scoring.{key}" in origins and not (workers and key in WORKER_OPTIONS):
                 raise origin_of("scoring", key).error(
                     f"cannot apply: [data] path {dpath.name} is a score table, already scored")
         for key in ("header", "delimiter", "arities", "missing_values", "state_names"):

@@ -238,6 +238,7 @@ def _ordered(cfg: RunConfig) -> bool:
 
 def _solve(cfg: RunConfig, ds: Any, table: Any, progress: Any = None, budget: Budget | None = None) -> Any:
     from ..solve import enumerate_networks, kbest, learn
+    from ..solve.methods import WORKER_OPTIONS, takes_workers
 
     s, lim = cfg.values["search"], cfg.values["limits"]
     common: dict[str, Any] = {"constraints": cfg.constraints, "time_limit": budget,
@@ -253,7 +254,10 @@ def _solve(cfg: RunConfig, ds: Any, table: Any, progress: Any = None, budget: Bu
         return enumerate_networks(source, epsilon=cfg.epsilon, max_networks=lim["max_networks"], progress=progress,
                                   **common, **extra)
     if cfg.job == "learn":
-        return learn(table, gap=lim["gap"], **common)
+        # a method whose search runs on workers (asobs) takes [scoring] n_jobs/backend/scheduler as scoring did
+        workers = {k: v for k, v in cfg.scoring_kwargs().items() if k in WORKER_OPTIONS} \
+            if takes_workers(s.get("method")) else {}
+        return learn(table, gap=lim["gap"], **common, **workers)
     if cfg.job == "enumerate":
         return enumerate_networks(table, epsilon=cfg.epsilon, max_networks=lim["max_networks"], progress=progress,
                                   **common)

@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     source = read_input(args, budget)
     check_order_flag(search, source)
     cons = StructuralConstraints.from_file(args.constraints) if args.constraints else None
-    kw = scoring_kwargs(args) if not hasattr(source, "families") else {}
+    kw = scoring_kwargs(args, source)
     if "order" in search:  # the fixed-order search takes no gap and no constraints: pass only those given
         gap = gap or None
     from ..progress import Progress

@@ -205,7 +205,8 @@ def add_scoring_options(p: argparse.ArgumentParser, *, epsilon: bool = True) -> 
                         "get it too (order graph and DP memory budget, SCIP limits/memory). Reading is not counted")
     p.add_argument("--n-jobs", type=int, default=None,
                    help="scoring worker processes (default: every core; 1: in-process); more than the cores "
-                        "this process may use is capped at them, with a warning")
+                        "this process may use is capped at them, with a warning. --method asobs runs its "
+                        "restarts on them too (also from a .jkl)")
     p.add_argument("--backend", default=None,
                    help='where scoring runs: "serial" (in-process), "processes" (local cores, the default) or '
                         '"dask" (a cluster; needs --scheduler and the dask extra)')
@@ -284,10 +285,19 @@ def _check_scoring_flags(args: argparse.Namespace) -> None:
         raise ParameterError(exc.problem, name) from None
 
 
-def scoring_kwargs(args: argparse.Namespace) -> dict[str, object]:
-    """The scoring keyword arguments named by the flags (only those given)."""
+def scoring_kwargs(args: argparse.Namespace, source: object = None) -> dict[str, object]:
+    """The scoring keyword arguments named by the flags (only those given).
+
+    With a score table as ``source``: only ``--n-jobs``, ``--backend``, ``--scheduler``, and only for a
+    ``--method`` whose search runs on workers (the others were refused with the table).
+    """
+    from ..solve.methods import WORKER_OPTIONS, takes_workers
+
+    keys: tuple[str, ...] = _SCORING_KEYS
+    if source is not None and hasattr(source, "families"):
+        keys = WORKER_OPTIONS if takes_workers(getattr(args, "method", None)) else ()
     kw: dict[str, object] = {}
-    for key in _SCORING_KEYS:
+    for key in keys:
         value = getattr(args, key, None)
         if value is not None:
             kw[key] = value
@@ -352,6 +362,7 @@ def load_table_or_data(args: argparse.Namespace, path: str, *, table_ok: bool = 
     """
     from .. import ScoreTable, read_data
     from .._validation import check_width
+    from ..solve.methods import WORKER_OPTIONS, takes_workers
     from ..scoring.local_scores import is_gaussian_score
 
     _check_scoring_flags(args)
@@ -361,6 +372,8 @@ def load_table_or_data(args: argparse.Namespace, path: str, *, table_ok: bool = 
             raise ConfigError(f"{path} is a score table (.jkl); this command needs data")
         given = {**{a: f for a, f in _DATA_FLAGS.items() if getattr(args, a, None) is not None},
                  **{a: f for a, f in _SCORING_FLAGS.items() if getattr(args, a, None) is not None}}
+        if takes_workers(getattr(args, "method", None)):  # its search runs on them (the method registry)
+            given = {a: f for a, f in given.items() if a not in WORKER_OPTIONS}
         if given:
             flags = ", ".join(given.values())
             raise ConfigError(f"{flags} cannot apply: {Path(path).name} is a score table (.jkl), already scored; "

@@ -39,7 +39,8 @@ from ..network import Network
 from ..scoring.table import ScoreTable
 from .inputs import TableInfo, acquire_table, is_table_input
 
-__all__ = ["SELECTION_SHARE", "SELECTION_OPTIONS", "acquire_for", "selection_table", "label_network", "table_caveat"]
+__all__ = ["SELECTION_SHARE", "SELECTION_OPTIONS", "acquire_for", "selection_table", "label_network", "table_caveat",
+           "split_workers"]
 
 _log = logging.getLogger(__name__)
 
@@ -49,7 +50,42 @@ _log = logging.getLogger(__name__)
 SELECTION_SHARE = 0.8
 
 #: Scoring options that independence selection understands (the others are refused in one line).
-SELECTION_OPTIONS = ("score", "ess", "palim", "candidate_limit", "max_evaluations", "time_per_variable", "n_jobs")
+#: ``backend`` and ``scheduler`` are the search's (:func:`split_workers`): the selection runs on this
+#: machine, on ``n_jobs`` processes (one with ``backend="serial"``).
+SELECTION_OPTIONS = ("score", "ess", "palim", "candidate_limit", "max_evaluations", "time_per_variable", "n_jobs",
+                     "backend", "scheduler")
+
+
+def split_workers(data_or_table: Any, scoring_options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """For a method whose search runs on workers (``Method.workers``): the scoring options left, and the
+    search's ``n_jobs``/``backend``/``scheduler`` (checked with scoring's words and rules).
+
+    Why: ``n_jobs``, ``backend`` and ``scheduler`` mean the same for the search as for scoring, so one
+    setting serves both (``backend="serial"``: everything in-process).  Given a score table there is no
+    scoring, and they are the search's alone (an exact method refuses them there: they need data).
+    ``n_jobs`` not given: every usable core, as scoring does.
+    """
+    from .._validation import check_n_jobs
+    from ..scoring.parallel import check_backend
+    from .request import SearchRequest
+
+    opts = dict(scoring_options)
+    n_jobs, backend, scheduler = opts.get("n_jobs"), opts.get("backend"), opts.get("scheduler")
+    if n_jobs is not None:
+        n_jobs = check_n_jobs(n_jobs, "n_jobs")
+    if backend is not None:
+        backend = check_backend(backend, "backend")
+    SearchRequest(backend=backend, n_jobs=n_jobs, scheduler=scheduler).check()
+    if backend == "serial":
+        backend, n_jobs = "processes", 1
+    workers = {"n_jobs": n_jobs, "backend": backend or "processes", "scheduler": scheduler}
+    for key in ("backend", "scheduler"):
+        opts.pop(key, None)
+    if is_table_input(data_or_table):
+        opts.pop("n_jobs", None)
+    elif n_jobs is not None:
+        opts["n_jobs"] = n_jobs
+    return opts, workers
 
 
 #: How :mod:`.inputs` starts the caveat of a given approximate table.
@@ -124,6 +160,9 @@ def selection_table(data: Any, *, time_limit: float | None, constraints: Any = N
     opts = dict(scoring_options or {})
     _refuse_gaussian(opts.get("score"))
     read_opts = {k: opts.pop(k) for k in READ_OPTIONS if k in opts}
+    opts.pop("scheduler", None)          # the search's workers (see SELECTION_OPTIONS)
+    if opts.pop("backend", None) == "serial":
+        opts["n_jobs"] = 1
     foreign = sorted(k for k in opts if k not in SELECTION_OPTIONS)
     if foreign:
         raise ParameterError(f"scoring option {foreign[0]!r} does not apply to independence selection, which "

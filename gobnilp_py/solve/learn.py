@@ -22,11 +22,11 @@ from .._validation import check_bool, check_int
 from .._budget import Budget
 from .keywords import check_keywords
 from ._checks import check_budget, check_gap, check_lower_bound_held, check_method
-from .approximate import acquire_for, label_network
+from .approximate import acquire_for, label_network, split_workers
 from .inputs import as_constraints, filter_table, memory_limit_of, score_provenance
 from .ordered import learn_with_order
 from .request import SearchRequest
-from .methods import AUTO, engine_module, get_method, method_options, resolve_method, with_memory_limit
+from .methods import AUTO, engine_module, get_method, method_options, resolve_method, takes_workers, with_memory_limit
 from .results import network_from_solution
 from .verify import verify_optimum
 
@@ -60,7 +60,11 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
         methods.  With ``"asobs"`` data are scored by independence selection
         (:mod:`gobnilp_py.solve.approximate`; 80% of ``time_limit``, options
         ``candidate_limit``, ``max_evaluations``, ``time_per_variable``,
-        ``n_jobs``, ``palim``) and the network is labelled approximate.
+        ``n_jobs``, ``palim``) and the network is labelled approximate.  Its
+        restarts run on ``n_jobs`` worker processes (default: every core) or
+        on the Dask cluster of ``backend="dask"``, ``scheduler=``, also when
+        given a score table; with ``n_orders`` and no time limit the network
+        is the same for any number of workers.
     score : str, optional
         Local score used when scoring data ("BIC" by default, "BDeu", ...).
     constraints : StructuralConstraints, mapping or path, optional
@@ -141,6 +145,9 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
     cons = as_constraints(constraints)
     if score is not None:
         scoring_options = {"score": score, **scoring_options}
+    workers: dict[str, Any] = {}
+    if takes_workers(method):  # its search runs on the call's n_jobs/backend/scheduler, as scoring does
+        scoring_options, workers = split_workers(data_or_table, scoring_options)
     # an approximate method (asobs) given data scores them by independence selection, within a share of the time
     # one optimal network is the task: constant columns are scored out and put back isolated
     scoring_budget = budget.ending_before(SEARCH_SHARE * budget.time_limit) if budget.limited else budget
@@ -155,6 +162,7 @@ def learn(data_or_table: Any, *, method: str = "auto", score: str | None = None,
     sized = core.table if core is not None else table      # what the method is chosen for
     m, why = resolve_method(method, "optimum", sized.n, kinds, len(sized), given_options)
     opts = with_memory_limit(m, method_options(m, given_options), memory_limit_of(budget, scoring_options))
+    opts.update(workers)
     stats: dict[str, Any] = {"method": m.name, "method_reason": why, "time_scoring": info.time_scoring,
                              **score_provenance(table)}
     if space is None:

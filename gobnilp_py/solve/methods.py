@@ -38,7 +38,8 @@ from .._validation import check_choice, show
 from ..errors import ParameterError
 
 __all__ = ["Method", "METHODS", "TASKS", "AUTO", "method_names", "get_method", "engine_module", "check_method",
-           "check_method_name", "check_by", "BY_CHOICES", "choose_method", "resolve_method", "method_options", "is_neutral_option", "with_memory_limit"]
+           "check_method_name", "check_by", "BY_CHOICES", "choose_method", "resolve_method", "method_options", "is_neutral_option", "with_memory_limit",
+           "WORKER_OPTIONS", "takes_workers"]
 
 #: The tasks a method can perform.
 TASKS = ("optimum", "epsilon_set", "kbest")
@@ -64,6 +65,9 @@ class Method:
     class_collection: bool = False
     #: Its k-best lists already hold every network tied with the k-th (else the driver asks for more).
     kbest_ties: bool = False
+    #: Its search runs on the call's workers (:data:`WORKER_OPTIONS`, as scoring takes them), so those
+    #: options apply to it even when it is given a score table (ASOBS: its restarts in parallel).
+    workers: bool = False
 
     def supports_constraints(self, kinds: frozenset[str]) -> frozenset[str]:
         """The kinds in ``kinds`` this method cannot honour (empty when it honours all)."""
@@ -89,8 +93,18 @@ METHODS: dict[str, Method] = {m.name: m for m in (
     # selection (solve/approximate.py) and every result is labelled approximate.
     Method("asobs", "acyclic selection ordering-based search over random orders, approximate (Scanagatta et al. 2015)",
            frozenset({"optimum"}), False, "gobnilp_py.search.asobs", FILTER_KINDS, None, (),
-           ("seed", "n_orders", "backend")),
+           ("seed", "n_orders", "kernels"), workers=True),
 )}
+
+#: The call's worker options (scoring's ``n_jobs``, ``backend``, ``scheduler``), which a method with
+#: ``Method.workers`` also takes for its search.
+WORKER_OPTIONS = ("n_jobs", "backend", "scheduler")
+
+
+def takes_workers(name: Any) -> bool:
+    """True when ``name`` is a method whose search runs on the call's workers (:data:`WORKER_OPTIONS`)."""
+    m = METHODS.get(name) if isinstance(name, str) else None
+    return bool(m is not None and m.workers)
 
 
 def method_names(task: str | None = None) -> tuple[str, ...]:
@@ -239,7 +253,7 @@ def resolve_method(name: str, task: str, n: int, kinds: frozenset[str], n_famili
 OPTION_WORDS = {"params": "SCIP parameters", "verbose": "solver log (verbose)", "gap": "relative gap",
                 "model_options": "ILP model options", "warm_start": "ILP warm start",
                 "memory_budget": "memory budget", "trace_memory": "memory tracing", "lower_bound": "lower bound",
-                "seed": "random seed", "n_orders": "number of random orders", "backend": "backend"}
+                "seed": "random seed", "n_orders": "number of random orders", "kernels": "kernel choice"}
 
 
 def is_neutral_option(key: str, value: Any) -> bool:

@@ -99,7 +99,8 @@ class RestartPool:
             except (OSError, TimeoutError, ValueError) as exc:
                 raise SolverError(f"cannot reach the Dask scheduler {self.scheduler!r}: {exc}") from None
             self._own_client = True
-        self._remote_fl = self._client.scatter(self.fl, broadcast=True)
+        self._remote_fl = self._client.scatter(self.fl, broadcast=True, hash=False)  # a key of its own: not
+        # shared with (and released by) an earlier search of the same table
 
     def _submit(self, seed: int, indices: list[int], swaps: bool, deadline_wall: float | None) -> Any:
         if self._pool is not None:
