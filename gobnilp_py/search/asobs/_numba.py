@@ -171,6 +171,74 @@ if AVAILABLE:  # pragma: no cover - exercised only where numba is installed
         return swaps
 
 
+    @_jit
+    def _insertion_search(fstart, pstart, pidx, score, order, choice, rtol, max_visits, state):
+        """Insertion moves in place (see :meth:`.obs.OrderSearch.insertion_search`); ``state`` = (next node,
+        nodes visited since the last move) is read and written back, so the search resumes where it stopped."""
+        n = order.size
+        pos = np.empty(n, dtype=np.int64)
+        for k in range(n):
+            pos[order[k]] = k
+        v, quiet = state[0], state[1]
+        moves = 0
+        visits = 0
+        while quiet < n and (max_visits < 0 or visits < max_visits):
+            visits += 1
+            i = pos[v]
+            sv = score[choice[v]]
+            best_gain = rtol * max(1.0, abs(sv))
+            best_j = -1
+            acc = 0.0
+            for j in range(i - 1, -1, -1):          # v before order[j]: order[j..i-1] may now take v
+                u = order[j]
+                pos[v] = -1
+                fu = _first_below(fstart, pstart, pidx, u, pos, pos[u])
+                pos[v] = i
+                acc += score[fu] - score[choice[u]]
+                fv = _first_below(fstart, pstart, pidx, v, pos, j)
+                if fv < 0:
+                    break
+                gain = (score[fv] - sv) + acc
+                if gain > best_gain:
+                    best_gain, best_j = gain, j
+            acc = 0.0
+            for j in range(i + 1, n):               # v after order[j]: order[i+1..j] lose v
+                u = order[j]
+                cu = choice[u]
+                if _contains(pstart, pidx, cu, v):
+                    pos[v] = n
+                    fu = _first_below(fstart, pstart, pidx, u, pos, pos[u])
+                    pos[v] = i
+                    if fu < 0:
+                        break
+                    acc += score[fu] - score[cu]
+                fv = _first_below(fstart, pstart, pidx, v, pos, j + 1)
+                gain = (score[fv] - sv) + acc
+                if gain > best_gain:
+                    best_gain, best_j = gain, j
+            if best_j >= 0:
+                if best_j < i:
+                    for k in range(i, best_j, -1):
+                        order[k] = order[k - 1]
+                else:
+                    for k in range(i, best_j):
+                        order[k] = order[k + 1]
+                order[best_j] = v
+                for k in range(n):
+                    pos[order[k]] = k
+                for k in range(n):
+                    w = order[k]
+                    choice[w] = _first_below(fstart, pstart, pidx, w, pos, k)
+                moves += 1
+                quiet = 0
+            else:
+                quiet += 1
+            v = (v + 1) % n
+        state[0] = v
+        state[1] = quiet
+        return moves
+
+
 class NumbaKernels:
     """The queries of ordering-based search on ``fl``, compiled with numba.
 
@@ -201,6 +269,11 @@ class NumbaKernels:
         """ASOBS on ``order`` (flat family ids), or ``None`` when a node has no acceptable family."""
         choice, ok = _asobs_pass(*self._a, np.ascontiguousarray(order, dtype=np.int64))
         return choice if ok else None
+
+    def insertion_search(self, order: np.ndarray, choice: np.ndarray, rtol: float, max_visits: int,
+                         state: np.ndarray) -> int:
+        """Insertion moves in place on ``order`` and ``choice`` (at most ``max_visits`` nodes visited); moves made."""
+        return int(_insertion_search(*self._a, self.fl.score, order, choice, rtol, int(max_visits), state))
 
     def swap_search(self, order: np.ndarray, choice: np.ndarray, rtol: float,
                     max_swaps: int | None) -> int:

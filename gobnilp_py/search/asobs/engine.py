@@ -28,7 +28,10 @@ The search (:func:`asobs_search`), as in the paper's software:
 2. ASOBS on it;
 3. OBS on a topological order of the ASOBS DAG (ties broken by the drawn
    order): never worse, since the ASOBS DAG is consistent with it;
-4. best-improvement adjacent swaps to a local optimum (:meth:`.obs.OrderSearch.swap_search`);
+4. best-improvement adjacent swaps to a local optimum (:meth:`.obs.OrderSearch.swap_search`),
+   then insertion moves (one node taken out and put back at its best place,
+   :meth:`.obs.OrderSearch.insertion_search`) to a local optimum of that larger
+   neighbourhood (not in the paper; measured to pay, see that method);
 5. keep the best DAG over all orders, until the order count or the time
    budget is spent.
 
@@ -58,6 +61,7 @@ import numpy as np
 
 from ...errors import ConfigError, ScoreError
 from ...scoring.table import ScoreTable
+from .acyclic import DescendantClosure, asobs_for_order
 from .obs import OrderSearch
 from .restarts import Tally, run_restart
 from .workers import RestartPool
@@ -69,79 +73,6 @@ log = logging.getLogger(__name__)
 
 #: Orders tried when neither ``n_orders`` nor ``time_limit`` is given.
 DEFAULT_ORDERS = 100
-
-
-class DescendantClosure:
-    """Ancestor and descendant bitsets of a DAG built one node's parents at a time.
-
-    ``desc[x]`` / ``anc[x]`` are rows of ``uint64`` words; bit ``u`` of
-    ``desc[x]`` is set when ``u`` is a (proper) descendant of ``x``.
-    """
-
-    def __init__(self, n: int) -> None:
-        self.n = n
-        self.W = max(1, (n + 63) // 64)
-        self.desc = np.zeros((n, self.W), dtype=np.uint64)
-        self.anc = np.zeros((n, self.W), dtype=np.uint64)
-
-    def _bit_row(self, u: int) -> np.ndarray:
-        row = np.zeros(self.W, dtype=np.uint64)
-        row[u >> 6] = np.uint64(1) << np.uint64(u & 63)
-        return row
-
-    def members(self, row: np.ndarray) -> np.ndarray:
-        """Node ids whose bit is set in ``row``."""
-        bits = np.unpackbits(row.view(np.uint8), bitorder="little")[:self.n]
-        return np.flatnonzero(bits)
-
-    def is_descendant(self, x: int, u: int) -> bool:
-        """True when ``u`` is a proper descendant of ``x``."""
-        return bool((int(self.desc[x, u >> 6]) >> (u & 63)) & 1)
-
-    def add_parents(self, v: int, parents: list[int] | np.ndarray) -> None:
-        """Record arcs ``p -> v`` for every ``p`` in ``parents`` (none may be a descendant of ``v``)."""
-        if len(parents) == 0:
-            return
-        A = np.zeros(self.W, dtype=np.uint64)
-        for p in parents:
-            p = int(p)
-            A |= self.anc[p]
-            A[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
-        D = self.desc[v] | self._bit_row(v)
-        a_rows = self.members(A)
-        d_rows = self.members(D)
-        self.desc[a_rows] |= D
-        self.anc[d_rows] |= A
-
-    def matrix(self) -> np.ndarray:
-        """Dense bool matrix ``m[x, u]`` = ``u`` is a descendant of ``x`` (for tests)."""
-        return np.unpackbits(self.desc.view(np.uint8), axis=1, bitorder="little")[:, :self.n].astype(bool)
-
-
-def asobs_for_order(search: OrderSearch, order: np.ndarray,
-                    on_step: Callable[[int, int, DescendantClosure], None] | None = None) -> np.ndarray | None:
-    """ASOBS on one order: flat family ids per node, or ``None`` when some node has no acceptable family.
-
-    ``on_step(v, f, closure)`` is called after node ``v`` took family ``f``
-    (tests compare the closure with one recomputed from scratch).
-    """
-    n = search.n
-    order = np.asarray(order, dtype=np.int64)
-    kern = search.kern
-    if on_step is None and hasattr(kern, "asobs_pass"):
-        return kern.asobs_pass(order)  # the same loop, compiled
-    closure = DescendantClosure(n)
-    choice = np.full(n, -1, dtype=np.int64)
-    for j in range(n - 1, -1, -1):
-        v = int(order[j])
-        f = kern.first_avoiding(v, closure.desc[v])
-        if f < 0:
-            return None
-        choice[v] = f
-        closure.add_parents(v, search.fl.parents(f))
-        if on_step is not None:
-            on_step(v, f, closure)
-    return choice
 
 
 @dataclass
@@ -180,7 +111,8 @@ WORKER_START_SECONDS = 0.5
 
 
 def asobs_search(table: ScoreTable | OrderSearch, *, time_limit: float | None = None, n_orders: int | None = None,
-                 seed: int = 0, swaps: bool = True, kernels: str = "auto", n_jobs: int | None = 1,
+                 seed: int = 0, swaps: bool = True, insertions: bool = True, kernels: str = "auto",
+                 n_jobs: int | None = 1,
                  backend: str = "processes", scheduler: Any = None,
                  progress: Callable[..., Any] | None = None) -> AsobsRun:
     """ASOBS + OBS + swaps over random orders; the best DAG found (see the module docstring).
@@ -208,6 +140,8 @@ def asobs_search(table: ScoreTable | OrderSearch, *, time_limit: float | None = 
         Seed of the orders.
     swaps : bool
         Run the swap search after OBS.
+    insertions : bool
+        Then the insertion moves (:meth:`.obs.OrderSearch.insertion_search`).
     kernels : {"auto", "numpy", "numba"}
         Kernels for the inner queries.
     n_jobs : int, optional
@@ -259,7 +193,7 @@ def asobs_search(table: ScoreTable | OrderSearch, *, time_limit: float | None = 
             break
         if k > 0 and now >= in_process_until:
             break
-        run_restart(search, int(seed), k, tally, swaps=swaps, deadline=deadline)
+        run_restart(search, int(seed), k, tally, swaps=swaps, insertions=insertions, deadline=deadline)
         k += 1
         report()
     in_process = k
@@ -275,7 +209,7 @@ def asobs_search(table: ScoreTable | OrderSearch, *, time_limit: float | None = 
             report()
 
         try:
-            pool.run(int(seed), k, n_orders, swaps=swaps, deadline_wall=deadline_wall,
+            pool.run(int(seed), k, n_orders, swaps=(swaps, insertions), deadline_wall=deadline_wall,
                      seconds_per_restart=per_restart, on_tally=take)
         finally:
             pool.close()
@@ -292,6 +226,8 @@ def asobs_search(table: ScoreTable | OrderSearch, *, time_limit: float | None = 
         "mean_asobs_score": tally.sum_asobs / done if done else None,
         "mean_obs_gain": tally.sum_obs_gain / done if done else None,
         "mean_swap_gain": tally.sum_swap_gain / done if done else None,
+        "insertion_moves": tally.moves,
+        "mean_insertion_gain": tally.sum_insertion_gain / done if done else None,
         "kernels": search.backend,
         "workers": pooled,
         "workers_backend": (backend if pooled else None),

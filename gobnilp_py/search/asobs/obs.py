@@ -202,3 +202,106 @@ class OrderSearch:
                 if 0 <= i < n - 1:
                     gains[i], new_v[i], new_w[i] = self._gain(order, pos, choice, i)
         return order, choice, swaps
+
+    # ------------------------------------------------------------------ insertions
+    def insertion_search(self, order: np.ndarray, choice: np.ndarray, *,
+                         deadline: float | None = None) -> tuple[np.ndarray, np.ndarray, int]:
+        """Insertion moves from an OBS solution until none improves: the swap search's larger neighbourhood.
+
+        A move takes one node ``v`` out of the order and puts it back elsewhere.  Moving ``v`` from
+        position ``i`` to before ``order[j]`` (``j < i``) changes the allowed parents of ``v`` (only
+        ``order[:j]`` now) and of the nodes it passes (each may now take ``v``); moving it after
+        ``order[j]`` (``j > i``), of ``v`` (``order[:j+1]``) and of the passed nodes whose family holds
+        ``v`` (they must do without it).  No other node's allowed set changes, so the gain of every
+        target position of ``v`` comes from one scan each way, ``O(n)`` queries.  Nodes are visited in
+        turn (0, 1, ..., n-1, 0, ...); each takes its best position when that gains more than
+        ``SWAP_RTOL × max(1, |s(v)|)`` (a strict rise, so no cycling), and the search ends after a whole
+        round without a move.  An adjacent swap is an insertion by one place, so this ends where the
+        swap search would have nothing left either.  Never lowers the score.
+
+        Why: measured on independence-selection tables of bnlearn samples (alarm, hailfinder,
+        win95pts, pathfinder; 5 s, 3 seeds, one core), restarts ending with it reached scores 90 to
+        500 higher than swap-only restarts, in 5-25x fewer restarts, and all seeds met the same
+        network on three of the four (``benchmarks/bench_asobs_vs_blip.py``, docs/asobs.md).
+
+        Returns the new order, its OBS choice and the number of moves; ``deadline``
+        (``time.perf_counter()``) is checked after every round of ``n`` visits, and the trajectory does
+        not depend on it (only where it stops).
+        """
+        order = np.array(order, dtype=np.int64)
+        choice = np.array(choice, dtype=np.int64)
+        n = self.n
+        if n < 2:
+            return order, choice, 0
+        state = np.zeros(2, dtype=np.int64)        # next node to visit, nodes visited since the last move
+        kern = self.kern if hasattr(self.kern, "insertion_search") else _PythonInsertion(self)
+        total = 0
+        while state[1] < n:
+            total += kern.insertion_search(order, choice, SWAP_RTOL, n, state)
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+        return order, choice, total
+
+
+class _PythonInsertion:
+    """The insertion search without numba: the loop of ``_numba._insertion_search`` on the numpy queries."""
+
+    def __init__(self, search: OrderSearch) -> None:
+        self.search = search
+
+    def insertion_search(self, order: np.ndarray, choice: np.ndarray, rtol: float, max_visits: int,
+                         state: np.ndarray) -> int:
+        fl, kern = self.search.fl, self.search.kern
+        score = fl.score
+        n = order.size
+        pos = OrderSearch.inverse(order)
+        v, quiet = int(state[0]), int(state[1])
+        moves = visits = 0
+        while quiet < n and visits < max_visits:
+            visits += 1
+            i = int(pos[v])
+            sv = float(score[choice[v]])
+            best_gain, best_j = rtol * max(1.0, abs(sv)), -1
+            acc = 0.0
+            for j in range(i - 1, -1, -1):
+                u = int(order[j])
+                pos[v] = -1
+                fu = kern.first_below(u, pos, int(pos[u]))
+                pos[v] = i
+                acc += float(score[fu] - score[choice[u]])
+                fv = kern.first_below(v, pos, j)
+                if fv < 0:
+                    break
+                gain = float(score[fv] - sv) + acc
+                if gain > best_gain:
+                    best_gain, best_j = gain, j
+            acc = 0.0
+            for j in range(i + 1, n):
+                u = int(order[j])
+                cu = int(choice[u])
+                if v in fl.parents(cu):
+                    pos[v] = n
+                    fu = kern.first_below(u, pos, int(pos[u]))
+                    pos[v] = i
+                    if fu < 0:
+                        break
+                    acc += float(score[fu] - score[cu])
+                fv = kern.first_below(v, pos, j + 1)
+                gain = float(score[fv] - sv) + acc
+                if gain > best_gain:
+                    best_gain, best_j = gain, j
+            if best_j >= 0:
+                if best_j < i:
+                    order[best_j + 1:i + 1] = order[best_j:i].copy()
+                else:
+                    order[i:best_j] = order[i + 1:best_j + 1].copy()
+                order[best_j] = v
+                pos[:] = OrderSearch.inverse(order)
+                choice[:] = kern.obs_choice(pos)
+                moves += 1
+                quiet = 0
+            else:
+                quiet += 1
+            v = (v + 1) % n
+        state[0], state[1] = v, quiet
+        return moves

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .acyclic import asobs_for_order
 from .obs import OrderSearch
 
 __all__ = ["restart_order", "Tally", "run_restart", "run_batch"]
@@ -39,9 +40,11 @@ class Tally:
     failed: int = 0              # restarts whose ASOBS pass found no DAG
     cut: int = 0                 # restarts whose swap search the time limit cut short
     swaps: int = 0
+    moves: int = 0               # insertion moves
     sum_asobs: float = 0.0
     sum_obs_gain: float = 0.0
     sum_swap_gain: float = 0.0
+    sum_insertion_gain: float = 0.0
     indices: list[int] = field(default_factory=list)   # the restarts run, in the order they ran
 
     def offer(self, score: float, index: int, choice: np.ndarray) -> None:
@@ -57,21 +60,22 @@ class Tally:
         self.failed += other.failed
         self.cut += other.cut
         self.swaps += other.swaps
+        self.moves += other.moves
         self.sum_asobs += other.sum_asobs
         self.sum_obs_gain += other.sum_obs_gain
         self.sum_swap_gain += other.sum_swap_gain
+        self.sum_insertion_gain += other.sum_insertion_gain
         self.indices.extend(other.indices)
 
 
 def run_restart(search: OrderSearch, seed: int, index: int, tally: Tally, *, swaps: bool = True,
-                deadline: float | None = None) -> None:
-    """Restart ``index``: ASOBS on its order, OBS on a topological order of that DAG, then swaps; into ``tally``.
+                insertions: bool = True, deadline: float | None = None) -> None:
+    """Restart ``index``: ASOBS on its order, OBS on a topological order of that DAG, adjacent swaps, then
+    insertion moves (:meth:`.obs.OrderSearch.insertion_search`); into ``tally``.
 
-    ``deadline`` (``time.perf_counter()`` of this process) stops the swap search only; the restart
+    ``deadline`` (``time.perf_counter()`` of this process) stops the local searches only; the restart
     is then counted in ``tally.cut``.
     """
-    from .engine import asobs_for_order
-
     order = restart_order(seed, index, search.n)
     tally.done += 1
     tally.indices.append(int(index))
@@ -81,25 +85,29 @@ def run_restart(search: OrderSearch, seed: int, index: int, tally: Tally, *, swa
         return
     s_asobs = search.score(choice)
     topo = search.topological_order(choice, prefer=order)
-    obs_choice = search.obs(topo)
-    assert obs_choice is not None  # the ASOBS choice is consistent with topo
-    s_obs = search.score(obs_choice)
+    final = search.obs(topo)
+    assert final is not None  # the ASOBS choice is consistent with topo
+    s_obs = search.score(final)
+    s_swapped = s_obs
     if swaps:
-        _, final, ns = search.swap_search(topo, obs_choice, deadline=deadline)
+        topo, final, ns = search.swap_search(topo, final, deadline=deadline)
         tally.swaps += ns
-        if deadline is not None and time.perf_counter() >= deadline:
-            tally.cut += 1
-    else:
-        final = obs_choice
+        s_swapped = search.score(final)
+    if insertions and not (deadline is not None and time.perf_counter() >= deadline):
+        topo, final, nm = search.insertion_search(topo, final, deadline=deadline)
+        tally.moves += nm
+    if (swaps or insertions) and deadline is not None and time.perf_counter() >= deadline:
+        tally.cut += 1
     s_final = search.score(final)
     tally.sum_asobs += s_asobs
     tally.sum_obs_gain += s_obs - s_asobs
-    tally.sum_swap_gain += s_final - s_obs
+    tally.sum_swap_gain += s_swapped - s_obs
+    tally.sum_insertion_gain += s_final - s_swapped
     tally.offer(s_final, int(index), final.copy())
 
 
 def run_batch(search: OrderSearch, seed: int, indices: list[int] | range, *, swaps: bool = True,
-              deadline_wall: float | None = None) -> Tally:
+              insertions: bool = True, deadline_wall: float | None = None) -> Tally:
     """The restarts ``indices`` in turn, stopping before a restart when ``deadline_wall`` (``time.time()``) passed.
 
     The deadline is wall-clock time so that it means the same moment in every process of the
@@ -112,5 +120,5 @@ def run_batch(search: OrderSearch, seed: int, indices: list[int] | range, *, swa
     for i in indices:
         if deadline is not None and time.perf_counter() >= deadline:
             break
-        run_restart(search, seed, int(i), tally, swaps=swaps, deadline=deadline)
+        run_restart(search, seed, int(i), tally, swaps=swaps, insertions=insertions, deadline=deadline)
     return tally

@@ -21,7 +21,7 @@ import signal
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any
 
 from ...errors import SolverError
@@ -50,17 +50,18 @@ def _init_worker(token: str, fl: FamilyLists, kernels: str) -> None:
     _WORKER[token] = OrderSearch(fl, backend=kernels)
 
 
-def _batch_local(token: str, seed: int, indices: list[int], swaps: bool, deadline_wall: float | None) -> Tally:
-    return run_batch(_WORKER[token], seed, indices, swaps=swaps, deadline_wall=deadline_wall)
+def _batch_local(token: str, seed: int, indices: list[int], swaps: tuple[bool, bool],
+                 deadline_wall: float | None) -> Tally:
+    return run_batch(_WORKER[token], seed, indices, swaps=swaps[0], insertions=swaps[1], deadline_wall=deadline_wall)
 
 
-def _batch_dask(token: str, fl: FamilyLists, kernels: str, seed: int, indices: list[int], swaps: bool,
+def _batch_dask(token: str, fl: FamilyLists, kernels: str, seed: int, indices: list[int], swaps: tuple[bool, bool],
                 deadline_wall: float | None) -> Tally:
     search = _WORKER.get(token)
     if search is None:
         _WORKER.clear()
         search = _WORKER[token] = OrderSearch(fl, backend=kernels)
-    return run_batch(search, seed, indices, swaps=swaps, deadline_wall=deadline_wall)
+    return run_batch(search, seed, indices, swaps=swaps[0], insertions=swaps[1], deadline_wall=deadline_wall)
 
 
 class RestartPool:
@@ -102,16 +103,16 @@ class RestartPool:
         self._remote_fl = self._client.scatter(self.fl, broadcast=True, hash=False)  # a key of its own: not
         # shared with (and released by) an earlier search of the same table
 
-    def _submit(self, seed: int, indices: list[int], swaps: bool, deadline_wall: float | None) -> Any:
+    def _submit(self, seed: int, indices: list[int], swaps: tuple[bool, bool], deadline_wall: float | None) -> Any:
         if self._pool is not None:
             return self._pool.submit(_batch_local, self.token, seed, indices, swaps, deadline_wall)
         return self._client.submit(_batch_dask, self.token, self._remote_fl, self.kernels, seed, indices, swaps,
                                    deadline_wall, pure=False)
 
-    def run(self, seed: int, first: int, last: int | None, *, swaps: bool, deadline_wall: float | None,
+    def run(self, seed: int, first: int, last: int | None, *, swaps: tuple[bool, bool], deadline_wall: float | None,
             seconds_per_restart: float, on_tally: Callable[[Tally], None]) -> None:
         """Restarts ``first, first+1, ...`` (up to ``last`` excluded; ``None``: until ``deadline_wall``),
-        each tally handed to ``on_tally`` as it comes back."""
+        each tally handed to ``on_tally`` as it comes back.  ``swaps``: (adjacent swaps, insertion moves)."""
         size = max(1, min(4096, int(BATCH_SECONDS / max(seconds_per_restart, 1e-6))))
         batches = _batches(first, last, size, self.workers)
         in_flight: set[Any] = set()
