@@ -155,3 +155,28 @@ def test_settings_file_with_workers(table, tmp_path: Path, capsys) -> None:
         assert main(["run", str(cfg), "--force"]) != 0
         _, err = capsys.readouterr()
         assert word in err and len(err.strip().splitlines()) == 1
+
+
+def test_ctrl_c_ends_the_workers(table, workers_at_once) -> None:
+    """One Ctrl-C stops the whole search: the parent raises and no worker process is left running."""
+    import multiprocessing as mp
+    import os
+    import signal
+    import threading
+    import time
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals reach the main thread only")
+    before = set(mp.active_children())
+    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    t0 = time.perf_counter()
+    try:
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            asobs_search(table, time_limit=30, seed=0, n_jobs=2)
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, old)
+    assert time.perf_counter() - t0 < 10
+    assert [p for p in mp.active_children() if p not in before] == []

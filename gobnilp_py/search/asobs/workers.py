@@ -156,14 +156,18 @@ class RestartPool:
     def close(self, abandon: bool = False) -> None:
         """Shut the pool down (``abandon``: end its workers at once, e.g. on Ctrl-C) and close an own client."""
         if self._pool is not None:
-            if abandon:  # end the workers this pool started (its running batches would go on to the deadline)
-                import multiprocessing as mp
-
-                for p in mp.active_children():
-                    if p not in self._before:
-                        p.terminate()
             self._pool.shutdown(wait=not abandon, cancel_futures=True)
             self._pool = None
+            if abandon:  # end the workers this pool started (their running batches would go on to the deadline)
+                import multiprocessing as mp
+
+                mine = [p for p in mp.active_children() if p not in self._before]
+                for p in mine:
+                    p.terminate()
+                for p in mine:
+                    p.join(2.0)
+                    if p.is_alive():  # pragma: no cover - a worker that ignores SIGTERM
+                        p.kill()
         if self._client is not None and self._own_client:
             self._client.close()
         self._client = None
