@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from gobnilp_py import ScoreTable
 from gobnilp_py.search.asobs import _numba as _asobs_numba
 from gobnilp_py.search.asobs.obs import SWAP_RTOL, OrderSearch
 from test_obs import data_table, sparse_table
@@ -57,3 +58,19 @@ def test_numba_and_numpy_insertions_agree() -> None:
         ra = a.insertion_search(order, choice)
         rb = b.insertion_search(order, choice)
         assert np.array_equal(ra[0], rb[0]) and np.array_equal(ra[1], rb[1]) and ra[2] == rb[2]
+
+
+@pytest.mark.skipif(not _asobs_numba.AVAILABLE, reason="numba is not installed")
+def test_compiled_topological_order_is_the_python_one() -> None:
+    rng = np.random.default_rng(8)
+    table = sparse_table(rng, 40)
+    a, b = OrderSearch(table, backend="numpy"), OrderSearch(table, backend="numba")
+    for _ in range(20):
+        prefer = rng.permutation(40)
+        choice = a.obs(rng.permutation(40))
+        if choice is None:
+            continue
+        assert np.array_equal(a.topological_order(choice, prefer=prefer), b.topological_order(choice, prefer=prefer))
+    cyclic = ScoreTable(["a", "b"], [[((1,), -1.0)], [((0,), -1.0)]])
+    with pytest.raises(ValueError, match="acyclic"):
+        OrderSearch(cyclic, backend="numba").topological_order(np.array([0, 1]))

@@ -239,6 +239,73 @@ if AVAILABLE:  # pragma: no cover - exercised only where numba is installed
         return moves
 
 
+    @_jit
+    def _topological_order(pstart, pidx, choice, rank):
+        """Kahn's algorithm with a binary heap keyed by ``rank`` (ranks are distinct): the parents-first order
+        of the DAG ``choice`` that takes, among the nodes ready, the one of lowest rank; ``ok`` False on a cycle."""
+        n = choice.size
+        indeg = np.zeros(n, dtype=np.int64)
+        nkids = np.zeros(n, dtype=np.int64)
+        for v in range(n):
+            f = choice[v]
+            indeg[v] = pstart[f + 1] - pstart[f]
+            for e in range(pstart[f], pstart[f + 1]):
+                nkids[pidx[e]] += 1
+        kstart = np.zeros(n + 1, dtype=np.int64)
+        for v in range(n):
+            kstart[v + 1] = kstart[v] + nkids[v]
+        fill = kstart[:-1].copy()
+        kids = np.empty(kstart[n], dtype=np.int64)
+        for v in range(n):
+            f = choice[v]
+            for e in range(pstart[f], pstart[f + 1]):
+                p = pidx[e]
+                kids[fill[p]] = v
+                fill[p] += 1
+        heap = np.empty(n, dtype=np.int64)     # node ids, ordered by rank
+        size = 0
+        out = np.empty(n, dtype=np.int64)
+        m = 0
+        for v in range(n):
+            if indeg[v] == 0:
+                k = size
+                heap[k] = v
+                size += 1
+                while k > 0 and rank[heap[(k - 1) // 2]] > rank[heap[k]]:
+                    q = (k - 1) // 2
+                    heap[k], heap[q] = heap[q], heap[k]
+                    k = q
+        while size > 0:
+            u = heap[0]
+            size -= 1
+            heap[0] = heap[size]
+            k = 0
+            while True:
+                a, b, s = 2 * k + 1, 2 * k + 2, k
+                if a < size and rank[heap[a]] < rank[heap[s]]:
+                    s = a
+                if b < size and rank[heap[b]] < rank[heap[s]]:
+                    s = b
+                if s == k:
+                    break
+                heap[k], heap[s] = heap[s], heap[k]
+                k = s
+            out[m] = u
+            m += 1
+            for e in range(kstart[u], kstart[u + 1]):
+                c = kids[e]
+                indeg[c] -= 1
+                if indeg[c] == 0:
+                    k = size
+                    heap[k] = c
+                    size += 1
+                    while k > 0 and rank[heap[(k - 1) // 2]] > rank[heap[k]]:
+                        q = (k - 1) // 2
+                        heap[k], heap[q] = heap[q], heap[k]
+                        k = q
+        return out, m == n
+
+
 class NumbaKernels:
     """The queries of ordering-based search on ``fl``, compiled with numba.
 
@@ -269,6 +336,12 @@ class NumbaKernels:
         """ASOBS on ``order`` (flat family ids), or ``None`` when a node has no acceptable family."""
         choice, ok = _asobs_pass(*self._a, np.ascontiguousarray(order, dtype=np.int64))
         return choice if ok else None
+
+    def topological_order(self, choice: np.ndarray, rank: np.ndarray) -> np.ndarray | None:
+        """Parents-first order of the DAG ``choice``, ties to the lowest ``rank``; ``None`` on a cycle."""
+        out, ok = _topological_order(self.fl.pstart, self.fl.pidx, np.ascontiguousarray(choice, dtype=np.int64),
+                                     np.ascontiguousarray(rank, dtype=np.int64))
+        return out if ok else None
 
     def insertion_search(self, order: np.ndarray, choice: np.ndarray, rtol: float, max_visits: int,
                          state: np.ndarray) -> int:

@@ -118,6 +118,11 @@ class OrderSearch:
         """
         n = self.n
         rank = np.arange(n) if prefer is None else self.inverse(prefer)
+        if hasattr(self.kern, "topological_order"):  # the same order, compiled (a fifth of a restart's time)
+            out_nb = self.kern.topological_order(choice, rank)
+            if out_nb is None:
+                raise ValueError("the choice is not acyclic")
+            return out_nb
         kids: list[list[int]] = [[] for _ in range(n)]
         indeg = np.zeros(n, dtype=np.int64)
         for v in range(n):
