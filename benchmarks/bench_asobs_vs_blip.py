@@ -110,13 +110,26 @@ def run_blip(jkl: Path, table, T: float, seed: int, jobs: int, jar: str, tmp: Pa
     return {"score": score_of(table, parse_res(res, table.n)), "wall": time.perf_counter() - t0}
 
 
+def _commit() -> str:
+    """This checkout's commit (``+dirty`` when tracked files differ), to tie the figures to the code."""
+    here = Path(__file__).resolve().parent
+    try:
+        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here, capture_output=True, text=True,
+                             check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
+                               capture_output=True, text=True).stdout.strip()
+        return rev + ("+dirty" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
 def bench(data: Path, T: float, runs: int, jobs: int, table_time: float, jar: str) -> dict:
     from gobnilp_py.search.asobs import asobs_search
 
     table, took = table_for(data, table_time, jobs)
     asobs_search(table, n_orders=1, seed=0, n_jobs=1)          # compile the kernels (untimed)
     row: dict = {"data": data.stem, "n": table.n, "families": len(table), "time": T, "runs": runs, "jobs": jobs,
-                 "table_time": took, "load_before": os.getloadavg(), "ours": [], "blip": []}
+                 "table_time": took, "commit": _commit(), "load_before": os.getloadavg(), "ours": [], "blip": []}
     with tempfile.TemporaryDirectory(prefix="blipjkl-") as tmp:
         jkl = Path(tmp) / "t.jkl"
         blip_jkl(table, jkl)
@@ -152,7 +165,7 @@ def main(argv: list[str] | None = None) -> None:
     for net in args.networks:
         data = Path(args.data_dir) / f"{net}{args.rows}.csv"
         row = bench(data, args.time, args.runs, args.jobs, args.table_time, args.blip)
-        print(f"{row['data']}: n {row['n']}, {row['families']} families; median ours {row['median_ours']:.3f}, "
+        print(f"{row['data']} ({row['commit']}): n {row['n']}, {row['families']} families; median ours {row['median_ours']:.3f}, "
               f"BLIP {row['median_blip']:.3f}, median Δ {row['median_delta']:+.3f}; wins/losses/ties "
               f"{row['wins']}/{row['losses']}/{row['ties']}; load {row['load_before']} -> {row['load_after']}",
               flush=True)
