@@ -96,7 +96,7 @@ def run_ours(ds, total: float, share: float, jobs: int, seed: int, save_table: s
     parents = [table.families[v][k][0] for v, k in enumerate(run.chosen)]
     out = {"parents": parents, "time": elapsed, "time_selection": t_is, "families": len(table),
            "families_scored": table.meta["families_scored"], "orders": run.orders,
-           "table_score": run.score, "swaps": run.stats["swaps"], "backend": run.stats["backend"],
+           "table_score": run.score, "swaps": run.stats["swaps"], "backend": run.stats["kernels"],
            "mean_swap_gain": run.stats["mean_swap_gain"],
            "variables_exhausted": table.meta["variables_exhausted"]}
     if measure:
