@@ -66,7 +66,8 @@ BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
     Benchmark("asobs", "bench_asobs.py", "independence selection + ASOBS beside BLIP 0.9, every network scored by our "
               "exact BIC", "results/asobs-vs-blip-and-incumbent.md"),
     Benchmark("asobs-vs-blip", "bench_asobs_vs_blip.py", "ASOBS beside BLIP 0.9's solver.asobs on the same score "
-              "table at equal time: median of 5 seeds per bnlearn sample, wins/losses (restarts on n_jobs workers)"),
+              "table at equal time: median of 5 seeds per bnlearn sample, wins/losses (restarts on n_jobs workers)",
+              "results/asobs-vs-blip-same-table.md"),
     Benchmark("asobs-warmstart", "bench_asobs_warmstart.py", "the ASOBS incumbent inside the exact engines: ILP warm "
               "start, order-graph bound, lower_bound='auto' table sizes", "results/asobs-vs-blip-and-incumbent.md"),
     Benchmark("bdeu-atom-costs", "bench_correia14.py", "BDeu scoring with and without per-atom ml_ceiling costs "

@@ -225,9 +225,9 @@ class OrderSearch:
         swap search would have nothing left either.  Never lowers the score.
 
         Why: measured on independence-selection tables of bnlearn samples (alarm, hailfinder,
-        win95pts, pathfinder; 5 s, 3 seeds, one core), restarts ending with it reached scores 90 to
-        500 higher than swap-only restarts, in 5-25x fewer restarts, and all seeds met the same
-        network on three of the four (``benchmarks/bench_asobs_vs_blip.py``, docs/asobs.md).
+        win95pts, pathfinder; 5 s, 3 seeds, one core), restarts ending with it reached median scores
+        60 to 510 higher than swap-only restarts, in 8-50x fewer restarts, and the proven optimum of
+        the alarm table on every seed (docs/asobs.md, ``benchmarks/results/asobs-vs-blip-same-table.md``).
 
         Returns the new order, its OBS choice and the number of moves; ``deadline``
         (``time.perf_counter()``) is checked after every round of ``n`` visits, and the trajectory does
