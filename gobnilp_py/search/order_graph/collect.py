@@ -227,7 +227,8 @@ def order_graph_epsilon_set(table: ScoreTable, epsilon: float, *, max_networks: 
                             time_limit: float | None = None, memory_budget: int = DEFAULT_MEMORY_BUDGET,
                             progress: Callable[..., Any] | None = None,
                             stop: threading.Event | None = None,
-                            best_parents: BestParents | None = None) -> CollectResult:
+                            best_parents: BestParents | None = None,
+                            floor: float | None = None) -> CollectResult:
     """Every network of ``table`` with score ``>= OPT - epsilon`` (boundary kept, ``tol`` above), each once.
 
     Parameters
@@ -255,6 +256,12 @@ def order_graph_epsilon_set(table: ScoreTable, epsilon: float, *, max_networks: 
         :attr:`OrderGraphResult.best_parents <gobnilp_py.search.order_graph.frontier.OrderGraphResult.best_parents>`):
         used instead of building them again, which costs seconds from about
         24 variables.  Lookups of another table are ignored.
+    floor : float, optional
+        The membership threshold itself (``OPT - epsilon - tol`` of a larger
+        table), for one part of a split collection (:mod:`gobnilp_py.solve.split`):
+        the networks scoring ``>= floor`` are listed, whatever this table's own
+        optimum (there may be none: an empty, complete answer).  ``epsilon`` is
+        then not used.
 
     Returns
     -------
@@ -272,7 +279,8 @@ def order_graph_epsilon_set(table: ScoreTable, epsilon: float, *, max_networks: 
                                      or max_networks < 1):
         raise ScoreError(f"max_networks must be a positive integer or None, got {max_networks!r}")
     return _collect(table, eps=eps, k=None, max_networks=max_networks, time_limit=time_limit,
-                    memory_budget=memory_budget, progress=progress, stop=stop, best_parents=best_parents)
+                    memory_budget=memory_budget, progress=progress, stop=stop, best_parents=best_parents,
+                    floor=floor)
 
 
 def order_graph_kbest(table: ScoreTable, k: int, *, max_networks: int | None = None,
@@ -303,7 +311,8 @@ def order_graph_kbest(table: ScoreTable, k: int, *, max_networks: int | None = N
 
 def _collect(table: ScoreTable, *, eps: float | None, k: int | None, max_networks: int | None,
              time_limit: float | None, memory_budget: int, progress: Callable[..., Any] | None,
-             stop: threading.Event | None = None, best_parents: BestParents | None = None) -> CollectResult:
+             stop: threading.Event | None = None, best_parents: BestParents | None = None,
+             floor: float | None = None) -> CollectResult:
     t_start = time.perf_counter()
     n = table.n
     time_limit = _check_time_limit(time_limit)
@@ -348,7 +357,10 @@ def _collect(table: ScoreTable, *, eps: float | None, k: int | None, max_network
         state_budget = min(state_budget, int(ROOM_SHARE * room))
     searcher = _BestFirst(table, bp, g, slack, deadline, state_budget, progress, max_networks or k, stop)
     t0 = time.perf_counter()
-    if eps is not None:
+    if floor is not None:
+        # a part of a split collection: the threshold is the whole table's, fixed by the caller
+        status = searcher.run(fixed_threshold=floor - 2 * slack, k=None, cap=max_networks)
+    elif eps is not None:
         # prune below the membership threshold OPT - eps - tol, with OPT's float estimate and the slack
         status = searcher.run(fixed_threshold=gfull - eps - tol_est - 2 * slack, k=None, cap=max_networks)
     else:
@@ -363,7 +375,9 @@ def _collect(table: ScoreTable, *, eps: float | None, k: int | None, max_network
     entries = sorted(found, key=lambda e: (-e[0], tuple(names_key[v][c] for v, c in enumerate(e[1]))))
     opt = entries[0][0]
     tol = REL_TOL * max(1.0, abs(opt))
-    if eps is not None:
+    if floor is not None:
+        limit = floor
+    elif eps is not None:
         limit = opt - eps - tol
     else:
         kth = entries[min(k, len(entries)) - 1][0]
