@@ -1,0 +1,256 @@
+"""The ε-collection split into disjoint parts and run on Dask (``backend="dask"``, issue 42).
+
+* the split itself (no Dask): on small random tables the parts are disjoint and their union is exactly
+  the serial ε-set, for any number of parts (hypothesis);
+* the merge: a part cut short or lost labels the result incomplete with a threshold that holds;
+* on a LocalCluster of 2 workers: the answer on every dataset of the published-figure tests
+  (``test_published_counts.py``) gives the same bytes in every output file as the serial run (the
+  ``stats``, timings and counters that differ between any two runs, set aside);
+* a worker killed mid-run: the answer is complete (its part run again) or labelled incomplete with a
+  threshold that holds.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from datasets import dataset
+from random_problems import random_table
+from gobnilp_py import enumerate_networks, read_data, score
+from gobnilp_py.errors import ParameterError
+from gobnilp_py.output import writers
+from gobnilp_py.solve.split import LOST_REASON, PartResult, merge_parts, plan_split, run_part
+
+distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed (extra 'dask')")
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    """Two single-threaded workers in this process (the whole path: scatter, submit, gather, merge)."""
+    import dask
+
+    with dask.config.set({"temporary-directory": str(tmp_path_factory.mktemp("dask"))}), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                     dashboard_address=None) as cluster, distributed.Client(cluster) as c:
+        yield c
+
+
+@functools.cache
+def _table(name: str, score_name: str, bf: float):
+    return score(read_data(dataset(name), header=False), score=score_name, ess=1.0, bayes_factor=bf)
+
+
+def _outputs(cs) -> dict[str, str]:
+    """Every text file the command line writes for a collection (``stats`` set aside: see the module doc)."""
+    stats, cs.stats = cs.stats, {}
+    try:
+        return {"summary.json": writers.collection_json(cs), "networks.csv": writers.networks_csv(cs),
+                "networks.txt": writers.gobnilp_text(cs), "modelstrings.txt": writers.modelstrings(cs),
+                "arc_strength.csv": writers.arc_strength_csv(cs), "best_adjacency.csv": writers.adjacency_csv(cs)}
+    finally:
+        cs.stats = stats
+
+
+# (file, score, BF, method): every dataset of test_published_counts.py, the ILP on the BF 3 rows
+PUBLISHED = [
+    ("tic-tac-toe", "BIC", 3, "ordergraph"), ("wine", "BIC", 3, "ordergraph"), ("voting", "BIC", 3, "ordergraph"),
+    ("zoo", "BIC", 3, "ordergraph"), ("tic-tac-toe", "BIC", 150, "ordergraph"), ("wine", "BIC", 20, "ordergraph"),
+    ("voting", "BIC", 20, "ordergraph"), ("tic-tac-toe", "BDeu", 20, "ordergraph"),
+    ("tic-tac-toe", "BIC", 3, "ilp"), ("wine", "BIC", 3, "ilp"), ("voting", "BIC", 3, "ilp"),
+    pytest.param("zoo", "BIC", 3, "ilp", marks=pytest.mark.slow),     # 23 s: by DAG, the ILP meets 49 networks
+]
+
+
+@pytest.mark.parametrize("name, score_name, bf, method", PUBLISHED)
+def test_dask_outputs_are_the_serial_bytes(client, name, score_name, bf, method):
+    table = _table(name, score_name, bf)
+    serial = enumerate_networks(table, bayes_factor=bf, method=method, by="dag")
+    on_dask = enumerate_networks(table, bayes_factor=bf, method=method, by="auto", backend="dask", scheduler=client)
+    assert serial.complete and on_dask.complete
+    assert on_dask.stats["backend"] == "dask" and on_dask.stats["parts"] >= 2 and on_dask.stats["by"] == "dag"
+    assert len(on_dask) == len(serial) > 0
+    assert _outputs(on_dask) == _outputs(serial)
+
+
+def test_dask_from_data_scores_on_the_same_cluster(client):
+    data = read_data(dataset("wine"), header=False)
+    serial = enumerate_networks(data, bayes_factor=3, method="ordergraph")
+    on_dask = enumerate_networks(data, bayes_factor=3, method="ordergraph", backend="dask", scheduler=client)
+    assert _outputs(on_dask) == _outputs(serial)
+
+
+def test_by_class_is_refused_on_dask_in_one_line(client):
+    with pytest.raises(ParameterError, match='by "class" does not run on backend "dask"') as err:
+        enumerate_networks(_table("wine", "BIC", 3), bayes_factor=3, by="class", backend="dask", scheduler=client)
+    assert "\n" not in str(err.value)
+
+
+def test_time_limit_is_global_on_dask(client):
+    """A deadline that cannot be met: the call returns near it, labelled with a threshold that holds."""
+    table = _table("wine", "BIC", 20)
+    full = enumerate_networks(table, bayes_factor=20, method="ordergraph")    # the same set, faster
+    t0 = time.perf_counter()
+    cut = enumerate_networks(table, bayes_factor=20, method="ilp", by="dag", time_limit=2.0, backend="dask",
+                             scheduler=client)
+    elapsed = time.perf_counter() - t0
+    assert elapsed < 2.0 + 8.0, elapsed
+    _check_labelled(cut, full)
+
+
+def _check_labelled(cut, full) -> None:
+    """``cut`` is ``full`` or an incomplete prefix: every member of ``full`` scoring >= its threshold is listed."""
+    listed = {n.key for n in cut}
+    assert listed <= {n.key for n in full}
+    if cut.complete:
+        assert [n.key for n in cut] == [n.key for n in full]
+        return
+    assert cut.reason is not None and cut.threshold is not None
+    assert all(n.key in listed for n in full if n.score >= cut.threshold)
+
+
+# ---------------------------------------------------------------------- the split, without Dask
+def _serial_set(table, eps, method):
+    cs = enumerate_networks(table, epsilon=eps, method=method, by="dag", max_networks=None)
+    return cs
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 5), eps=st.floats(0.0, 6.0), n_parts=st.integers(1, 6),
+       ties=st.booleans())
+def test_split_union_is_the_serial_set(seed, n, eps, n_parts, ties):
+    table = random_table(np.random.default_rng(seed), n, ties=ties, density=0.5)
+    serial = _serial_set(table, eps, "ordergraph")
+    opt = serial.opt
+    floor = opt - eps - serial.tolerance
+    parts = plan_split(table, floor, n_parts)
+    assert 1 <= len(parts) <= n_parts
+    v = parts[0].var
+    seen = [j for p in parts for j in p.rows]
+    assert len(seen) == len(set(seen))            # every row of v in at most one part
+    got = []
+    results = {}
+    for p in parts:
+        r = run_part(table, p, method="ordergraph", opt=opt, epsilon=eps, max_networks=None, deadline=None,
+                     options={})
+        assert r.reason is None
+        assert all(chosen[v] in p.rows for _, chosen in r.entries)     # the part's networks are its own
+        got.extend(chosen for _, chosen in r.entries)
+        results[p.index] = r
+    assert len(got) == len(set(got))                # disjoint
+    fams = table.families
+    keys = {tuple(fams[u][c][0] for u, c in enumerate(ch)) for ch in got}
+    assert keys == {n.key for n in serial}          # the union is the whole set
+    col = merge_parts(parts, results, {}, opt=opt, epsilon=eps, max_networks=None)
+    assert col.reason is None and len(col.entries) == len(serial)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(3, 4), eps=st.floats(0.0, 4.0), n_parts=st.integers(2, 4))
+def test_split_union_with_the_ilp(seed, n, eps, n_parts):
+    pytest.importorskip("pyscipopt")
+    table = random_table(np.random.default_rng(seed), n, density=0.5)
+    serial = _serial_set(table, eps, "ordergraph")
+    parts = plan_split(table, serial.opt - eps - serial.tolerance, n_parts)
+    got = []
+    for p in parts:
+        r = run_part(table, p, method="ilp", opt=serial.opt, epsilon=eps, max_networks=None, deadline=None,
+                     options={})
+        assert r.reason is None
+        got.extend(chosen for _, chosen in r.entries)
+    fams = table.families
+    assert len(got) == len(set(got))
+    assert {tuple(fams[u][c][0] for u, c in enumerate(ch)) for ch in got} == {n.key for n in serial}
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), eps=st.floats(0.5, 6.0), lose=st.integers(0, 5),
+       cap=st.one_of(st.none(), st.integers(1, 30)))
+def test_a_lost_or_cut_part_leaves_a_threshold_that_holds(seed, eps, lose, cap):
+    """Merging without one part (lost with its worker) or with a network cap: incomplete, certified."""
+    table = random_table(np.random.default_rng(seed), 5, density=0.5)
+    serial = _serial_set(table, eps, "ordergraph")
+    opt = serial.opt
+    parts = plan_split(table, opt - eps - serial.tolerance, 3)
+    results = {p.index: run_part(table, p, method="ordergraph", opt=opt, epsilon=eps, max_networks=cap,
+                                 deadline=None, options={}) for p in parts}
+    lost = {lose: LOST_REASON} if lose < len(parts) else {}
+    for i in lost:
+        del results[i]
+    col = merge_parts(parts, results, lost, opt=opt, epsilon=eps, max_networks=cap)
+    fams = table.families
+    listed = {tuple(fams[u][c][0] for u, c in enumerate(ch)) for _, ch in col.entries}
+    members = {n.key: n.score for n in serial}
+    assert listed <= set(members)
+    if col.reason is None:
+        assert listed == set(members)
+    else:
+        assert col.threshold is not None
+        assert all(k in listed for k, sc in members.items() if sc >= col.threshold)
+        if lost:
+            assert col.reason == LOST_REASON
+    if cap is not None:
+        assert len(col.entries) <= cap
+
+
+def test_merge_order_does_not_depend_on_which_part_came_back_first():
+    table = random_table(np.random.default_rng(7), 5, density=0.6)
+    eps = 5.0
+    serial = _serial_set(table, eps, "ordergraph")
+    parts = plan_split(table, serial.opt - eps - serial.tolerance, 4)
+    res = [run_part(table, p, method="ordergraph", opt=serial.opt, epsilon=eps, max_networks=None, deadline=None,
+                    options={}) for p in parts]
+    one = merge_parts(parts, {r.index: r for r in res}, {}, opt=serial.opt, epsilon=eps, max_networks=None)
+    two = merge_parts(parts, {r.index: r for r in reversed(res)}, {}, opt=serial.opt, epsilon=eps,
+                      max_networks=None)
+    assert one.entries == two.entries
+
+
+def test_a_part_past_the_deadline_is_cut_not_run():
+    table = random_table(np.random.default_rng(3), 4)
+    part = plan_split(table, -math.inf, 2)[0]
+    r = run_part(table, part, method="ordergraph", opt=0.0, epsilon=1.0, max_networks=None,
+                 deadline=time.time() - 1, options={})
+    assert isinstance(r, PartResult) and r.reason == "time_limit" and r.entries == []
+
+
+# ---------------------------------------------------------------------- a worker killed mid-run
+@pytest.mark.slow
+@pytest.mark.parametrize("allowed_failures", [3, 0])
+def test_a_worker_killed_mid_run(tmp_path, allowed_failures):
+    """Worker processes (a nanny each): kill one while the parts run.  With the scheduler's default
+    ``allowed-failures`` its part runs again (complete, the serial answer); with 0 the part is lost and
+    the answer is labelled incomplete (``worker_lost``) with a threshold that holds."""
+    import dask
+
+    table = _table("wine", "BIC", 20)
+    full = enumerate_networks(table, bayes_factor=20, method="ordergraph")    # the same set, faster
+    with dask.config.set({"temporary-directory": str(tmp_path),
+                          "distributed.scheduler.allowed-failures": allowed_failures}), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                     dashboard_address=None) as cluster, distributed.Client(cluster) as c:
+        pids = list(c.run(os.getpid).values())
+        killed: list[int] = []
+
+        def kill_one_soon(*args, **info):
+            if info.get("stage") == "collection" and not killed:
+                killed.append(pids[0])
+                threading.Timer(1.0, os.kill, (pids[0], signal.SIGKILL)).start()
+
+        cs = enumerate_networks(table, bayes_factor=20, method="ilp", by="dag", backend="dask", scheduler=c,
+                                progress=kill_one_soon)
+    assert killed
+    _check_labelled(cs, full)
+    if allowed_failures > 0:
+        assert cs.complete and _outputs(cs) == _outputs(full)
+    elif not cs.complete:
+        assert cs.reason == LOST_REASON and cs.stats["parts_lost"] >= 1
