@@ -251,6 +251,6 @@ def test_a_worker_killed_mid_run(tmp_path, allowed_failures):
     assert killed
     _check_labelled(cs, full)
     if allowed_failures > 0:
-        assert cs.complete and _outputs(cs) == _outputs(full)
-    elif not cs.complete:
-        assert cs.reason == LOST_REASON and cs.stats["parts_lost"] >= 1
+        assert cs.complete and [n.score for n in cs] == [n.score for n in full]
+    else:  # the part running on the killed worker is lost for good (each part runs for seconds)
+        assert not cs.complete and cs.reason == LOST_REASON and cs.stats["parts_lost"] >= 1
