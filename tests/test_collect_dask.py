@@ -27,7 +27,6 @@ from hypothesis import strategies as st
 from datasets import dataset
 from random_problems import random_table
 from gobnilp_py import enumerate_networks, read_data, score
-from gobnilp_py.errors import ParameterError
 from gobnilp_py.output import writers
 from gobnilp_py.solve.split import LOST_REASON, PartResult, merge_parts, plan_split, run_part
 
@@ -75,7 +74,9 @@ PUBLISHED = [
 def test_dask_outputs_are_the_serial_bytes(client, name, score_name, bf, method):
     table = _table(name, score_name, bf)
     serial = enumerate_networks(table, bayes_factor=bf, method=method, by="dag")
-    on_dask = enumerate_networks(table, bayes_factor=bf, method=method, by="auto", backend="dask", scheduler=client)
+    # by "auto" is "dag" for the order graph; the ILP's "auto" collects by class, in-process (tested below)
+    on_dask = enumerate_networks(table, bayes_factor=bf, method=method, by="dag" if method == "ilp" else "auto",
+                                 backend="dask", scheduler=client)
     assert serial.complete and on_dask.complete
     assert on_dask.stats["backend"] == "dask" and on_dask.stats["parts"] >= 2 and on_dask.stats["by"] == "dag"
     assert len(on_dask) == len(serial) > 0
@@ -89,10 +90,16 @@ def test_dask_from_data_scores_on_the_same_cluster(client):
     assert _outputs(on_dask) == _outputs(serial)
 
 
-def test_by_class_is_refused_on_dask_in_one_line(client):
-    with pytest.raises(ParameterError, match='by "class" does not run on backend "dask"') as err:
-        enumerate_networks(_table("wine", "BIC", 3), bayes_factor=3, by="class", backend="dask", scheduler=client)
-    assert "\n" not in str(err.value)
+@pytest.mark.parametrize("by", ["class", "auto"])
+def test_by_class_runs_in_process_with_dask(client, by):
+    """A class collection is not split (split.py says why): same answer as serially, and it says so."""
+    pytest.importorskip("pyscipopt")
+    table = _table("wine", "BIC", 3)
+    serial = enumerate_networks(table, bayes_factor=3, method="ilp", by=by)
+    on_dask = enumerate_networks(table, bayes_factor=3, method="ilp", by=by, backend="dask", scheduler=client)
+    assert on_dask.stats["by"] == "class" and "in-process" in on_dask.stats["collection_split"]
+    assert "parts" not in on_dask.stats
+    assert _outputs(on_dask) == _outputs(serial)
 
 
 def test_time_limit_is_global_on_dask(client):

@@ -178,10 +178,6 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
         return _collect_from(data_or_table, eps=eps, method=method, by=by, max_networks=max_networks, budget=budget,
                              constraints=constraints, given_options=given_options, scoring_options=scoring_options,
                              progress=progress, verify=verify, memory_budget=memory_budget, t_start=t_start)
-    if by == "class":
-        raise ParameterError('by "class" does not run on backend "dask": a class has members with different '
-                             'parent sets for every variable, so the split by parent set would meet it in several '
-                             'parts (docs/enumeration.md); use by "dag" or "auto"')
     from .dask_collect import dask_client
 
     from .inputs import is_table_input
@@ -192,7 +188,7 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
             scoring_options = {k: v for k, v in scoring_options.items() if k not in ("backend", "scheduler")}
         else:
             scoring_options = {**scoring_options, "scheduler": client}
-        return _collect_from(data_or_table, eps=eps, method=method, by="dag", max_networks=max_networks,
+        return _collect_from(data_or_table, eps=eps, method=method, by=by, max_networks=max_networks,
                              budget=budget, constraints=constraints, given_options=given_options,
                              scoring_options=scoring_options, progress=progress,
                              verify=verify, memory_budget=memory_budget, t_start=t_start, client=client)
@@ -203,8 +199,9 @@ def _collect_from(data_or_table: Any, *, eps: float, method: str, by: str, max_n
                   verify: bool, memory_budget: int | None, t_start: float, client: Any = None) -> CredibleSet:
     """The collection after the request's checks: score or check the table, OPT, collect, label.
 
-    With ``client`` (``backend="dask"``) the collection is split into disjoint parts run on that Dask
-    cluster (:mod:`.dask_collect`), by DAG; everything else is the same code as the serial run.
+    With ``client`` (``backend="dask"``) a collection by DAG is split into disjoint parts run on that
+    Dask cluster (:mod:`.dask_collect`); one by class runs here, as serially (:mod:`.split` says why).
+    Everything else is the same code as the serial run.
     """
     cons = as_constraints(constraints)
     table, info = acquire_table(data_or_table, epsilon=eps, constraints=cons, scoring_options=scoring_options,
@@ -260,7 +257,9 @@ def _collect_from(data_or_table: Any, *, eps: float, method: str, by: str, max_n
         search_time = max(remaining - listing_reserve(remaining, max_networks, budget.per_network,
                                                       by_class=by_class), 1e-6)
     _stage(progress, "collection", m.name)
-    if client is not None:
+    if client is not None and by_class:
+        stats["collection_split"] = "no: a collection by class runs in-process (docs/enumeration.md)"
+    if client is not None and not by_class:
         from .dask_collect import collect_on_dask
 
         col = collect_on_dask(client, searched, method=m.name, opt=opt, epsilon=eps, constraints=row_cons,
