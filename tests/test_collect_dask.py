@@ -78,7 +78,8 @@ def test_dask_outputs_are_the_serial_bytes(client, name, score_name, bf, method)
     on_dask = enumerate_networks(table, bayes_factor=bf, method=method, by="dag" if method == "ilp" else "auto",
                                  backend="dask", scheduler=client)
     assert serial.complete and on_dask.complete
-    assert on_dask.stats["backend"] == "dask" and on_dask.stats["parts"] >= 2 and on_dask.stats["by"] == "dag"
+    assert on_dask.stats["collection_backend"] == "dask" and on_dask.stats["by"] == "dag"
+    assert on_dask.stats["parts"] >= 2 and on_dask.stats["parts_lost"] == 0
     assert len(on_dask) == len(serial) > 0
     assert _outputs(on_dask) == _outputs(serial)
 

@@ -130,7 +130,8 @@ def collect_on_dask(client: Any, table: ScoreTable, *, method: str, opt: float, 
             lost[i] = "interrupted" if interrupted else "time_limit"
     client.cancel([f for i, f in futures.items() if i in lost])
     col = merge_parts(parts, results, lost, opt=opt, epsilon=epsilon, max_networks=max_networks)
-    col.stats.update({"backend": "dask", "workers": _n_workers(client), "time_split": time.perf_counter() - t0})
+    col.stats.update({"collection_backend": "dask", "workers": _n_workers(client),
+                      "time_split": time.perf_counter() - t0})
     return col
 
 
