@@ -132,34 +132,59 @@ def _serial_set(table, eps, method):
     return cs
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 5), eps=st.floats(0.0, 6.0), n_parts=st.integers(1, 6),
-       ties=st.booleans())
-def test_split_union_is_the_serial_set(seed, n, eps, n_parts, ties):
+       ties=st.booleans(), split=st.sampled_from(["root", "rows"]), open_per_part=st.sampled_from([1, 2, 64]))
+def test_split_union_is_the_serial_set(seed, n, eps, n_parts, ties, split, open_per_part):
+    """Both splits (the order graph's search tree, any engine's parent sets of one variable) on the order graph:
+    disjoint parts whose union is the serial set.  ``open_per_part`` moves where the tree split ends its shared
+    prefix (64: these small searches never leave it, and the parts deal its networks in turn)."""
+    from gobnilp_py.search.order_graph import collect as og
+
     table = random_table(np.random.default_rng(seed), n, ties=ties, density=0.5)
     serial = _serial_set(table, eps, "ordergraph")
     opt = serial.opt
     floor = opt - eps - serial.tolerance
-    parts = plan_split(table, floor, n_parts)
+    parts = plan_split(table, floor, n_parts, "ordergraph" if split == "root" else "ilp")
     assert 1 <= len(parts) <= n_parts
     v = parts[0].var
     seen = [j for p in parts for j in p.rows]
     assert len(seen) == len(set(seen))            # every row of v in at most one part
     got = []
     results = {}
-    for p in parts:
-        r = run_part(table, p, method="ordergraph", opt=opt, epsilon=eps, max_networks=None, deadline=None,
-                     options={})
-        assert r.reason is None
-        assert all(chosen[v] in p.rows for _, chosen in r.entries)     # the part's networks are its own
-        got.extend(chosen for _, chosen in r.entries)
-        results[p.index] = r
+    old = og.SPLIT_OPEN_PER_PART
+    og.SPLIT_OPEN_PER_PART = open_per_part
+    try:
+        for p in parts:
+            r = run_part(table, p, method="ordergraph", opt=opt, epsilon=eps, max_networks=None, deadline=None,
+                         options={})
+            assert r.reason is None
+            if p.root is None:
+                assert all(chosen[v] in p.rows for _, chosen in r.entries)     # the part's networks are its own
+            got.extend(chosen for _, chosen in r.entries)
+            results[p.index] = r
+    finally:
+        og.SPLIT_OPEN_PER_PART = old
     assert len(got) == len(set(got))                # disjoint
     fams = table.families
     keys = {tuple(fams[u][c][0] for u, c in enumerate(ch)) for ch in got}
     assert keys == {n.key for n in serial}          # the union is the whole set
     col = merge_parts(parts, results, {}, opt=opt, epsilon=eps, max_networks=None)
     assert col.reason is None and len(col.entries) == len(serial)
+
+
+def test_the_tree_split_searches_no_state_twice():
+    """Past the shared prefix the parts' states are the serial search's: on wine at BF 20 the parts expand
+    the serial count plus at most the prefix once more per part (the row split expanded 1.9x at 2 parts)."""
+    table = _table("wine", "BIC", 20)
+    serial = enumerate_networks(table, bayes_factor=20, method="ordergraph")
+    eps = math.log(20)
+    parts = plan_split(table, serial.opt - eps - serial.tolerance, 4, "ordergraph")
+    res = [run_part(table, p, method="ordergraph", opt=serial.opt, epsilon=eps, max_networks=None, deadline=None,
+                    options={}) for p in parts]
+    expanded = sum(r.stats["states_expanded"] for r in res)
+    assert serial.stats["states_expanded"] <= expanded <= serial.stats["states_expanded"] * 1.01
+    assert sorted(len(r.entries) for r in res)[0] > 0    # every part has work
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -182,13 +207,13 @@ def test_split_union_with_the_ilp(seed, n, eps, n_parts):
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), eps=st.floats(0.5, 6.0), lose=st.integers(0, 5),
-       cap=st.one_of(st.none(), st.integers(1, 30)))
-def test_a_lost_or_cut_part_leaves_a_threshold_that_holds(seed, eps, lose, cap):
+       cap=st.one_of(st.none(), st.integers(1, 30)), method=st.sampled_from(["ordergraph", "ilp"]))
+def test_a_lost_or_cut_part_leaves_a_threshold_that_holds(seed, eps, lose, cap, method):
     """Merging without one part (lost with its worker) or with a network cap: incomplete, certified."""
     table = random_table(np.random.default_rng(seed), 5, density=0.5)
     serial = _serial_set(table, eps, "ordergraph")
     opt = serial.opt
-    parts = plan_split(table, opt - eps - serial.tolerance, 3)
+    parts = plan_split(table, opt - eps - serial.tolerance, 3, method)     # the tree split, or the row split
     results = {p.index: run_part(table, p, method="ordergraph", opt=opt, epsilon=eps, max_networks=cap,
                                  deadline=None, options={}) for p in parts}
     lost = {lose: LOST_REASON} if lose < len(parts) else {}

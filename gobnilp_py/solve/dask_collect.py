@@ -98,7 +98,7 @@ def collect_on_dask(client: Any, table: ScoreTable, *, method: str, opt: float, 
     tol = 1e-9 * max(1.0, abs(opt))
     if n_parts is None:
         n_parts = PARTS_PER_WORKER * _n_workers(client)
-    parts = plan_split(table, opt - epsilon - tol, n_parts)
+    parts = plan_split(table, opt - epsilon - tol, n_parts, method)
     deadline_wall = None if time_limit is None else time.time() + time_limit
     remote = client.scatter(table, broadcast=True, hash=False)
     tag = uuid.uuid4().hex[:8]

@@ -46,7 +46,7 @@ from ..scoring.table import ScoreTable
 from ..search.results import Collection
 
 __all__ = ["Part", "PartResult", "plan_split", "part_table", "run_part", "merge_parts", "BOUND_SLACK",
-           "LOST_REASON"]
+           "LOST_REASON", "ROOT_SPLIT_METHODS"]
 
 #: Relative slack of the row bound (far above the rounding of a sum of local scores, 1e-16 relative each).
 BOUND_SLACK = 1e-7
@@ -58,15 +58,21 @@ LOST_REASON = "worker_lost"
 _REASON_ORDER = ("interrupted", LOST_REASON, "time_limit", "memory_limit", "max_networks")
 
 
+#: Methods whose search tree is split at its root instead of by a variable's rows (see the module doc).
+ROOT_SPLIT_METHODS = frozenset({"ordergraph"})
+
+
 @dataclass(frozen=True)
 class Part:
-    """One subproblem: ``var``'s rows restricted to ``rows`` (positions in the whole table, best first)."""
+    """One subproblem: ``var``'s rows restricted to ``rows`` (positions in the whole table, best first),
+    or, with ``root`` ``(i, k)``, the whole table with part ``i`` of ``k`` of the search tree."""
 
     index: int
     var: int
     rows: tuple[int, ...]
     #: No network of the part scores above this (the row bound of its best row).
     ceiling: float
+    root: tuple[int, int] | None = None
 
 
 @dataclass
@@ -86,14 +92,18 @@ def _slack(table: ScoreTable) -> float:
     return BOUND_SLACK * max(1.0, math.fsum(max(abs(sc) for _, sc in rows) for rows in table.families))
 
 
-def plan_split(table: ScoreTable, floor: float, n_parts: int) -> list[Part]:
+def plan_split(table: ScoreTable, floor: float, n_parts: int, method: str = "ilp") -> list[Part]:
     """The parts of the collection of ``table`` above ``floor``: at most ``n_parts``, disjoint, covering it.
 
-    One part (the whole table) when no variable has two rows that can reach ``floor``.
+    A method of :data:`ROOT_SPLIT_METHODS` gets ``n_parts`` parts of its search tree; any other, parts of
+    one variable's rows: one part (the whole table) when no variable has two rows that can reach ``floor``.
     """
     best = [rows[0][1] for rows in table.families]      # rows are stored best first
     total = math.fsum(best)
     slack = _slack(table)
+    if method in ROOT_SPLIT_METHODS:
+        k = max(1, int(n_parts))
+        return [Part(i, -1, (), total + slack, (i, k)) for i in range(k)]
     surviving: list[list[int]] = []
     for v, rows in enumerate(table.families):
         rest = total - best[v]
@@ -131,8 +141,14 @@ def run_part(table: ScoreTable, part: Part, *, method: str, opt: float, epsilon:
     left = None if deadline is None else deadline - time.time()
     if left is not None and left <= 0:
         return PartResult(part.index, [], "time_limit", None, stats={"parts_started_late": 1})
-    sub = part_table(table, part)
     engine = engine_module(get_method(method))
+    if part.root is not None:
+        col = engine.epsilon_set(table, opt=opt, epsilon=epsilon, constraints=constraints, max_networks=max_networks,
+                                 time_limit=left, subproblem=True, root_part=part.root, **options)
+        entries = [(sc, tuple(chosen)) for sc, chosen in col.entries]
+        return PartResult(part.index, entries, col.reason, col.threshold, col.near_boundary, col.opt,
+                          dict(col.stats))
+    sub = part_table(table, part)
     col = engine.epsilon_set(sub, opt=opt, epsilon=epsilon, constraints=constraints, max_networks=max_networks,
                              time_limit=left, subproblem=True, **options)
     back = part.rows
@@ -191,6 +207,8 @@ def merge_parts(parts: list[Part], results: dict[int, PartResult], lost: dict[in
         entries = entries[:max_networks]
         reason = reason or "max_networks"
         threshold = max(threshold if threshold is not None else -math.inf, first_left + tol, limit)
-    stats.update({"parts": len(parts), "parts_lost": len(lost), "split_variable": parts[0].var if parts else None})
+    root = bool(parts) and parts[0].root is not None
+    stats.update({"parts": len(parts), "parts_lost": len(lost),
+                  "split": "search tree at its root" if root else f"parent sets of {parts[0].var}" if parts else None})
     return Collection(entries, reason, near_boundary=near, threshold=threshold if reason is not None else None,
                       opt=new_opt, stats=stats)
