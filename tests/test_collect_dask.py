@@ -287,3 +287,35 @@ def test_a_worker_killed_mid_run(tmp_path, allowed_failures):
         assert cs.complete and [n.score for n in cs] == [n.score for n in full]
     else:  # the part running on the killed worker is lost for good (each part runs for seconds)
         assert not cs.complete and cs.reason == LOST_REASON and cs.stats["parts_lost"] >= 1
+
+
+# ---------------------------------------------------------------------- the command line
+def test_cli_enumerate_on_dask_writes_the_serial_files(client, tmp_path, capsys):
+    """``gobnilp-py enumerate --backend dask --scheduler ADDRESS -o DIR``: every file the serial run writes, the
+    same bytes (``summary.json`` compared without its ``stats``); the stdout lines the same too."""
+    import json
+
+    from gobnilp_py.cli import main
+
+    csv = dataset("wine")
+    runs = {}
+    for name, extra in (("serial", []), ("dask", ["--backend", "dask", "--scheduler", client.scheduler.address])):
+        out = tmp_path / name
+        code = main(["enumerate", str(csv), "--no-header", "--bf", "20", "--method", "ordergraph", "-o", str(out),
+                     *extra])
+        stdout = capsys.readouterr().out
+        assert code == 0, stdout
+        runs[name] = (out, stdout)
+    (a, out_a), (b, out_b) = runs["serial"], runs["dask"]
+    assert sorted(p.name for p in a.iterdir()) == sorted(p.name for p in b.iterdir())
+    for p in sorted(a.iterdir()):
+        if p.suffix == ".png":   # pictures: drawn from the same networks (their bytes carry renderer metadata)
+            continue
+        if p.name in ("summary.json", "result.json"):
+            da, db = json.loads(p.read_text()), json.loads((b / p.name).read_text())
+            assert db.pop("stats")["collection_backend"] == "dask"
+            da.pop("stats")
+            assert da == db, p.name
+        else:
+            assert p.read_bytes() == (b / p.name).read_bytes(), p.name
+    assert [ln for ln in out_a.splitlines() if "s)" not in ln] == [ln for ln in out_b.splitlines() if "s)" not in ln]
