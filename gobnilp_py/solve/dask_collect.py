@@ -34,7 +34,7 @@ from .._interrupt import interruptible
 from ..errors import ParameterError
 from ..scoring.table import ScoreTable
 from ..search.results import Collection
-from .split import LOST_REASON, PartResult, merge_parts, plan_split, run_part
+from .split import LOST_REASON, PartResult, merge_parts, plan_split, run_part, top_k
 
 __all__ = ["dask_client", "collect_on_dask", "PARTS_PER_WORKER", "RETURN_GRACE"]
 
@@ -92,8 +92,10 @@ def _n_workers(client: Any) -> int:
 
 def collect_on_dask(client: Any, table: ScoreTable, *, method: str, opt: float, epsilon: float,
                     max_networks: int | None, time_limit: float | None, options: dict[str, Any],
-                    constraints: Any = None, n_parts: int | None = None) -> Collection:
-    """Every network of ``table`` scoring ``>= opt - epsilon - tol``, its parts collected on ``client``'s workers."""
+                    constraints: Any = None, n_parts: int | None = None, k: int | None = None) -> Collection:
+    """Every network of ``table`` scoring ``>= opt - epsilon - tol``, its parts collected on ``client``'s workers;
+    with ``k``, the ``k`` best networks and every network tied with the k-th, all within ``epsilon`` (the
+    certified gap of the k-th best; ``inf`` when unknown) of OPT."""
     t0 = time.perf_counter()
     tol = 1e-9 * max(1.0, abs(opt))
     if n_parts is None:
@@ -104,7 +106,8 @@ def collect_on_dask(client: Any, table: ScoreTable, *, method: str, opt: float, 
     tag = uuid.uuid4().hex[:8]
     futures = {p.index: client.submit(run_part, remote, p, method=method, opt=opt, epsilon=epsilon,
                                       max_networks=max_networks, deadline=deadline_wall, options=options,
-                                      constraints=constraints, pure=False, key=f"gobnilp-part-{tag}-{p.index}")
+                                      constraints=constraints, k=k, pure=False,
+                                      key=f"gobnilp-part-{tag}-{p.index}")
                for p in parts}
     stop = threading.Event()
     results: dict[int, PartResult] = {}
@@ -130,6 +133,8 @@ def collect_on_dask(client: Any, table: ScoreTable, *, method: str, opt: float, 
             lost[i] = "interrupted" if interrupted else "time_limit"
     client.cancel([f for i, f in futures.items() if i in lost])
     col = merge_parts(parts, results, lost, opt=opt, epsilon=epsilon, max_networks=max_networks)
+    if k is not None:
+        col = top_k(col, k, opt)
     col.stats.update({"collection_backend": "dask", "workers": _n_workers(client),
                       "time_split": time.perf_counter() - t0})
     return col

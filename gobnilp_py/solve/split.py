@@ -45,7 +45,7 @@ from .._tolerance import REL_TOL
 from ..scoring.table import ScoreTable
 from ..search.results import Collection
 
-__all__ = ["Part", "PartResult", "plan_split", "part_table", "run_part", "merge_parts", "BOUND_SLACK",
+__all__ = ["Part", "PartResult", "plan_split", "part_table", "run_part", "merge_parts", "top_k", "BOUND_SLACK",
            "LOST_REASON", "ROOT_SPLIT_METHODS"]
 
 #: Relative slack of the row bound (far above the rounding of a sum of local scores, 1e-16 relative each).
@@ -130,8 +130,11 @@ def part_table(table: ScoreTable, part: Part) -> ScoreTable:
 
 
 def run_part(table: ScoreTable, part: Part, *, method: str, opt: float, epsilon: float, max_networks: int | None,
-             deadline: float | None, options: dict[str, Any], constraints: Any = None) -> PartResult:
-    """Collect one part (on a worker): every network of the part scoring ``>= OPT - ε - tol``.
+             deadline: float | None, options: dict[str, Any], constraints: Any = None,
+             k: int | None = None) -> PartResult:
+    """Collect one part (on a worker): every network of the part scoring ``>= OPT - ε - tol``; with ``k``, the
+    part's ``k`` best and every network tied with its k-th, within ``ε`` (the certified gap of the whole
+    table's k-th best, ``inf`` when unknown) of OPT.
 
     ``deadline`` is a wall-clock time (:func:`time.time`, comparable across the processes and machines
     of a cluster, unlike :func:`time.perf_counter`): the part gets what is left of it when it starts.
@@ -142,15 +145,21 @@ def run_part(table: ScoreTable, part: Part, *, method: str, opt: float, epsilon:
     if left is not None and left <= 0:
         return PartResult(part.index, [], "time_limit", None, stats={"parts_started_late": 1})
     engine = engine_module(get_method(method))
+    sub = table if part.root is not None else part_table(table, part)
+    where = {"root_part": part.root} if part.root is not None else {}
+    if k is not None:
+        # the ILP searches under OPT - ε and never widens: the whole table's k best lie within ε (certified),
+        # so a part with fewer than k there holds no more of them
+        hint = epsilon if math.isfinite(epsilon) else None
+        col = engine.kbest(sub, k=k, opt=opt, epsilon_hint=hint, constraints=constraints, time_limit=left,
+                           widen=False, **where, **options)
+    else:
+        col = engine.epsilon_set(sub, opt=opt, epsilon=epsilon, constraints=constraints,
+                                 max_networks=max_networks, time_limit=left, subproblem=True, **where, **options)
     if part.root is not None:
-        col = engine.epsilon_set(table, opt=opt, epsilon=epsilon, constraints=constraints, max_networks=max_networks,
-                                 time_limit=left, subproblem=True, root_part=part.root, **options)
         entries = [(sc, tuple(chosen)) for sc, chosen in col.entries]
         return PartResult(part.index, entries, col.reason, col.threshold, col.near_boundary, col.opt,
                           dict(col.stats))
-    sub = part_table(table, part)
-    col = engine.epsilon_set(sub, opt=opt, epsilon=epsilon, constraints=constraints, max_networks=max_networks,
-                             time_limit=left, subproblem=True, **options)
     back = part.rows
     v = part.var
     entries = []
@@ -212,3 +221,18 @@ def merge_parts(parts: list[Part], results: dict[int, PartResult], lost: dict[in
                   "split": "search tree at its root" if root else f"parent sets of {parts[0].var}" if parts else None})
     return Collection(entries, reason, near_boundary=near, threshold=threshold if reason is not None else None,
                       opt=new_opt, stats=stats)
+
+
+def top_k(col: Collection, k: int, opt: float) -> Collection:
+    """The merged k-best lists cut to the ``k`` best and every entry tied with the k-th, as one search gives.
+
+    Every part listed its own k best and their ties, so the union holds the whole table's ``k`` best and
+    every network tied with the k-th (a network tied with the k-th best of all that its part left out
+    would lie below ``k`` networks of that part, all better than the k-th best of all).
+    """
+    if len(col.entries) <= k:
+        return col
+    kth = sorted((sc for sc, _ in col.entries), reverse=True)[k - 1]
+    tol = REL_TOL * max(1.0, abs(opt))
+    col.entries = [e for e in col.entries if e[0] >= kth - tol]
+    return col

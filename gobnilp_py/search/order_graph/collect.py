@@ -304,12 +304,15 @@ def order_graph_kbest(table: ScoreTable, k: int, *, max_networks: int | None = N
                       time_limit: float | None = None, memory_budget: int = DEFAULT_MEMORY_BUDGET,
                       progress: Callable[..., Any] | None = None,
                       stop: threading.Event | None = None,
-                      best_parents: BestParents | None = None) -> CollectResult:
+                      best_parents: BestParents | None = None,
+                      root_part: tuple[int, int] | None = None) -> CollectResult:
     """The ``k`` best networks of ``table`` and every network tied with the k-th (within ``tol``), each once.
 
     Fewer than ``k`` are returned (complete) when the table admits fewer
     networks.  ``max_networks`` caps the output when ties are many; the other
-    parameters are as :func:`order_graph_epsilon_set`.
+    parameters are as :func:`order_graph_epsilon_set` (``root_part``: one part of a split search; its
+    k-th best bound also counts the networks of the shared prefix the other parts keep, which is safe:
+    the k-th best of some networks is at most the k-th best of all).
 
     Examples
     --------
@@ -323,7 +326,8 @@ def order_graph_kbest(table: ScoreTable, k: int, *, max_networks: int | None = N
                                      or max_networks < 1):
         raise ScoreError(f"max_networks must be a positive integer or None, got {max_networks!r}")
     return _collect(table, eps=None, k=k, max_networks=max_networks, time_limit=time_limit,
-                    memory_budget=memory_budget, progress=progress, stop=stop, best_parents=best_parents)
+                    memory_budget=memory_budget, progress=progress, stop=stop, best_parents=best_parents,
+                    root_part=root_part)
 
 
 def _collect(table: ScoreTable, *, eps: float | None, k: int | None, max_networks: int | None,
@@ -381,7 +385,8 @@ def _collect(table: ScoreTable, *, eps: float | None, k: int | None, max_network
         # prune below the membership threshold OPT - eps - tol, with OPT's float estimate and the slack
         status = searcher.run(fixed_threshold=gfull - eps - tol_est - 2 * slack, k=None, cap=max_networks)
     else:
-        status = searcher.run(fixed_threshold=-math.inf, k=k, cap=max_networks, tie_tol=tol_est + 2 * slack)
+        status = searcher.run(fixed_threshold=-math.inf, k=k, cap=max_networks, tie_tol=tol_est + 2 * slack,
+                              root_part=root_part)
     stats["time_search"] = time.perf_counter() - t0
     stats.update(searcher.stats())
     found = searcher.found
@@ -525,10 +530,6 @@ class _BestFirst:
                     self.progress("collecting", len(found), self.report_total, bound=-negpri,
                                   elapsed=time.perf_counter() - self.t0)
             if S == 0:
-                if split_at is not None:  # still in the prefix every part searches: the parts take its networks in turn
-                    prefix_found += 1
-                    if (prefix_found - 1) % n_parts != part_i:
-                        continue
                 chosen = [0] * n
                 node = rec
                 parts = []
@@ -537,14 +538,20 @@ class _BestFirst:
                     chosen[w] = j
                     parts.append(scores[w][j])
                 sc = math.fsum(parts)
-                found.append((sc, tuple(chosen)))
                 if k is not None:
+                    # in a split search's prefix every network counts here, so that the prefix stays the same in
+                    # every part (the k-th best of some networks is at most the k-th best of all: no loss)
                     if len(kbest) < k:
                         heapq.heappush(kbest, sc)
                     elif sc > kbest[0]:
                         heapq.heapreplace(kbest, sc)
                     if len(kbest) == k:
                         threshold = max(threshold, kbest[0] - tie_tol)
+                if split_at is not None:  # still in the prefix every part searches: the parts take its networks in turn
+                    prefix_found += 1
+                    if (prefix_found - 1) % n_parts != part_i:
+                        continue
+                found.append((sc, tuple(chosen)))
                 if cap is not None and len(found) >= cap and heap and -heap[0][0] >= threshold:
                     return "max_networks"
                 continue

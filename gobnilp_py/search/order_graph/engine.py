@@ -95,10 +95,12 @@ def epsilon_set(table: ScoreTable, *, opt: float, epsilon: float, max_networks: 
 
 
 def kbest(table: ScoreTable, *, k: int, time_limit: float | None = None, memory_budget: int | None = None,
-          progress: Any = None, reuse: Any = None, **_ignored: Any) -> Collection:
-    """The ``k`` best networks of ``table`` and every network tied with the k-th (``reuse``: as :func:`epsilon_set`)."""
+          progress: Any = None, reuse: Any = None, root_part: tuple[int, int] | None = None,
+          **_ignored: Any) -> Collection:
+    """The ``k`` best networks of ``table`` and every network tied with the k-th (``reuse``: as :func:`epsilon_set`;
+    ``root_part``: one part of a split search, :func:`~gobnilp_py.search.order_graph.collect.order_graph_kbest`)."""
     with _stoppable() as stop:
         r = order_graph_kbest(table, k, time_limit=time_limit, memory_budget=_budget(memory_budget),
-                              progress=progress, stop=stop, best_parents=_lookups(reuse))
+                              progress=progress, stop=stop, best_parents=_lookups(reuse), root_part=root_part)
     threshold = None if r.complete else (r.threshold if math.isfinite(r.threshold) else None)
     return Collection(list(r.entries), r.reason, threshold=threshold, stats=dict(r.stats))
