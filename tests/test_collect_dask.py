@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from datasets import dataset
 from random_problems import random_table
-from gobnilp_py import enumerate_networks, read_data, score
+from gobnilp_py import enumerate_networks, kbest, read_data, score
 from gobnilp_py.output import writers
 from gobnilp_py.solve.split import LOST_REASON, PartResult, merge_parts, plan_split, run_part
 
@@ -319,3 +319,41 @@ def test_cli_enumerate_on_dask_writes_the_serial_files(client, tmp_path, capsys)
         else:
             assert p.read_bytes() == (b / p.name).read_bytes(), p.name
     assert [ln for ln in out_a.splitlines() if "s)" not in ln] == [ln for ln in out_b.splitlines() if "s)" not in ln]
+
+
+# ---------------------------------------------------------------------- k best
+@pytest.mark.parametrize("name, score_name, method, k", [
+    ("tic-tac-toe", "BDeu", "ordergraph", 10), ("wine", "BIC", "ordergraph", 100), ("voting", "BIC", "ordergraph", 10),
+    pytest.param("voting", "BDeu", "ordergraph", 100, marks=pytest.mark.slow),     # 38 s: two scoring passes
+    ("zoo", "BIC", "ordergraph", 10), ("tic-tac-toe", "BDeu", "ilp", 10), ("wine", "BIC", "ilp", 7)])
+def test_dask_kbest_outputs_are_the_serial_bytes(client, name, score_name, method, k):
+    data = read_data(dataset(name), header=False)
+    serial = kbest(data, k, method=method, score=score_name)
+    on_dask = kbest(data, k, method=method, score=score_name, backend="dask", scheduler=client)
+    assert serial.complete and on_dask.complete and on_dask.stats["parts"] >= 2
+    assert _outputs(on_dask) == _outputs(serial)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 5), k=st.integers(1, 40), n_parts=st.integers(2, 5),
+       ties=st.booleans(), split=st.sampled_from(["root", "rows"]), open_per_part=st.sampled_from([1, 3, 64]))
+def test_split_kbest_is_the_serial_kbest(seed, n, k, n_parts, ties, split, open_per_part):
+    """The parts' k-best lists (no gap known: ε = inf) merged by top_k hold the serial k best and their ties."""
+    from gobnilp_py.search.order_graph import collect as og
+    from gobnilp_py.search.order_graph import engine as oge
+    from gobnilp_py.solve.split import top_k
+
+    table = random_table(np.random.default_rng(seed), n, ties=ties, density=0.5)
+    serial = oge.kbest(table, k=k)
+    opt = max(sc for sc, _ in serial.entries)
+    parts = plan_split(table, -math.inf, n_parts, "ordergraph" if split == "root" else "ilp")
+    old = og.SPLIT_OPEN_PER_PART
+    og.SPLIT_OPEN_PER_PART = open_per_part
+    try:
+        results = {p.index: run_part(table, p, method="ordergraph", opt=opt, epsilon=math.inf, max_networks=None,
+                                     deadline=None, options={}, k=k) for p in parts}
+    finally:
+        og.SPLIT_OPEN_PER_PART = old
+    col = top_k(merge_parts(parts, results, {}, opt=opt, epsilon=math.inf, max_networks=None), k, opt)
+    assert col.reason is None
+    assert sorted(col.entries) == sorted(serial.entries)
