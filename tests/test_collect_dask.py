@@ -357,3 +357,20 @@ def test_split_kbest_is_the_serial_kbest(seed, n, k, n_parts, ties, split, open_
     col = top_k(merge_parts(parts, results, {}, opt=opt, epsilon=math.inf, max_networks=None), k, opt)
     assert col.reason is None
     assert sorted(col.entries) == sorted(serial.entries)
+
+
+# ---------------------------------------------------------------------- the default cluster
+@pytest.mark.slow
+def test_default_is_a_local_cluster_of_worker_processes(tmp_path):
+    """``backend="dask"`` without ``scheduler``: a LocalCluster of worker processes, one per usable core,
+    started for the call and closed after it; data scored there too; the serial answer."""
+    import dask
+
+    from gobnilp_py.scoring.pool import usable_cores
+
+    data = read_data(dataset("voting"), header=False)
+    serial = enumerate_networks(data, bayes_factor=20, method="ordergraph")
+    with dask.config.set({"temporary-directory": str(tmp_path)}):
+        on_dask = enumerate_networks(data, bayes_factor=20, method="ordergraph", backend="dask")
+    assert on_dask.stats["workers"] == usable_cores() and on_dask.stats["collection_backend"] == "dask"
+    assert _outputs(on_dask) == _outputs(serial)
