@@ -179,7 +179,6 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
                              constraints=constraints, given_options=given_options, scoring_options=scoring_options,
                              progress=progress, verify=verify, memory_budget=memory_budget, t_start=t_start)
     from .dask_collect import dask_client
-
     from .inputs import is_table_input
 
     with dask_client(scoring_options.get("scheduler")) as client:
@@ -262,6 +261,7 @@ def _collect_from(data_or_table: Any, *, eps: float, method: str, by: str, max_n
     if client is not None and not by_class:
         from .dask_collect import collect_on_dask
 
+        sol.reuse = None  # the optimum's lookups stay here: each part builds its own on its worker
         col = collect_on_dask(client, searched, method=m.name, opt=opt, epsilon=eps, constraints=row_cons,
                               max_networks=max_networks, time_limit=search_time, options=opts)
     else:
