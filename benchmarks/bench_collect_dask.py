@@ -31,7 +31,7 @@ def main() -> None:
     ap.add_argument("--bf", type=float, default=150.0)
     ap.add_argument("--method", default="ordergraph")
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--parts", type=int, default=None, help="parts of the split (default: 2 per worker)")
+    ap.add_argument("--parts", type=int, default=None, help="parts of the split (default: dask_collect's)")
     ap.add_argument("--max-networks", type=int, default=None, help="network cap (default: none)")
     ap.add_argument("--data-dir", default=os.environ.get("GOBNILP_DATA", "/work/shared/data"))
     a = ap.parse_args()
@@ -42,7 +42,7 @@ def main() -> None:
     from gobnilp_py.solve import dask_collect
 
     if a.parts is not None:
-        dask_collect.PARTS_PER_WORKER = max(1, a.parts // a.workers)
+        dask_collect.PARTS_PER_WORKER = dask_collect.TREE_PARTS_PER_WORKER = max(1, a.parts // a.workers)
     print(f"# {time.strftime('%Y-%m-%d %H:%M')} UTC  load {os.getloadavg()[0]:.2f}  cores "
           f"{len(os.sched_getaffinity(0))}  python {sys.version.split()[0]}")
     print("| data | score | BF | method | networks | serial s | dask s | ratio serial/dask | parts | workers | "

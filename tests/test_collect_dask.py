@@ -311,7 +311,10 @@ def test_cli_enumerate_on_dask_writes_the_serial_files(client, tmp_path, capsys)
     for p in sorted(a.iterdir()):
         if p.suffix == ".png":   # pictures: drawn from the same networks (their bytes carry renderer metadata)
             continue
-        if p.name in ("summary.json", "result.json"):
+        if p.name == ".gobnilp-run":    # the folder's record: which files, and when it was written
+            ra, rb = json.loads(p.read_text()), json.loads((b / p.name).read_text())
+            assert {**ra, "time": None} == {**rb, "time": None}
+        elif p.name in ("summary.json", "result.json"):
             da, db = json.loads(p.read_text()), json.loads((b / p.name).read_text())
             assert db.pop("stats")["collection_backend"] == "dask"
             da.pop("stats")
@@ -374,3 +377,28 @@ def test_default_is_a_local_cluster_of_worker_processes(tmp_path):
         on_dask = enumerate_networks(data, bayes_factor=20, method="ordergraph", backend="dask")
     assert on_dask.stats["workers"] == usable_cores() and on_dask.stats["collection_backend"] == "dask"
     assert _outputs(on_dask) == _outputs(serial)
+
+
+def test_ctrl_c_cancels_the_parts_and_labels_the_answer(client):
+    """SIGINT while the parts run: the call returns at once, labelled interrupted, with a threshold that holds."""
+    pytest.importorskip("pyscipopt")
+    from gobnilp_py._interrupt import clear_last_signal, last_signal
+
+    table = _table("wine", "BIC", 20)
+    full = enumerate_networks(table, bayes_factor=20, method="ordergraph")    # the same set, faster
+    sent: list[float] = []
+
+    def interrupt_soon(*args, **info):
+        if info.get("stage") == "collection" and not sent:
+            sent.append(time.perf_counter())
+            threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+
+    clear_last_signal()
+    cs = enumerate_networks(table, bayes_factor=20, method="ilp", by="dag", backend="dask", scheduler=client,
+                            progress=interrupt_soon)
+    back = time.perf_counter() - sent[0]
+    assert last_signal() == signal.SIGINT
+    clear_last_signal()
+    assert not cs.complete and cs.reason == "interrupted"
+    assert back < 0.3 + 2.5, back          # the ILP parts take seconds: the call did not wait for them
+    _check_labelled(cs, full)

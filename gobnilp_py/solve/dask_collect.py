@@ -11,7 +11,9 @@ Limits, all global (``docs/enumeration.md``):
   (:data:`RETURN_GRACE`) for the parts to come back, then cancels the rest, which count as cut by
   the time limit;
 * Ctrl-C / SIGTERM: recorded (:func:`gobnilp_py._interrupt.interruptible`), every future is
-  cancelled, and the parts not back count as interrupted;
+  cancelled, and the parts not back count as interrupted (a part already running goes on until its
+  own time limit: Dask cannot stop running Python code; a LocalCluster started here is closed, with
+  its workers, when the call returns);
 * a worker that dies: the scheduler runs its part again on another worker (what a nanny and the
   scheduler's ``allowed-failures`` give); a part that cannot be run (``KilledWorker``) is *lost*.
 
@@ -34,16 +36,22 @@ from .._interrupt import interruptible
 from ..errors import ParameterError
 from ..scoring.table import ScoreTable
 from ..search.results import Collection
-from .split import LOST_REASON, PartResult, merge_parts, plan_split, run_part, top_k
+from .split import LOST_REASON, ROOT_SPLIT_METHODS, PartResult, merge_parts, plan_split, run_part, top_k
 
-__all__ = ["dask_client", "collect_on_dask", "PARTS_PER_WORKER", "RETURN_GRACE"]
+__all__ = ["dask_client", "collect_on_dask", "PARTS_PER_WORKER", "TREE_PARTS_PER_WORKER", "RETURN_GRACE"]
 
-#: Parts per worker: more than one so that a slow part does not leave the other workers idle, few
-#: because each part pays the fixed cost of its search (the order graph's subset DP, the ILP's model).
-PARTS_PER_WORKER = 2
+#: Parts per worker of the row split (the ILP's): several, so that a slow part does not leave the other
+#: workers idle (wine, BF 20, by DAG, 4 parts: 2.06, 1.52, 2.61 and 0.56 s), each paying its own model.
+PARTS_PER_WORKER = 4
 
-#: Seconds past the deadline the driver waits for the parts, each stopped by its own time limit, to return.
-RETURN_GRACE = 5.0
+#: Parts per worker of the order graph's tree split: one, because its parts are even (past the shared
+#: prefix every part keeps every k-th open state: wine, BF 20, 2 parts: 0.16 and 0.20 s) and each part
+#: builds its own best-parent lookups and subset DP (seconds from about 24 variables).
+TREE_PARTS_PER_WORKER = 1
+
+#: Seconds past the deadline the driver waits for the parts, each stopped by its own time limit, to return
+#: (the engines stop within a fraction of a second of it; a part later than this counts as cut by the limit).
+RETURN_GRACE = 2.0
 
 #: Seconds between two looks at the deadline and at a Ctrl-C while the parts run.
 _POLL = 0.1
@@ -99,7 +107,8 @@ def collect_on_dask(client: Any, table: ScoreTable, *, method: str, opt: float, 
     t0 = time.perf_counter()
     tol = 1e-9 * max(1.0, abs(opt))
     if n_parts is None:
-        n_parts = PARTS_PER_WORKER * _n_workers(client)
+        per = TREE_PARTS_PER_WORKER if method in ROOT_SPLIT_METHODS else PARTS_PER_WORKER
+        n_parts = per * _n_workers(client)
     parts = plan_split(table, opt - epsilon - tol, n_parts, method)
     deadline_wall = None if time_limit is None else time.time() + time_limit
     remote = client.scatter(table, broadcast=True, hash=False)
