@@ -38,7 +38,7 @@ from .learn import _check_answer, _stage
 from .ordered import enumerate_with_order
 from .request import SearchRequest
 from .methods import engine_module, method_options, resolve_method, with_memory_limit
-from .results import network_from_solution, take_reuse, tolerance_of
+from .results import network_from_solution, portable_reuse, take_reuse, tolerance_of
 from .set_posterior import sourced as _sourced, source_for
 from .verify import verify_collection
 
@@ -261,9 +261,9 @@ def _collect_from(data_or_table: Any, *, eps: float, method: str, by: str, max_n
     if client is not None and not by_class:
         from .dask_collect import collect_on_dask
 
-        sol.reuse = None  # the optimum's lookups stay here: each part builds its own on its worker
         col = collect_on_dask(client, searched, method=m.name, opt=opt, epsilon=eps, constraints=row_cons,
-                              max_networks=max_networks, time_limit=search_time, options=opts)
+                              max_networks=max_networks, time_limit=search_time,
+                              options={**opts, **portable_reuse(take_reuse(sol, searched))})
     else:
         col = engine.epsilon_set(searched, opt=opt, epsilon=eps, constraints=row_cons, max_networks=max_networks,
                                  time_limit=search_time, progress=progress,

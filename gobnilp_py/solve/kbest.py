@@ -71,7 +71,7 @@ from .inputs import (acquire_table, as_constraints, filter_table, is_table_input
 from .learn import _check_answer, _stage
 from .request import SearchRequest
 from .methods import METHODS, engine_module, method_options, resolve_method, with_memory_limit
-from .results import REL_TOL, credible_set, take_reuse, tolerance_of
+from .results import REL_TOL, credible_set, portable_reuse, take_reuse, tolerance_of
 from .set_posterior import source_for
 
 __all__ = ["kbest", "PARENT_LIMITS"]
@@ -296,7 +296,7 @@ def _kbest(data_or_table: Any, k: int, *, method: str, by: str, ties: bool, max_
         from .dask_collect import collect_on_dask
 
         col = collect_on_dask(client, searched, method=m.name, opt=opt, epsilon=math.inf if hint is None else hint,
-                              max_networks=None, time_limit=search_left, options=opts,
+                              max_networks=None, time_limit=search_left, options={**opts, **portable_reuse(reuse)},
                               constraints=cons if m.constraint_kinds is None else None, k=k)
     else:
         if client is not None:
