@@ -86,13 +86,6 @@ class Part:
     #: No network of the part scores above this (the row bound of its best row).
     ceiling: float
     root: tuple[int, int] | None = None
-    #: Further variables restricted the same way, ``((var, rows), ...)`` (the part holding ``var``'s best row
-    #: is split again on a second variable: see :func:`plan_split`).
-    more: tuple[tuple[int, tuple[int, ...]], ...] = ()
-
-    def restrictions(self) -> tuple[tuple[int, tuple[int, ...]], ...]:
-        """Every restricted variable with its rows."""
-        return ((self.var, self.rows), *self.more)
 
 
 @dataclass
@@ -128,38 +121,23 @@ def plan_split(table: ScoreTable, floor: float, n_parts: int, method: str = "ilp
     for v, rows in enumerate(table.families):
         rest = total - best[v]
         surviving.append([j for j, (_, sc) in enumerate(rows) if rest + sc >= floor - slack])
-    by_size = sorted(range(table.n), key=lambda u: (-len(surviving[u]), u))
-    v = by_size[0]
+    v = max(range(table.n), key=lambda u: (len(surviving[u]), -u))
     rows = surviving[v]
     k = max(1, min(int(n_parts), len(rows)))
     if k == 1:
         return [Part(0, v, tuple(rows) if rows else tuple(range(len(table.families[v]))), total + slack)]
-    # The part holding v's best row carries most of the search (zoo, BF 20, by DAG, 8 parts: 3.7 s of
-    # 8.3 s): it is split again, on the variable with the next most rows, into as many parts.
-    v2 = by_size[1] if table.n > 1 else None
-    rows2 = surviving[v2] if v2 is not None else []
-    if len(rows2) >= 2 and k >= 3:
-        k = max(2, min(len(rows), (int(n_parts) + 1) // 2))
-    k2 = min(k, len(rows2)) if len(rows2) >= 2 and k >= 2 else 1
     rest = total - best[v]
     parts = []
     for i in range(k):
         mine = tuple(rows[i::k])
-        if i == 0 and k2 > 1:
-            for i2 in range(k2):
-                theirs = tuple(rows2[i2::k2])
-                ceiling = total - best[v2] + table.families[v2][theirs[0]][1] + slack   # mine[0] is v's best row
-                parts.append(Part(len(parts), v, mine, ceiling, more=((v2, theirs),)))
-            continue
-        parts.append(Part(len(parts), v, mine, rest + table.families[v][mine[0]][1] + slack))
+        parts.append(Part(i, v, mine, rest + table.families[v][mine[0]][1] + slack))
     return parts
 
 
 def part_table(table: ScoreTable, part: Part) -> ScoreTable:
-    """``table`` with each restricted variable's rows cut to the part's (their order, best first, kept)."""
+    """``table`` with ``part.var``'s rows restricted to ``part.rows`` (their order, best first, kept)."""
     fams = [list(rows) for rows in table.families]
-    for var, rows in part.restrictions():
-        fams[var] = [table.families[var][j] for j in rows]
+    fams[part.var] = [table.families[part.var][j] for j in part.rows]
     return ScoreTable(table.names, fams, epsilon=table.epsilon, score_name=table.score_name,
                       pruning={k: dict(v) for k, v in table.pruning.items()}, meta=dict(table.meta))
 
@@ -195,11 +173,12 @@ def run_part(table: ScoreTable, part: Part, *, method: str, opt: float, epsilon:
         entries = [(sc, tuple(chosen)) for sc, chosen in col.entries]
         return PartResult(part.index, entries, col.reason, col.threshold, col.near_boundary, col.opt,
                           dict(col.stats))
+    back = part.rows
+    v = part.var
     entries = []
     for sc, chosen in col.entries:
         c = list(chosen)
-        for var, back in part.restrictions():
-            c[var] = back[c[var]]
+        c[v] = back[c[v]]
         entries.append((sc, tuple(c)))
     return PartResult(part.index, entries, col.reason, col.threshold, col.near_boundary, col.opt, dict(col.stats))
 
