@@ -88,6 +88,8 @@ BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
               "causal-learn's bic_exact_search, and every network within a Bayes factor", "RESULTS.md (Gaussian scores)"),
     Benchmark("gaussian-parallel", "bench_gaussian_parallel.py", "Gaussian scoring in-process beside two worker "
               "processes, side by side, and the cost of starting the pool", "RESULTS.md (Gaussian scores)"),
+    Benchmark("collect-dask", "bench_collect_dask.py", "the ε-collection in-process beside the same collection split "
+              "over a Dask LocalCluster of 2 worker processes, side by side: ratio and load", "RESULTS.md (issue 42)"),
     Benchmark("posterior", "bench_posterior.py", "exact sums over all DAGs (Tian-He) by width: time and memory",
               "results/posterior-sums-by-width.md"),
     Benchmark("posterior-coverage", "bench_posterior_coverage.py", "how much of the posterior a credible set holds, "

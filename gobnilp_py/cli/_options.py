@@ -209,7 +209,8 @@ def add_scoring_options(p: argparse.ArgumentParser, *, epsilon: bool = True) -> 
                         "restarts on them too (also from a .jkl)")
     p.add_argument("--backend", default=None,
                    help='where scoring runs: "serial" (in-process), "processes" (local cores, the default) or '
-                        '"dask" (a cluster; needs --scheduler and the dask extra)')
+                        '"dask" (a cluster; needs --scheduler and the dask extra; enumerate collecting by DAG '
+                        'runs its collection there too)')
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help='Dask scheduler address for --backend dask, e.g. "tcp://host:8786"')
     p.add_argument("--lower-bound", default=None,

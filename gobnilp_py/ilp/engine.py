@@ -320,10 +320,14 @@ def _positions(fm: Any, key: tuple[int, ...]) -> tuple[int, ...]:
 def epsilon_set(table: ScoreTable, *, opt: float, epsilon: float, constraints: Any = None,
                 max_networks: int | None = None, time_limit: float | None = None,
                 params: Mapping[str, Any] | None = None, verbose: bool = False, progress: Any = None,
-                by_class: bool = False, reuse: Any = None, listing_per_class: float = 0.0) -> Collection:
+                by_class: bool = False, reuse: Any = None, listing_per_class: float = 0.0,
+                subproblem: bool = False) -> Collection:
     """Every network of ``table`` with score ``>= opt - epsilon`` (up to the tolerance), in one search.
 
-    ``opt`` must be the proven optimum of the same table and constraints.  With
+    ``opt`` must be the proven optimum of the same table and constraints, unless
+    ``subproblem``: then ``table`` is one part of a split collection
+    (:mod:`gobnilp_py.solve.split`), ``opt`` the optimum of the whole table, and
+    the part may hold no network scoring ``opt`` (or none at all within ε).  With
     ``by_class`` the search records one network per Markov equivalence class
     (excluding each class found with one class nogood) and ``max_networks``
     caps the number of classes; the driver lists the members.  ``reuse``: the
@@ -349,7 +353,7 @@ def epsilon_set(table: ScoreTable, *, opt: float, epsilon: float, constraints: A
     # Networks the solver margin let through just below the boundary (reported, excluded); points the
     # collector saw further below (e.g. checked heuristic points) are simply not members.
     near = sum(1 for sc in col.found.values() if limit - margin <= sc < limit)
-    if reason is None and found_best < opt - tol:
+    if reason is None and found_best < opt - tol and not subproblem:
         raise SolverError("the collection did not find the optimal network; the enumeration is not exact")
     threshold = None
     if reason is not None:

@@ -38,7 +38,7 @@ from .learn import _check_answer, _stage
 from .ordered import enumerate_with_order
 from .request import SearchRequest
 from .methods import engine_module, method_options, resolve_method, with_memory_limit
-from .results import network_from_solution, take_reuse, tolerance_of
+from .results import network_from_solution, portable_reuse, take_reuse, tolerance_of
 from .set_posterior import sourced as _sourced, source_for
 from .verify import verify_collection
 
@@ -174,6 +174,34 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
                                                     "memory_budget": memory_budget, **dict(engine_options or {})},
                                     verify=verify, progress=progress, scoring_options=scoring_options,
                                     cross_check=enumerate_networks)
+    if scoring_options.get("backend") != "dask":
+        return _collect_from(data_or_table, eps=eps, method=method, by=by, max_networks=max_networks, budget=budget,
+                             constraints=constraints, given_options=given_options, scoring_options=scoring_options,
+                             progress=progress, verify=verify, memory_budget=memory_budget, t_start=t_start)
+    from .dask_collect import dask_client
+    from .inputs import is_table_input
+
+    with dask_client(scoring_options.get("scheduler")) as client:
+        # data are scored on the same cluster (a Client is a scheduler the scorers take); a table is not scored
+        if is_table_input(data_or_table):
+            scoring_options = {k: v for k, v in scoring_options.items() if k not in ("backend", "scheduler")}
+        else:
+            scoring_options = {**scoring_options, "scheduler": client}
+        return _collect_from(data_or_table, eps=eps, method=method, by=by, max_networks=max_networks,
+                             budget=budget, constraints=constraints, given_options=given_options,
+                             scoring_options=scoring_options, progress=progress,
+                             verify=verify, memory_budget=memory_budget, t_start=t_start, client=client)
+
+
+def _collect_from(data_or_table: Any, *, eps: float, method: str, by: str, max_networks: int | None, budget: Budget,
+                  constraints: Any, given_options: dict[str, Any], scoring_options: Mapping[str, Any], progress: Any,
+                  verify: bool, memory_budget: int | None, t_start: float, client: Any = None) -> CredibleSet:
+    """The collection after the request's checks: score or check the table, OPT, collect, label.
+
+    With ``client`` (``backend="dask"``) a collection by DAG is split into disjoint parts run on that
+    Dask cluster (:mod:`.dask_collect`); one by class runs here, as serially (:mod:`.split` says why).
+    Everything else is the same code as the serial run.
+    """
     cons = as_constraints(constraints)
     table, info = acquire_table(data_or_table, epsilon=eps, constraints=cons, scoring_options=scoring_options,
                                 progress=progress, budget=budget)
@@ -228,10 +256,20 @@ def enumerate_networks(data_or_table: Any, *, bayes_factor: float | None = None,
         search_time = max(remaining - listing_reserve(remaining, max_networks, budget.per_network,
                                                       by_class=by_class), 1e-6)
     _stage(progress, "collection", m.name)
-    col = engine.epsilon_set(searched, opt=opt, epsilon=eps, constraints=row_cons, max_networks=max_networks,
-                             time_limit=search_time, progress=progress,
-                             **({"by_class": True, "listing_per_class": LISTING_SECONDS_PER_CLASS} if by_class else {}),
-                             **take_reuse(sol, searched), **opts)
+    if client is not None and by_class:
+        stats["collection_split"] = "no: a collection by class runs in-process (docs/enumeration.md)"
+    if client is not None and not by_class:
+        from .dask_collect import collect_on_dask
+
+        col = collect_on_dask(client, searched, method=m.name, opt=opt, epsilon=eps, constraints=row_cons,
+                              max_networks=max_networks, time_limit=search_time,
+                              options={**opts, **portable_reuse(take_reuse(sol, searched))})
+    else:
+        col = engine.epsilon_set(searched, opt=opt, epsilon=eps, constraints=row_cons, max_networks=max_networks,
+                                 time_limit=search_time, progress=progress,
+                                 **({"by_class": True, "listing_per_class": LISTING_SECONDS_PER_CLASS}
+                                    if by_class else {}),
+                                 **take_reuse(sol, searched), **opts)
     # The engine's own counters, without letting its names overwrite which method ran and why.
     stats.update({k: v for k, v in col.stats.items() if k not in ("method", "method_reason")})
     stats["by"] = "class" if by_class else "dag"

@@ -71,7 +71,7 @@ from .inputs import (acquire_table, as_constraints, filter_table, is_table_input
 from .learn import _check_answer, _stage
 from .request import SearchRequest
 from .methods import METHODS, engine_module, method_options, resolve_method, with_memory_limit
-from .results import REL_TOL, credible_set, take_reuse, tolerance_of
+from .results import REL_TOL, credible_set, portable_reuse, take_reuse, tolerance_of
 from .set_posterior import source_for
 
 __all__ = ["kbest", "PARENT_LIMITS"]
@@ -152,6 +152,31 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
         or 2 from data), ``stats["parent_limits"]``, table sizes before and
         after the limits, and ``stats["equals_epsilon_set"]``.
     """
+    if scoring_options.get("backend") == "dask":
+        from .dask_collect import dask_client
+
+        with dask_client(scoring_options.get("scheduler")) as client:
+            # data are scored on the same cluster (a Client is a scheduler the scorers take); a table is not
+            if is_table_input(data_or_table):
+                scoring_options = {k_: v for k_, v in scoring_options.items() if k_ not in ("backend", "scheduler")}
+            else:
+                scoring_options = {**scoring_options, "scheduler": client}
+            return _kbest(data_or_table, k, method=method, by=by, ties=ties, max_networks=max_networks,
+                          time_limit=time_limit, constraints=constraints, params=params, verbose=verbose,
+                          memory_budget=memory_budget, engine_options=engine_options, parent_limits=parent_limits,
+                          progress=progress, client=client, **scoring_options)
+    return _kbest(data_or_table, k, method=method, by=by, ties=ties, max_networks=max_networks,
+                  time_limit=time_limit, constraints=constraints, params=params, verbose=verbose,
+                  memory_budget=memory_budget, engine_options=engine_options, parent_limits=parent_limits,
+                  progress=progress, **scoring_options)
+
+
+def _kbest(data_or_table: Any, k: int, *, method: str, by: str, ties: bool, max_networks: int | None,
+           time_limit: float | None, constraints: Any, params: Mapping[str, Any] | None, verbose: bool,
+           memory_budget: int | None, engine_options: Mapping[str, Any] | None, parent_limits: str | None,
+           progress: Any, client: Any = None, **scoring_options: Any) -> CredibleSet:
+    """:func:`kbest`'s work; with ``client`` (``backend="dask"``) a k-best search by DAG of the ILP or the order
+    graph runs in disjoint parts on that Dask cluster (:mod:`.dask_collect`), merged to the serial answer."""
     t_start = time.perf_counter()
     check_keywords("kbest", scoring_options)
     ties, verbose = check_bool(ties, "ties"), check_bool(verbose, "verbose")
@@ -267,9 +292,18 @@ def kbest(data_or_table: Any, k: int, *, method: str = "auto", by: str = "dag", 
     listed = max_networks if by_class else k
     search_left = max(remaining - listing_reserve(remaining, listed, budget.per_network, by_class=by_class), 1e-6) \
         if remaining is not None else None
-    col = _search(m, searched, k, ties=ties, by_class=by_class,
-                  constraints=cons if m.constraint_kinds is None else None, time_limit=search_left,
-                  epsilon_hint=hint, opt=opt, opts={**opts, **reuse})
+    if client is not None and not by_class and m.name in SPLIT_KBEST:
+        from .dask_collect import collect_on_dask
+
+        col = collect_on_dask(client, searched, method=m.name, opt=opt, epsilon=math.inf if hint is None else hint,
+                              max_networks=None, time_limit=search_left, options={**opts, **portable_reuse(reuse)},
+                              constraints=cons if m.constraint_kinds is None else None, k=k)
+    else:
+        if client is not None:
+            stats["collection_split"] = "no: a k-best search by class, or of this method, runs in-process"
+        col = _search(m, searched, k, ties=ties, by_class=by_class,
+                      constraints=cons if m.constraint_kinds is None else None, time_limit=search_left,
+                      epsilon_hint=hint, opt=opt, opts={**opts, **reuse})
     del reuse                         # not kept while the result is built
     stats.update(col.stats)
     stats["time_search"] = time.perf_counter() - t0
@@ -481,6 +515,11 @@ def _apply_parent_limits(table: Any, k: int, parent_limits: str | None, by_class
 
 
 # ------------------------------------------------------------------ the search
+#: Methods whose k-best search runs split on Dask (``backend="dask"``): their lists hold every network tied with
+#: the k-th (``Method.kbest_ties``), so the union of the parts' lists holds the whole table's (:func:`.split.top_k`).
+SPLIT_KBEST = frozenset({"ilp", "ordergraph"})
+
+
 def _tied(a: float, b: float, opt: float) -> bool:
     return abs(a - b) <= tolerance_of(opt)
 

@@ -21,7 +21,8 @@ from ..search.results import Collection, Entry, Solution
 from .credible import REL_TOL, CredibleSet, tolerance_of
 from .inputs import TableInfo
 
-__all__ = ["network_of", "network_from_solution", "rank_entries", "REL_TOL", "take_reuse", "tolerance_of"]
+__all__ = ["network_of", "network_from_solution", "portable_reuse", "rank_entries", "REL_TOL", "take_reuse",
+           "tolerance_of"]
 
 
 def take_reuse(sol: Solution, table: ScoreTable) -> dict[str, Any]:
@@ -35,6 +36,18 @@ def take_reuse(sol: Solution, table: ScoreTable) -> dict[str, Any]:
     if reuse is None or getattr(reuse, "table", table) is not table:
         return {}
     return {"reuse": reuse}
+
+
+def portable_reuse(reuse: dict[str, Any]) -> dict[str, Any]:
+    """``reuse`` (from :func:`take_reuse`) when it holds for every part of a split search, else ``{}``.
+
+    The ILP's reuse is a list of cluster cuts, in variables, valid for every DAG: every part of a split
+    collection starts from them (zoo, BF 20, by DAG: without them the parts together took twice the
+    serial collection).  The order graph's is its best-parent lookups of one table object (``.table``),
+    built again by each part on its worker.
+    """
+    value = reuse.get("reuse")
+    return {} if value is None or hasattr(value, "table") else {"reuse": value}
 
 
 def network_of(table: ScoreTable, chosen: Sequence[int], status: str = "optimal", **fields: Any) -> Network:

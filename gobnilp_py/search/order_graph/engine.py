@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..._interrupt import interruptible
+from ..._tolerance import REL_TOL
 from ...scoring.table import ScoreTable
 from ..best_parents import BestParents
 from .collect import DEFAULT_MEMORY_BUDGET, order_graph_epsilon_set, order_graph_kbest
@@ -72,25 +73,34 @@ def optimum(table: ScoreTable, *, time_limit: float | None = None, memory_budget
 
 def epsilon_set(table: ScoreTable, *, opt: float, epsilon: float, max_networks: int | None = None,
                 time_limit: float | None = None, memory_budget: int | None = None, progress: Any = None,
-                reuse: Any = None, **_ignored: Any) -> Collection:
+                reuse: Any = None, subproblem: bool = False, root_part: tuple[int, int] | None = None,
+                **_ignored: Any) -> Collection:
     """Every network of ``table`` within ``epsilon`` of the optimum (the engine finds OPT itself).
 
     ``reuse``: the :attr:`Solution.reuse <gobnilp_py.search.results.Solution.reuse>` of :func:`optimum`
-    on the same table, its best-parent lookups (5 to 23 s to build at 25 variables), used again."""
+    on the same table, its best-parent lookups (5 to 23 s to build at 25 variables), used again.
+    ``subproblem``: ``table`` is one part of a split collection (:mod:`gobnilp_py.solve.split`) and
+    ``opt`` the whole table's optimum: the members are the networks scoring ``>= opt - epsilon - tol``
+    (``tol`` of ``opt``), not relative to the part's own best network; ``root_part``: ``(i, k)``, this
+    part of the search tree (:func:`~gobnilp_py.search.order_graph.collect.order_graph_epsilon_set`)."""
+    floor = opt - epsilon - REL_TOL * max(1.0, abs(opt)) if subproblem else None
     with _stoppable() as stop:
         r = order_graph_epsilon_set(table, epsilon, max_networks=max_networks, time_limit=time_limit,
                                     memory_budget=_budget(memory_budget), progress=progress, stop=stop,
-                                    best_parents=_lookups(reuse))
+                                    best_parents=_lookups(reuse), floor=floor,
+                                    root_part=root_part if subproblem else None)
     new_opt = r.optimum if math.isfinite(r.optimum) and r.optimum > opt + r.tolerance else None
     threshold = None if r.complete else (r.threshold if math.isfinite(r.threshold) else None)
     return Collection(list(r.entries), r.reason, threshold=threshold, opt=new_opt, stats=dict(r.stats))
 
 
 def kbest(table: ScoreTable, *, k: int, time_limit: float | None = None, memory_budget: int | None = None,
-          progress: Any = None, reuse: Any = None, **_ignored: Any) -> Collection:
-    """The ``k`` best networks of ``table`` and every network tied with the k-th (``reuse``: as :func:`epsilon_set`)."""
+          progress: Any = None, reuse: Any = None, root_part: tuple[int, int] | None = None,
+          **_ignored: Any) -> Collection:
+    """The ``k`` best networks of ``table`` and every network tied with the k-th (``reuse``: as :func:`epsilon_set`;
+    ``root_part``: one part of a split search, :func:`~gobnilp_py.search.order_graph.collect.order_graph_kbest`)."""
     with _stoppable() as stop:
         r = order_graph_kbest(table, k, time_limit=time_limit, memory_budget=_budget(memory_budget),
-                              progress=progress, stop=stop, best_parents=_lookups(reuse))
+                              progress=progress, stop=stop, best_parents=_lookups(reuse), root_part=root_part)
     threshold = None if r.complete else (r.threshold if math.isfinite(r.threshold) else None)
     return Collection(list(r.entries), r.reason, threshold=threshold, stats=dict(r.stats))

@@ -1,0 +1,404 @@
+"""The ε-collection split into disjoint parts and run on Dask (``backend="dask"``, issue 42).
+
+* the split itself (no Dask): on small random tables the parts are disjoint and their union is exactly
+  the serial ε-set, for any number of parts (hypothesis);
+* the merge: a part cut short or lost labels the result incomplete with a threshold that holds;
+* on a LocalCluster of 2 workers: the answer on every dataset of the published-figure tests
+  (``test_published_counts.py``) gives the same bytes in every output file as the serial run (the
+  ``stats``, timings and counters that differ between any two runs, set aside);
+* a worker killed mid-run: the answer is complete (its part run again) or labelled incomplete with a
+  threshold that holds.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from datasets import dataset
+from random_problems import random_table
+from gobnilp_py import enumerate_networks, kbest, read_data, score
+from gobnilp_py.output import writers
+from gobnilp_py.solve.split import LOST_REASON, PartResult, merge_parts, plan_split, run_part
+
+distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed (extra 'dask')")
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    """Two single-threaded workers in this process (the whole path: scatter, submit, gather, merge)."""
+    import dask
+
+    with dask.config.set({"temporary-directory": str(tmp_path_factory.mktemp("dask"))}), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                     dashboard_address=None) as cluster, distributed.Client(cluster) as c:
+        yield c
+
+
+@functools.cache
+def _table(name: str, score_name: str, bf: float):
+    return score(read_data(dataset(name), header=False), score=score_name, ess=1.0, bayes_factor=bf)
+
+
+def _outputs(cs) -> dict[str, str]:
+    """Every text file the command line writes for a collection (``stats`` set aside: see the module doc)."""
+    stats, cs.stats = cs.stats, {}
+    try:
+        return {"summary.json": writers.collection_json(cs), "networks.csv": writers.networks_csv(cs),
+                "networks.txt": writers.gobnilp_text(cs), "modelstrings.txt": writers.modelstrings(cs),
+                "arc_strength.csv": writers.arc_strength_csv(cs), "best_adjacency.csv": writers.adjacency_csv(cs)}
+    finally:
+        cs.stats = stats
+
+
+# (file, score, BF, method): every dataset of test_published_counts.py, the ILP on the BF 3 rows
+PUBLISHED = [
+    ("tic-tac-toe", "BIC", 3, "ordergraph"), ("wine", "BIC", 3, "ordergraph"), ("voting", "BIC", 3, "ordergraph"),
+    ("zoo", "BIC", 3, "ordergraph"), ("tic-tac-toe", "BIC", 150, "ordergraph"), ("wine", "BIC", 20, "ordergraph"),
+    ("voting", "BIC", 20, "ordergraph"), ("tic-tac-toe", "BDeu", 20, "ordergraph"),
+    ("tic-tac-toe", "BIC", 3, "ilp"), ("wine", "BIC", 3, "ilp"), ("voting", "BIC", 3, "ilp"),
+    pytest.param("zoo", "BIC", 3, "ilp", marks=pytest.mark.slow),     # 23 s: by DAG, the ILP meets 49 networks
+]
+
+
+@pytest.mark.parametrize("name, score_name, bf, method", PUBLISHED)
+def test_dask_outputs_are_the_serial_bytes(client, name, score_name, bf, method):
+    table = _table(name, score_name, bf)
+    serial = enumerate_networks(table, bayes_factor=bf, method=method, by="dag")
+    # by "auto" is "dag" for the order graph; the ILP's "auto" collects by class, in-process (tested below)
+    on_dask = enumerate_networks(table, bayes_factor=bf, method=method, by="dag" if method == "ilp" else "auto",
+                                 backend="dask", scheduler=client)
+    assert serial.complete and on_dask.complete
+    assert on_dask.stats["collection_backend"] == "dask" and on_dask.stats["by"] == "dag"
+    assert on_dask.stats["parts"] >= 2 and on_dask.stats["parts_lost"] == 0
+    assert len(on_dask) == len(serial) > 0
+    assert _outputs(on_dask) == _outputs(serial)
+
+
+def test_dask_from_data_scores_on_the_same_cluster(client):
+    data = read_data(dataset("wine"), header=False)
+    serial = enumerate_networks(data, bayes_factor=3, method="ordergraph")
+    on_dask = enumerate_networks(data, bayes_factor=3, method="ordergraph", backend="dask", scheduler=client)
+    assert _outputs(on_dask) == _outputs(serial)
+
+
+@pytest.mark.parametrize("by", ["class", "auto"])
+def test_by_class_runs_in_process_with_dask(client, by):
+    """A class collection is not split (split.py says why): same answer as serially, and it says so."""
+    pytest.importorskip("pyscipopt")
+    table = _table("wine", "BIC", 3)
+    serial = enumerate_networks(table, bayes_factor=3, method="ilp", by=by)
+    on_dask = enumerate_networks(table, bayes_factor=3, method="ilp", by=by, backend="dask", scheduler=client)
+    assert on_dask.stats["by"] == "class" and "in-process" in on_dask.stats["collection_split"]
+    assert "parts" not in on_dask.stats
+    assert _outputs(on_dask) == _outputs(serial)
+
+
+def test_time_limit_is_global_on_dask(client):
+    """A deadline that cannot be met: the call returns near it, labelled with a threshold that holds."""
+    table = _table("wine", "BIC", 20)
+    full = enumerate_networks(table, bayes_factor=20, method="ordergraph")    # the same set, faster
+    t0 = time.perf_counter()
+    cut = enumerate_networks(table, bayes_factor=20, method="ilp", by="dag", time_limit=2.0, backend="dask",
+                             scheduler=client)
+    elapsed = time.perf_counter() - t0
+    assert elapsed < 2.0 + 8.0, elapsed
+    _check_labelled(cut, full)
+
+
+def _check_labelled(cut, full) -> None:
+    """``cut`` is ``full`` or an incomplete prefix: every member of ``full`` scoring >= its threshold is listed."""
+    listed = {n.key for n in cut}
+    assert listed <= {n.key for n in full}
+    if cut.complete:
+        assert [n.key for n in cut] == [n.key for n in full]
+        return
+    assert cut.reason is not None and cut.threshold is not None
+    assert all(n.key in listed for n in full if n.score >= cut.threshold)
+
+
+# ---------------------------------------------------------------------- the split, without Dask
+def _serial_set(table, eps, method):
+    cs = enumerate_networks(table, epsilon=eps, method=method, by="dag", max_networks=None)
+    return cs
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 5), eps=st.floats(0.0, 6.0), n_parts=st.integers(1, 6),
+       ties=st.booleans(), split=st.sampled_from(["root", "rows"]), open_per_part=st.sampled_from([1, 2, 64]))
+def test_split_union_is_the_serial_set(seed, n, eps, n_parts, ties, split, open_per_part):
+    """Both splits (the order graph's search tree, any engine's parent sets of one variable) on the order graph:
+    disjoint parts whose union is the serial set.  ``open_per_part`` moves where the tree split ends its shared
+    prefix (64: these small searches never leave it, and the parts deal its networks in turn)."""
+    from gobnilp_py.search.order_graph import collect as og
+
+    table = random_table(np.random.default_rng(seed), n, ties=ties, density=0.5)
+    serial = _serial_set(table, eps, "ordergraph")
+    opt = serial.opt
+    floor = opt - eps - serial.tolerance
+    parts = plan_split(table, floor, n_parts, "ordergraph" if split == "root" else "ilp")
+    assert 1 <= len(parts) <= n_parts
+    v = parts[0].var
+    seen = [j for p in parts for j in p.rows]
+    assert len(seen) == len(set(seen))            # every row of v in at most one part
+    got = []
+    results = {}
+    old = og.SPLIT_OPEN_PER_PART
+    og.SPLIT_OPEN_PER_PART = open_per_part
+    try:
+        for p in parts:
+            r = run_part(table, p, method="ordergraph", opt=opt, epsilon=eps, max_networks=None, deadline=None,
+                         options={})
+            assert r.reason is None
+            if p.root is None:
+                assert all(chosen[v] in p.rows for _, chosen in r.entries)     # the part's networks are its own
+            got.extend(chosen for _, chosen in r.entries)
+            results[p.index] = r
+    finally:
+        og.SPLIT_OPEN_PER_PART = old
+    assert len(got) == len(set(got))                # disjoint
+    fams = table.families
+    keys = {tuple(fams[u][c][0] for u, c in enumerate(ch)) for ch in got}
+    assert keys == {n.key for n in serial}          # the union is the whole set
+    col = merge_parts(parts, results, {}, opt=opt, epsilon=eps, max_networks=None)
+    assert col.reason is None and len(col.entries) == len(serial)
+
+
+def test_the_tree_split_searches_no_state_twice():
+    """Past the shared prefix the parts' states are the serial search's: on wine at BF 20 the parts expand
+    the serial count plus at most the prefix once more per part (the row split expanded 1.9x at 2 parts)."""
+    table = _table("wine", "BIC", 20)
+    serial = enumerate_networks(table, bayes_factor=20, method="ordergraph")
+    eps = math.log(20)
+    parts = plan_split(table, serial.opt - eps - serial.tolerance, 4, "ordergraph")
+    res = [run_part(table, p, method="ordergraph", opt=serial.opt, epsilon=eps, max_networks=None, deadline=None,
+                    options={}) for p in parts]
+    expanded = sum(r.stats["states_expanded"] for r in res)
+    assert serial.stats["states_expanded"] <= expanded <= serial.stats["states_expanded"] * 1.01
+    assert sorted(len(r.entries) for r in res)[0] > 0    # every part has work
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(3, 4), eps=st.floats(0.0, 4.0), n_parts=st.integers(2, 4))
+def test_split_union_with_the_ilp(seed, n, eps, n_parts):
+    pytest.importorskip("pyscipopt")
+    table = random_table(np.random.default_rng(seed), n, density=0.5)
+    serial = _serial_set(table, eps, "ordergraph")
+    parts = plan_split(table, serial.opt - eps - serial.tolerance, n_parts)
+    got = []
+    for p in parts:
+        r = run_part(table, p, method="ilp", opt=serial.opt, epsilon=eps, max_networks=None, deadline=None,
+                     options={})
+        assert r.reason is None
+        got.extend(chosen for _, chosen in r.entries)
+    fams = table.families
+    assert len(got) == len(set(got))
+    assert {tuple(fams[u][c][0] for u, c in enumerate(ch)) for ch in got} == {n.key for n in serial}
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), eps=st.floats(0.5, 6.0), lose=st.integers(0, 5),
+       cap=st.one_of(st.none(), st.integers(1, 30)), method=st.sampled_from(["ordergraph", "ilp"]))
+def test_a_lost_or_cut_part_leaves_a_threshold_that_holds(seed, eps, lose, cap, method):
+    """Merging without one part (lost with its worker) or with a network cap: incomplete, certified."""
+    table = random_table(np.random.default_rng(seed), 5, density=0.5)
+    serial = _serial_set(table, eps, "ordergraph")
+    opt = serial.opt
+    parts = plan_split(table, opt - eps - serial.tolerance, 3, method)     # the tree split, or the row split
+    results = {p.index: run_part(table, p, method="ordergraph", opt=opt, epsilon=eps, max_networks=cap,
+                                 deadline=None, options={}) for p in parts}
+    lost = {lose: LOST_REASON} if lose < len(parts) else {}
+    for i in lost:
+        del results[i]
+    col = merge_parts(parts, results, lost, opt=opt, epsilon=eps, max_networks=cap)
+    fams = table.families
+    listed = {tuple(fams[u][c][0] for u, c in enumerate(ch)) for _, ch in col.entries}
+    members = {n.key: n.score for n in serial}
+    assert listed <= set(members)
+    if col.reason is None:
+        assert listed == set(members)
+    else:
+        assert col.threshold is not None
+        assert all(k in listed for k, sc in members.items() if sc >= col.threshold)
+        if lost:
+            assert col.reason == LOST_REASON
+    if cap is not None:
+        assert len(col.entries) <= cap
+
+
+def test_merge_order_does_not_depend_on_which_part_came_back_first():
+    table = random_table(np.random.default_rng(7), 5, density=0.6)
+    eps = 5.0
+    serial = _serial_set(table, eps, "ordergraph")
+    parts = plan_split(table, serial.opt - eps - serial.tolerance, 4)
+    res = [run_part(table, p, method="ordergraph", opt=serial.opt, epsilon=eps, max_networks=None, deadline=None,
+                    options={}) for p in parts]
+    one = merge_parts(parts, {r.index: r for r in res}, {}, opt=serial.opt, epsilon=eps, max_networks=None)
+    two = merge_parts(parts, {r.index: r for r in reversed(res)}, {}, opt=serial.opt, epsilon=eps,
+                      max_networks=None)
+    assert one.entries == two.entries
+
+
+def test_a_part_past_the_deadline_is_cut_not_run():
+    table = random_table(np.random.default_rng(3), 4)
+    part = plan_split(table, -math.inf, 2)[0]
+    r = run_part(table, part, method="ordergraph", opt=0.0, epsilon=1.0, max_networks=None,
+                 deadline=time.time() - 1, options={})
+    assert isinstance(r, PartResult) and r.reason == "time_limit" and r.entries == []
+
+
+# ---------------------------------------------------------------------- a worker killed mid-run
+@pytest.mark.slow
+@pytest.mark.parametrize("allowed_failures", [3, 0])
+def test_a_worker_killed_mid_run(tmp_path, allowed_failures):
+    """Worker processes (a nanny each): kill one while the parts run.  With the scheduler's default
+    ``allowed-failures`` its part runs again (complete, the serial answer); with 0 the part is lost and
+    the answer is labelled incomplete (``worker_lost``) with a threshold that holds."""
+    import dask
+
+    table = _table("wine", "BIC", 20)
+    full = enumerate_networks(table, bayes_factor=20, method="ordergraph")    # the same set, faster
+    with dask.config.set({"temporary-directory": str(tmp_path),
+                          "distributed.scheduler.allowed-failures": allowed_failures}), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                     dashboard_address=None) as cluster, distributed.Client(cluster) as c:
+        pids = list(c.run(os.getpid).values())
+        killed: list[int] = []
+
+        def kill_one_soon(*args, **info):
+            if info.get("stage") == "collection" and not killed:
+                killed.append(pids[0])
+                threading.Timer(1.0, os.kill, (pids[0], signal.SIGKILL)).start()
+
+        cs = enumerate_networks(table, bayes_factor=20, method="ilp", by="dag", backend="dask", scheduler=c,
+                                progress=kill_one_soon)
+    assert killed
+    _check_labelled(cs, full)
+    if allowed_failures > 0:
+        assert cs.complete and [n.score for n in cs] == [n.score for n in full]
+    else:  # the part running on the killed worker is lost for good (each part runs for seconds)
+        assert not cs.complete and cs.reason == LOST_REASON and cs.stats["parts_lost"] >= 1
+
+
+# ---------------------------------------------------------------------- the command line
+def test_cli_enumerate_on_dask_writes_the_serial_files(client, tmp_path, capsys):
+    """``gobnilp-py enumerate --backend dask --scheduler ADDRESS -o DIR``: every file the serial run writes, the
+    same bytes (``summary.json`` compared without its ``stats``); the stdout lines the same too."""
+    import json
+
+    from gobnilp_py.cli import main
+
+    csv = dataset("wine")
+    runs = {}
+    for name, extra in (("serial", []), ("dask", ["--backend", "dask", "--scheduler", client.scheduler.address])):
+        out = tmp_path / name
+        code = main(["enumerate", str(csv), "--no-header", "--bf", "20", "--method", "ordergraph", "-o", str(out),
+                     *extra])
+        stdout = capsys.readouterr().out
+        assert code == 0, stdout
+        runs[name] = (out, stdout)
+    (a, out_a), (b, out_b) = runs["serial"], runs["dask"]
+    assert sorted(p.name for p in a.iterdir()) == sorted(p.name for p in b.iterdir())
+    for p in sorted(a.iterdir()):
+        if p.suffix == ".png":   # pictures: drawn from the same networks (their bytes carry renderer metadata)
+            continue
+        if p.name == ".gobnilp-run":    # the folder's record: which files, and when it was written
+            ra, rb = json.loads(p.read_text()), json.loads((b / p.name).read_text())
+            assert {**ra, "time": None} == {**rb, "time": None}
+        elif p.name in ("summary.json", "result.json"):
+            da, db = json.loads(p.read_text()), json.loads((b / p.name).read_text())
+            assert db.pop("stats")["collection_backend"] == "dask"
+            da.pop("stats")
+            assert da == db, p.name
+        else:
+            assert p.read_bytes() == (b / p.name).read_bytes(), p.name
+    assert [ln for ln in out_a.splitlines() if "s)" not in ln] == [ln for ln in out_b.splitlines() if "s)" not in ln]
+
+
+# ---------------------------------------------------------------------- k best
+@pytest.mark.parametrize("name, score_name, method, k", [
+    ("tic-tac-toe", "BDeu", "ordergraph", 10), ("wine", "BIC", "ordergraph", 100), ("voting", "BIC", "ordergraph", 10),
+    pytest.param("voting", "BDeu", "ordergraph", 100, marks=pytest.mark.slow),     # 38 s: two scoring passes
+    ("zoo", "BIC", "ordergraph", 10), ("tic-tac-toe", "BDeu", "ilp", 10), ("wine", "BIC", "ilp", 7)])
+def test_dask_kbest_outputs_are_the_serial_bytes(client, name, score_name, method, k):
+    data = read_data(dataset(name), header=False)
+    serial = kbest(data, k, method=method, score=score_name)
+    on_dask = kbest(data, k, method=method, score=score_name, backend="dask", scheduler=client)
+    assert serial.complete and on_dask.complete and on_dask.stats["parts"] >= 2
+    assert _outputs(on_dask) == _outputs(serial)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 5), k=st.integers(1, 40), n_parts=st.integers(2, 5),
+       ties=st.booleans(), split=st.sampled_from(["root", "rows"]), open_per_part=st.sampled_from([1, 3, 64]))
+def test_split_kbest_is_the_serial_kbest(seed, n, k, n_parts, ties, split, open_per_part):
+    """The parts' k-best lists (no gap known: ε = inf) merged by top_k hold the serial k best and their ties."""
+    from gobnilp_py.search.order_graph import collect as og
+    from gobnilp_py.search.order_graph import engine as oge
+    from gobnilp_py.solve.split import top_k
+
+    table = random_table(np.random.default_rng(seed), n, ties=ties, density=0.5)
+    serial = oge.kbest(table, k=k)
+    opt = max(sc for sc, _ in serial.entries)
+    parts = plan_split(table, -math.inf, n_parts, "ordergraph" if split == "root" else "ilp")
+    old = og.SPLIT_OPEN_PER_PART
+    og.SPLIT_OPEN_PER_PART = open_per_part
+    try:
+        results = {p.index: run_part(table, p, method="ordergraph", opt=opt, epsilon=math.inf, max_networks=None,
+                                     deadline=None, options={}, k=k) for p in parts}
+    finally:
+        og.SPLIT_OPEN_PER_PART = old
+    col = top_k(merge_parts(parts, results, {}, opt=opt, epsilon=math.inf, max_networks=None), k, opt)
+    assert col.reason is None
+    assert sorted(col.entries) == sorted(serial.entries)
+
+
+# ---------------------------------------------------------------------- the default cluster
+@pytest.mark.slow
+def test_default_is_a_local_cluster_of_worker_processes(tmp_path):
+    """``backend="dask"`` without ``scheduler``: a LocalCluster of worker processes, one per usable core,
+    started for the call and closed after it; data scored there too; the serial answer."""
+    import dask
+
+    from gobnilp_py.scoring.pool import usable_cores
+
+    data = read_data(dataset("voting"), header=False)
+    serial = enumerate_networks(data, bayes_factor=20, method="ordergraph")
+    with dask.config.set({"temporary-directory": str(tmp_path)}):
+        on_dask = enumerate_networks(data, bayes_factor=20, method="ordergraph", backend="dask")
+    assert on_dask.stats["workers"] == usable_cores() and on_dask.stats["collection_backend"] == "dask"
+    assert _outputs(on_dask) == _outputs(serial)
+
+
+def test_ctrl_c_cancels_the_parts_and_labels_the_answer(client):
+    """SIGINT while the parts run: the call returns at once, labelled interrupted, with a threshold that holds."""
+    pytest.importorskip("pyscipopt")
+    from gobnilp_py._interrupt import clear_last_signal, last_signal
+
+    table = _table("wine", "BIC", 20)
+    full = enumerate_networks(table, bayes_factor=20, method="ordergraph")    # the same set, faster
+    sent: list[float] = []
+
+    def interrupt_soon(*args, **info):
+        if info.get("stage") == "collection" and not sent:
+            sent.append(time.perf_counter())
+            threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+
+    clear_last_signal()
+    cs = enumerate_networks(table, bayes_factor=20, method="ilp", by="dag", backend="dask", scheduler=client,
+                            progress=interrupt_soon)
+    back = time.perf_counter() - sent[0]
+    assert last_signal() == signal.SIGINT
+    clear_last_signal()
+    assert not cs.complete and cs.reason == "interrupted"
+    assert back < 0.3 + 2.5, back          # the ILP parts take seconds: the call did not wait for them
+    _check_labelled(cs, full)
