@@ -179,6 +179,8 @@ def test_learning_with_four_node_cuts_is_exact(n, k, seed):
     # With the cluster heuristic off the four-node rows do more of the work; still exact.
     check_network(_learn(table, four_node_cuts=True, cycle_cuts=False, min_violation=0.0), table, opt)
     check_network(_learn(table, four_node_cuts=False), table, opt)
+    # Cheap separation (cycles and four-node rows) at every depth, the exact one every 2nd.
+    check_network(_learn(table, four_node_cuts=True, light_depths=1, sepafreq=2), table, opt)
 
 
 def test_four_node_cuts_are_added_on_random_tables():

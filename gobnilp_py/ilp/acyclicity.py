@@ -79,6 +79,11 @@ class AcyclicityHandler(TransformedVars, pyscipopt.Conshdlr):
     kcluster_subip : bool
         Also look for k-cluster cuts after a cluster separation that needed the SCIP sub-IP (by
         default only after an enumerated one, which is cheap).
+    light_depths : int
+        ``0`` (default): SCIP calls separation at the root and every ``sepafreq``-th depth, all of it.
+        ``k >= 1``: SCIP calls it every ``k``-th depth instead (:func:`add_acyclicity`), and at depths
+        that are not multiples of ``sepafreq`` only the cheap part runs (the cycle heuristic and the
+        four-node rows), never the exact cluster separation.
     four_node_cuts : bool
         Also separate the four-node rows of :mod:`.four_node` (valid for every DAG) in every
         separation round at depth at most ``four_node_depth``, at most ``four_node_max`` a round.
@@ -93,8 +98,9 @@ class AcyclicityHandler(TransformedVars, pyscipopt.Conshdlr):
                  propagate: bool = True, subip_time_limit: float = 10.0,
                  subip_params: dict | None = None, enumerate_max_nodes: int = 14,
                  kcluster_max: int = 3, kcluster_depth: int = 0, kcluster_rounds: int = 10,
-                 sparse_cuts: bool = True, kcluster_subip: bool = False, four_node_cuts: bool = False,
-                 four_node_depth: int = 1_000_000, four_node_max: int = 100) -> None:
+                 sparse_cuts: bool = True, kcluster_subip: bool = False, four_node_cuts: bool = True,
+                 four_node_depth: int = 1_000_000, four_node_max: int = 100, sepafreq: int = 10,
+                 light_depths: int = 0) -> None:
         self.index = index
         self.sparse_cuts = bool(sparse_cuts)
         self.xvars = list(xvars)
@@ -114,6 +120,8 @@ class AcyclicityHandler(TransformedVars, pyscipopt.Conshdlr):
         self.four_node_depth = int(four_node_depth)
         self.four_node_max = int(four_node_max)
         self.added_four: set[fn.Quadruple] = set()
+        self.sepafreq = int(sepafreq)
+        self.light_depths = int(light_depths)
         self.added: set[tuple[frozenset[int], int]] = set()
         #: (cluster, k) cuts found by an earlier search of the same table, put in at the first separation
         #: (see :func:`seed_cuts`)
@@ -365,7 +373,9 @@ class AcyclicityHandler(TransformedVars, pyscipopt.Conshdlr):
     def conssepalp(self, constraints, nusefulconss):
         with self.stats.timer("time_separation"):
             self.stats.separation_rounds += 1
-            return {"result": self.separate(self.lp_values())}
+            depth = self.model.getDepth()
+            exact = not self.light_depths or depth == 0 or (self.sepafreq > 0 and depth % self.sepafreq == 0)
+            return {"result": self.separate(self.lp_values(), exact=exact)}
 
     @logged_callback
     def consprop(self, constraints, nusefulconss, nmarkedconss, proptiming):
@@ -395,10 +405,10 @@ def add_acyclicity(model: pyscipopt.Model, index: FamilyIndex, xvars: Sequence[p
     (integral points only) but before set partitioning and linear rows, so the
     cycle test must not assume one family per node (it does not).
     """
-    h = AcyclicityHandler(index, xvars, stats, **options)
+    h = AcyclicityHandler(index, xvars, stats, sepafreq=sepafreq, **options)
     model.includeConshdlr(h, HANDLER_NAME, "acyclicity of the chosen parent sets by cluster cuts",
                           sepapriority=100000, enfopriority=-10, chckpriority=-10,
-                          sepafreq=sepafreq, propfreq=propfreq, eagerfreq=100, needscons=True,
+                          sepafreq=h.light_depths if h.light_depths and sepafreq else sepafreq, propfreq=propfreq, eagerfreq=100, needscons=True,
                           proptiming=pyscipopt.SCIP_PROPTIMING.BEFORELP)
     cons = model.createCons(h, "acyclic", initial=True, separate=True, enforce=True, check=True,
                             propagate=True, local=False, modifiable=False, dynamic=False,
