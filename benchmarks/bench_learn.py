@@ -5,6 +5,7 @@ Usage::
     PYTHONPATH=. python benchmarks/bench_learn.py wine zoo --bf 3
     PYTHONPATH=. python benchmarks/bench_learn.py --jkl path/to/file.jkl
     PYTHONPATH=. python benchmarks/bench_learn.py wine --option subip_cuts=False
+    PYTHONPATH=. python benchmarks/bench_learn.py wine --param separating/zerohalf/maxroundsroot=20
 
 Datasets are read from ``../shared/data/<name>.csv`` (no header), scored with
 BIC pruned for the Bayes factor ``--bf`` (GOBNILP's reference runs used BF 3),
@@ -40,7 +41,7 @@ def _value(text: str):
             return text
 
 
-def run_one(name: str, source, args, options: dict) -> dict:
+def run_one(name: str, source, args, options: dict, params: dict | None = None) -> dict:
     from gobnilp_py.data import read_data
     from gobnilp_py.scoring import score
     from gobnilp_py.scoring.table import ScoreTable
@@ -52,7 +53,7 @@ def run_one(name: str, source, args, options: dict) -> dict:
     else:
         table = score(read_data(source, header=False), score=args.score, bayes_factor=args.bf, palim=args.palim)
     t_score = time.perf_counter() - t0
-    net = learn(table, method="ilp", time_limit=args.time_limit, model_options=options)
+    net = learn(table, method="ilp", time_limit=args.time_limit, model_options=options, params=params or None)
     s = net.stats
     row = {
         "data": name, "families": len(table), "status": net.status, "score": round(net.score, 6),
@@ -63,9 +64,10 @@ def run_one(name: str, source, args, options: dict) -> dict:
         "t_heuristic": round(s["time_heuristic"], 3), "t_check_enforce": round(s["time_check"] + s["time_enforce"], 3),
         "nodes": s["nodes"], "lp_iterations": s["lp_iterations"], "sepa_rounds": s["separation_rounds"],
         "subip_calls": s["subip_calls"], "cuts_cycle": s["cuts_cycle"], "cuts_subip": s["cuts_subip"],
-        "cuts_integral": s["cuts_integral"], "pair_rows": s["initial_pair_cuts"],
+        "cuts_integral": s["cuts_integral"], "cuts_kcluster": s["cuts_kcluster"],
+        "cuts_four_node": s.get("cuts_four_node", 0), "pair_rows": s["initial_pair_cuts"],
         "heur_solutions": s["heuristic_solutions"], "prop_fixings": s["propagation_fixings"],
-        "gobnilp_s": GOBNILP_SECONDS.get(name.split(".")[0]), "options": options,
+        "gobnilp_s": GOBNILP_SECONDS.get(name.split(".")[0]), "options": options, "params": params or {},
     }
     return row
 
@@ -80,17 +82,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--palim", type=int, default=None)
     p.add_argument("--time-limit", type=float, default=None)
     p.add_argument("--option", action="append", default=[], help="build_model option KEY=VALUE")
+    p.add_argument("--param", action="append", default=[], help="SCIP parameter KEY=VALUE (on top of the defaults)")
     p.add_argument("--out", default=None, help="append JSON lines here")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     options = {k: _value(v) for k, v in (o.split("=", 1) for o in args.option)}
+    params = {k: _value(v) for k, v in (o.split("=", 1) for o in args.param)}
     names = args.datasets or ([] if args.jkl else ["tic-tac-toe", "wine", "voting"])
     jobs = [(d, DATA / f"{d}.csv") for d in names] + [(Path(j).stem, Path(j)) for j in args.jkl]
     for name, source in jobs:
         if not source.exists():
             print(f"skip {name}: {source} not found", file=sys.stderr)
             continue
-        row = run_one(name, source, args, options)
+        row = run_one(name, source, args, options, params)
         line = json.dumps(row)
         print(line, flush=True)
         if args.out:

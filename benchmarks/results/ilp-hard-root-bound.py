@@ -5,7 +5,7 @@ Prints the last separation rounds (dual bound, result, cuts added, seconds, dept
 """
 import sys, time, json, ast
 from gobnilp_py.scoring.table import ScoreTable
-from gobnilp_py.ilp.model import build_model
+import gobnilp_py.ilp.model as _mm
 from gobnilp_py.ilp import acyclicity
 path = sys.argv[1]
 opts = {}
@@ -28,7 +28,7 @@ def sep(self, xval, exact=True):
 acyclicity.AcyclicityHandler.separate = sep
 t0 = time.perf_counter()
 
-fm = build_model(t, params=params, verbose=False, **opts)
+fm = _mm.build_model(t, params=params, verbose=False, **opts)
 
 fm.model.optimize()
 el = time.perf_counter() - t0

@@ -31,6 +31,7 @@ from ._callbacks import INT_TOL, TransformedVars, logged_callback
 from ..search.family_index import FamilyIndex
 from .stats import SolveStats
 from . import cluster as cl
+from . import four_node as fn
 from .class_nogood import family_masks
 
 __all__ = ["AcyclicityHandler", "add_acyclicity", "HANDLER_NAME"]
@@ -78,6 +79,14 @@ class AcyclicityHandler(TransformedVars, pyscipopt.Conshdlr):
     kcluster_subip : bool
         Also look for k-cluster cuts after a cluster separation that needed the SCIP sub-IP (by
         default only after an enumerated one, which is cheap).
+    light_depths : int
+        ``0`` (default): SCIP calls separation at the root and every ``sepafreq``-th depth, all of it.
+        ``k >= 1``: SCIP calls it every ``k``-th depth instead (:func:`add_acyclicity`), and at depths
+        that are not multiples of ``sepafreq`` only the cheap part runs (the cycle heuristic and the
+        four-node rows), never the exact cluster separation.
+    four_node_cuts : bool
+        Also separate the four-node rows of :mod:`.four_node` (valid for every DAG) in every
+        separation round at depth at most ``four_node_depth``, at most ``four_node_max`` a round.
     sparse_cuts : bool
         Write each cut with, per member, whichever of its counted or its
         uncounted families are fewer (:func:`.cluster.sparse_row`): the same
@@ -89,7 +98,9 @@ class AcyclicityHandler(TransformedVars, pyscipopt.Conshdlr):
                  propagate: bool = True, subip_time_limit: float = 10.0,
                  subip_params: dict | None = None, enumerate_max_nodes: int = 14,
                  kcluster_max: int = 3, kcluster_depth: int = 0, kcluster_rounds: int = 10,
-                 sparse_cuts: bool = True, kcluster_subip: bool = False) -> None:
+                 sparse_cuts: bool = True, kcluster_subip: bool = False, four_node_cuts: bool = True,
+                 four_node_depth: int = 1_000_000, four_node_max: int = 100, sepafreq: int = 10,
+                 light_depths: int = 0) -> None:
         self.index = index
         self.sparse_cuts = bool(sparse_cuts)
         self.xvars = list(xvars)
@@ -105,6 +116,12 @@ class AcyclicityHandler(TransformedVars, pyscipopt.Conshdlr):
         self.kcluster_depth = int(kcluster_depth)
         self.kcluster_rounds = int(kcluster_rounds)
         self.kcluster_subip = bool(kcluster_subip)
+        self.four_node_cuts = bool(four_node_cuts)
+        self.four_node_depth = int(four_node_depth)
+        self.four_node_max = int(four_node_max)
+        self.added_four: set[fn.Quadruple] = set()
+        self.sepafreq = int(sepafreq)
+        self.light_depths = int(light_depths)
         self.added: set[tuple[frozenset[int], int]] = set()
         #: (cluster, k) cuts found by an earlier search of the same table, put in at the first separation
         #: (see :func:`seed_cuts`)
@@ -148,7 +165,53 @@ class AcyclicityHandler(TransformedVars, pyscipopt.Conshdlr):
         m.releaseRow(row)
         return bool(infeasible)
 
+    def add_four_node_cut(self, quad: fn.Quadruple) -> bool:
+        """Add the four-node row of ``quad`` as a global cut; True if SCIP reports infeasibility."""
+        m, tv = self.model, self.tvars()
+        fams = fn.counted_families(self.index, quad)
+        rhs = fn.RHS
+        if self.sparse_cuts:
+            fams, coefs, rhs = cl.sparse_row(self.index, quad, fams, rhs)
+        else:
+            coefs = np.ones(fams.size)
+        row = m.createEmptyRowUnspec(name="four_" + "_".join(map(str, quad)), lhs=None, rhs=rhs, local=False,
+                                     modifiable=False, removable=True)
+        m.cacheRowExtensions(row)
+        for f, c in zip(fams.tolist(), coefs.tolist()):
+            m.addVarToRow(row, tv[f], c)
+        m.flushRowExtensions(row)
+        infeasible = m.addCut(row, forcecut=False)
+        if quad not in self.added_four:
+            self.added_four.add(quad)
+            m.addPoolCut(row)
+        self.stats.cuts_four_node += 1
+        m.releaseRow(row)
+        return bool(infeasible)
+
+    def separate_four_node(self, xval: np.ndarray) -> SCIP_RESULT:
+        """Add the violated four-node rows of ``xval`` (if switched on and shallow enough)."""
+        if not self.four_node_cuts or self.model.getDepth() > self.four_node_depth:
+            return SCIP_RESULT.DIDNOTFIND
+        with self.stats.timer("time_four_node"):
+            quads = fn.violated_quadruples(self.index, xval, min_violation=self.min_violation,
+                                           max_cuts=self.four_node_max)
+        if not quads:
+            return SCIP_RESULT.DIDNOTFIND
+        if any([self.add_four_node_cut(q) for _, q in quads]):
+            return SCIP_RESULT.CUTOFF
+        return SCIP_RESULT.SEPARATED
+
     def separate(self, xval: np.ndarray, *, exact: bool = True) -> SCIP_RESULT:
+        """Cluster cuts (:meth:`separate_clusters`), then four-node rows; the stronger result wins."""
+        res = self.separate_clusters(xval, exact=exact)
+        if res == SCIP_RESULT.CUTOFF:
+            return res
+        four = self.separate_four_node(xval)
+        if four != SCIP_RESULT.DIDNOTFIND:
+            return four
+        return res
+
+    def separate_clusters(self, xval: np.ndarray, *, exact: bool = True) -> SCIP_RESULT:
         """Cut off ``xval`` with violated cluster inequalities (cheap cycles first, then the sub-IP)."""
         if self.seed:
             seeds, self.seed = self.seed, []
@@ -310,7 +373,9 @@ class AcyclicityHandler(TransformedVars, pyscipopt.Conshdlr):
     def conssepalp(self, constraints, nusefulconss):
         with self.stats.timer("time_separation"):
             self.stats.separation_rounds += 1
-            return {"result": self.separate(self.lp_values())}
+            depth = self.model.getDepth()
+            exact = not self.light_depths or depth == 0 or (self.sepafreq > 0 and depth % self.sepafreq == 0)
+            return {"result": self.separate(self.lp_values(), exact=exact)}
 
     @logged_callback
     def consprop(self, constraints, nusefulconss, nmarkedconss, proptiming):
@@ -340,10 +405,10 @@ def add_acyclicity(model: pyscipopt.Model, index: FamilyIndex, xvars: Sequence[p
     (integral points only) but before set partitioning and linear rows, so the
     cycle test must not assume one family per node (it does not).
     """
-    h = AcyclicityHandler(index, xvars, stats, **options)
+    h = AcyclicityHandler(index, xvars, stats, sepafreq=sepafreq, **options)
     model.includeConshdlr(h, HANDLER_NAME, "acyclicity of the chosen parent sets by cluster cuts",
                           sepapriority=100000, enfopriority=-10, chckpriority=-10,
-                          sepafreq=sepafreq, propfreq=propfreq, eagerfreq=100, needscons=True,
+                          sepafreq=h.light_depths if h.light_depths and sepafreq else sepafreq, propfreq=propfreq, eagerfreq=100, needscons=True,
                           proptiming=pyscipopt.SCIP_PROPTIMING.BEFORELP)
     cons = model.createCons(h, "acyclic", initial=True, separate=True, enforce=True, check=True,
                             propagate=True, local=False, modifiable=False, dynamic=False,

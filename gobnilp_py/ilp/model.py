@@ -100,7 +100,8 @@ def build_model(table: ScoreTable, *, constraints: StructuralConstraints | None 
                 enumerate_max_nodes: int = 14, kcluster_max: int = 3, kcluster_depth: int = 0,
                 kcluster_rounds: int = 10,
                 arrow_vars: bool = False, sparse_cuts: bool = True, packing: int = 0,
-                kcluster_subip: bool = False,
+                kcluster_subip: bool = False, four_node_cuts: bool = True, four_node_depth: int = 1_000_000,
+                four_node_max: int = 100, light_depths: int = 0,
                 stats: SolveStats | None = None) -> FamilyModel:
     """Build the family-variable ILP of ``table`` with the acyclicity handler attached.
 
@@ -134,7 +135,8 @@ def build_model(table: ScoreTable, *, constraints: StructuralConstraints | None 
         take all the others as parents; :mod:`~gobnilp_py.ilp.packing`).  Valid for every DAG,
         so exact under enumeration too.  ``0`` (default): none.
     propagate, cycle_cuts, subip_cuts, min_violation, sepafreq, subip_params, enumerate_max_nodes,
-    kcluster_max, kcluster_depth, kcluster_rounds, sparse_cuts, kcluster_subip
+    kcluster_max, kcluster_depth, kcluster_rounds, sparse_cuts, kcluster_subip, four_node_cuts,
+    four_node_depth, four_node_max, light_depths
         Options of the acyclicity handler (see :class:`~gobnilp_py.ilp.acyclicity.AcyclicityHandler`).
         ``sepafreq=10`` (cluster separation at the root and every 10th depth; SCIP re-adds pooled
         cuts in between) and ``sparse_cuts=True`` were measured in session 12 (``docs/solver.md``,
@@ -184,7 +186,9 @@ def build_model(table: ScoreTable, *, constraints: StructuralConstraints | None 
                                    subip_params=dict(subip_params or {}),
                                    enumerate_max_nodes=enumerate_max_nodes, kcluster_max=kcluster_max,
                                    kcluster_depth=kcluster_depth, kcluster_rounds=kcluster_rounds,
-                                   sparse_cuts=sparse_cuts, kcluster_subip=kcluster_subip)
+                                   sparse_cuts=sparse_cuts, kcluster_subip=kcluster_subip,
+                                   four_node_cuts=four_node_cuts, four_node_depth=four_node_depth,
+                                   four_node_max=four_node_max, light_depths=light_depths)
     if heuristic:
         derived = [(a, fams) for (_, _), (a, fams) in fm.extra.get("arrow_families", {}).items()]
         fm.heuristic = add_sink_heuristic(m, index, xflat, stats, derived=derived)

@@ -38,6 +38,12 @@ DEFAULT_PARAMS: dict[str, Any] = {
     # bound of nltcs stalled: after 60 s -19928 with it, -20026 without (OPT -20033.6).
     "cutselection/hybrid/minortho": 0.0,
     "cutselection/hybrid/minorthoroot": 0.0,
+    # Zero-half cuts ({0, 1/2}-combinations of the convexity rows and the cluster and four-node cuts)
+    # carry half of the C program's root bound on alarm10000 (benchmarks/results/gobnilp-cut-families-ablation.md);
+    # SCIP stops them after 20 root rounds, long before our cuts have built the rows they combine.  With
+    # every root round: root bound -105,813 -> -105,948 (OPT -106,363), and the solve proved in 87 s
+    # instead of a 0.30 % gap at 120 s (docs/solver.md, "Four-node cuts and zero-half rounds").
+    "separating/zerohalf/maxroundsroot": -1,
 }
 
 

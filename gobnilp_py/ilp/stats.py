@@ -32,6 +32,8 @@ class SolveStats:
     cuts_kcluster: int = 0
     #: cluster cuts of an earlier search of the same table put in at the root (not counted in cuts_total)
     cuts_seed: int = 0
+    #: four-node cuts (:mod:`.four_node`), not cluster cuts (not counted in cuts_total)
+    cuts_four_node: int = 0
     #: separation rounds that looked for k-cluster cuts
     kcluster_rounds: int = 0
     #: cuts skipped because the same cluster had already been added
@@ -54,6 +56,8 @@ class SolveStats:
     time_subip: float = 0.0
     #: seconds spent looking for k-cluster cuts
     time_kcluster: float = 0.0
+    #: seconds spent looking for four-node cuts
+    time_four_node: float = 0.0
     time_enforce: float = 0.0
     time_check: float = 0.0
     time_propagation: float = 0.0
