@@ -99,7 +99,8 @@ class AcyclicityHandler(TransformedVars, pyscipopt.Conshdlr):
                  subip_params: dict | None = None, enumerate_max_nodes: int = 14,
                  kcluster_max: int = 3, kcluster_depth: int = 0, kcluster_rounds: int = 10,
                  sparse_cuts: bool = True, kcluster_subip: bool = False, four_node_cuts: bool = True,
-                 four_node_depth: int = 1_000_000, four_node_max: int = 100, sepafreq: int = 10,
+                 four_node_depth: int = 1_000_000, four_node_max: int = 100, four_node_after_clusters: bool = False,
+                 sepafreq: int = 10,
                  light_depths: int = 0) -> None:
         self.index = index
         self.sparse_cuts = bool(sparse_cuts)
@@ -119,6 +120,7 @@ class AcyclicityHandler(TransformedVars, pyscipopt.Conshdlr):
         self.four_node_cuts = bool(four_node_cuts)
         self.four_node_depth = int(four_node_depth)
         self.four_node_max = int(four_node_max)
+        self.four_node_after_clusters = bool(four_node_after_clusters)
         self.added_four: set[fn.Quadruple] = set()
         self.sepafreq = int(sepafreq)
         self.light_depths = int(light_depths)
@@ -204,8 +206,10 @@ class AcyclicityHandler(TransformedVars, pyscipopt.Conshdlr):
     def separate(self, xval: np.ndarray, *, exact: bool = True) -> SCIP_RESULT:
         """Cluster cuts (:meth:`separate_clusters`), then four-node rows; the stronger result wins."""
         res = self.separate_clusters(xval, exact=exact)
-        if res == SCIP_RESULT.CUTOFF:
+        if res == SCIP_RESULT.CUTOFF or (res == SCIP_RESULT.SEPARATED and self.four_node_after_clusters):
             return res
+        if np.all((xval < INT_TOL) | (xval > 1.0 - INT_TOL)):
+            return res  # an integral point: its cycles' cluster cuts cut it off (dense four-node rows cost more)
         four = self.separate_four_node(xval)
         if four != SCIP_RESULT.DIDNOTFIND:
             return four

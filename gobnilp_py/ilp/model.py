@@ -101,7 +101,7 @@ def build_model(table: ScoreTable, *, constraints: StructuralConstraints | None 
                 kcluster_rounds: int = 10,
                 arrow_vars: bool = False, sparse_cuts: bool = True, packing: int = 0,
                 kcluster_subip: bool = False, four_node_cuts: bool = True, four_node_depth: int = 1_000_000,
-                four_node_max: int = 100, light_depths: int = 0,
+                four_node_max: int = 100, four_node_after_clusters: bool = False, light_depths: int = 0,
                 stats: SolveStats | None = None) -> FamilyModel:
     """Build the family-variable ILP of ``table`` with the acyclicity handler attached.
 
@@ -136,7 +136,7 @@ def build_model(table: ScoreTable, *, constraints: StructuralConstraints | None 
         so exact under enumeration too.  ``0`` (default): none.
     propagate, cycle_cuts, subip_cuts, min_violation, sepafreq, subip_params, enumerate_max_nodes,
     kcluster_max, kcluster_depth, kcluster_rounds, sparse_cuts, kcluster_subip, four_node_cuts,
-    four_node_depth, four_node_max, light_depths
+    four_node_depth, four_node_max, four_node_after_clusters, light_depths
         Options of the acyclicity handler (see :class:`~gobnilp_py.ilp.acyclicity.AcyclicityHandler`).
         ``sepafreq=10`` (cluster separation at the root and every 10th depth; SCIP re-adds pooled
         cuts in between) and ``sparse_cuts=True`` were measured in session 12 (``docs/solver.md``,
@@ -188,7 +188,8 @@ def build_model(table: ScoreTable, *, constraints: StructuralConstraints | None 
                                    kcluster_depth=kcluster_depth, kcluster_rounds=kcluster_rounds,
                                    sparse_cuts=sparse_cuts, kcluster_subip=kcluster_subip,
                                    four_node_cuts=four_node_cuts, four_node_depth=four_node_depth,
-                                   four_node_max=four_node_max, light_depths=light_depths)
+                                   four_node_max=four_node_max, four_node_after_clusters=four_node_after_clusters,
+                                   light_depths=light_depths)
     if heuristic:
         derived = [(a, fams) for (_, _), (a, fams) in fm.extra.get("arrow_families", {}).items()]
         fm.heuristic = add_sink_heuristic(m, index, xflat, stats, derived=derived)
