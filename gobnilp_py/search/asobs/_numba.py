@@ -15,6 +15,9 @@ from ._lists import FamilyLists
 
 __all__ = ["AVAILABLE", "NumbaKernels"]
 
+import functools
+
+from ..._interrupt import held
 from ..._numba import AVAILABLE
 from ..._numba import jit as _jit
 
@@ -306,6 +309,33 @@ if AVAILABLE:  # pragma: no cover - exercised only where numba is installed
         return out, m == n
 
 
+
+#: Kernels compiled in this process (see :func:`_held_first_call`).
+_COMPILED: set[str] = set()
+
+
+def _held_first_call(method):
+    """Hold Ctrl-C / SIGTERM during a kernel's first call in a process, which compiles it.
+
+    A signal that lands while numba compiles (a cold cache: a fresh install, the first restart) broke the
+    compilation: the call raised ``RuntimeError: no compiled object yet`` instead of the interrupt, and
+    so did every later call in the process (seen in CI: Ctrl-C one second into a parallel ASOBS run).
+    Held (:func:`gobnilp_py._interrupt.held`), the signal is delivered when the compiled call returns.
+    Later calls go straight through (one set lookup).
+    """
+    name = method.__name__
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        if name in _COMPILED:
+            return method(self, *args, **kwargs)
+        with held():
+            out = method(self, *args, **kwargs)
+        _COMPILED.add(name)
+        return out
+
+    return wrapper
+
 class NumbaKernels:
     """The queries of ordering-based search on ``fl``, compiled with numba.
 
@@ -323,31 +353,38 @@ class NumbaKernels:
         self.fl = fl
         self._a = (fl.fstart, fl.pstart, fl.pidx)
 
+    @_held_first_call
     def first_below(self, v: int, pos: np.ndarray, thr: int) -> int:
         return int(_first_below(*self._a, v, pos, thr))
 
+    @_held_first_call
     def first_avoiding(self, v: int, forbidden_words: np.ndarray) -> int:
         return int(_first_avoiding(*self._a, v, forbidden_words))
 
+    @_held_first_call
     def obs_choice(self, pos: np.ndarray) -> np.ndarray:
         return _obs_choice(*self._a, pos)
 
+    @_held_first_call
     def asobs_pass(self, order: np.ndarray) -> np.ndarray | None:
         """ASOBS on ``order`` (flat family ids), or ``None`` when a node has no acceptable family."""
         choice, ok = _asobs_pass(*self._a, np.ascontiguousarray(order, dtype=np.int64))
         return choice if ok else None
 
+    @_held_first_call
     def topological_order(self, choice: np.ndarray, rank: np.ndarray) -> np.ndarray | None:
         """Parents-first order of the DAG ``choice``, ties to the lowest ``rank``; ``None`` on a cycle."""
         out, ok = _topological_order(self.fl.pstart, self.fl.pidx, np.ascontiguousarray(choice, dtype=np.int64),
                                      np.ascontiguousarray(rank, dtype=np.int64))
         return out if ok else None
 
+    @_held_first_call
     def insertion_search(self, order: np.ndarray, choice: np.ndarray, rtol: float, max_visits: int,
                          state: np.ndarray) -> int:
         """Insertion moves in place on ``order`` and ``choice`` (at most ``max_visits`` nodes visited); moves made."""
         return int(_insertion_search(*self._a, self.fl.score, order, choice, rtol, int(max_visits), state))
 
+    @_held_first_call
     def swap_search(self, order: np.ndarray, choice: np.ndarray, rtol: float,
                     max_swaps: int | None) -> int:
         """Best-improvement swaps in place on ``order`` and ``choice``; the number applied."""
