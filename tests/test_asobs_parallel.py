@@ -180,3 +180,37 @@ def test_ctrl_c_ends_the_workers(table, workers_at_once) -> None:
         signal.signal(signal.SIGINT, old)
     assert time.perf_counter() - t0 < 10
     assert [p for p in mp.active_children() if p not in before] == []
+
+
+def test_a_kernels_first_call_holds_signals_and_later_calls_do_not(table, monkeypatch) -> None:
+    """The compile of a numba kernel (its first call in a process) runs with Ctrl-C / SIGTERM held.
+
+    A signal landing inside numba's compile broke it: the call raised ``RuntimeError: no compiled
+    object yet`` instead of the interrupt, and so did every later call (CI, cold cache).  Checked here
+    deterministically: the first call of each kernel enters :func:`gobnilp_py._interrupt.held`, the
+    second does not, and the answers are those of the numpy kernels.
+    """
+    import contextlib
+
+    from gobnilp_py.search.asobs import _numba as kernels_module
+
+    if not kernels_module.AVAILABLE:
+        pytest.skip("numba is not installed")
+    entered: list[int] = []
+
+    @contextlib.contextmanager
+    def recording_held():
+        entered.append(1)
+        yield
+
+    monkeypatch.setattr(kernels_module, "held", recording_held)
+    monkeypatch.setattr(kernels_module, "_COMPILED", set())
+    fast = OrderSearch(table, backend="numba")
+    slow = OrderSearch(table, backend="numpy")
+    order = np.arange(table.n, dtype=np.int64)
+    pos = fast.inverse(order)
+    first = fast.kern.obs_choice(pos)
+    assert entered == [1]
+    second = fast.kern.obs_choice(pos)
+    assert entered == [1]
+    assert np.array_equal(first, second) and np.array_equal(first, slow.kern.obs_choice(slow.inverse(order)))
