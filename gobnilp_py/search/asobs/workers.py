@@ -166,8 +166,9 @@ class RestartPool:
                     p.terminate()
                 for p in mine:
                     p.join(2.0)
-                    if p.is_alive():  # pragma: no cover - a worker that ignores SIGTERM
+                    if p.is_alive():  # a worker holding SIGTERM (compiling a kernel: search/asobs/_numba.py)
                         p.kill()
+                        p.join(2.0)  # reaped: not left in multiprocessing's children (CI saw one there)
         if self._client is not None and self._own_client:
             self._client.close()
         self._client = None
