@@ -179,18 +179,9 @@ def _run_processes(jobs: list[ChildWalk], workers: int, deadline: float | None) 
 
 def _run_dask(scheduler: Any, jobs: list[ChildWalk], deadline: float | None) -> list[WalkResult | None]:
     """Walk ``jobs`` on the Dask cluster at ``scheduler`` (an address or a ``distributed.Client``)."""
-    try:
-        from distributed import Client
-    except ImportError:
-        raise ScoreError('backend="dask" needs dask.distributed: pip install "gobnilp-py[dask]"') from None
-    own = not isinstance(scheduler, Client)
-    if own:
-        try:
-            client = Client(scheduler, timeout="20s")
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise ScoreError(f"cannot reach the Dask scheduler {scheduler!r}: {exc}") from None
-    else:
-        client = scheduler
+    from .pool import connect_scheduler
+
+    client, own = connect_scheduler(scheduler, ScoreError)
     try:
         futures = [client.submit(_walk_before, j, deadline, pure=False) for j in jobs]
         out = client.gather(futures)

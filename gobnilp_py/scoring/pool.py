@@ -184,18 +184,11 @@ class LevelScorer:
 
     def _open_dask(self) -> None:
         try:
-            from distributed import Client
+            import distributed  # noqa: F401  (the import error first, before pickling the payload)
         except ImportError:
             raise ScoreError('backend="dask" needs dask.distributed: pip install "gobnilp-py[dask]"') from None
         _check_picklable(self.payload, dask=True)
-        if isinstance(self.scheduler, Client):
-            self._client = self.scheduler
-        else:
-            try:
-                self._client = Client(self.scheduler, timeout="20s")
-            except (OSError, TimeoutError, ValueError) as exc:
-                raise ScoreError(f"cannot reach the Dask scheduler {self.scheduler!r}: {exc}") from None
-            self._own_client = True
+        self._client, self._own_client = connect_scheduler(self.scheduler, ScoreError)
         self._remote_payload = self._client.scatter(self.payload, broadcast=True, hash=False)  # a key of its own (see below)
         # Why hash=False: with content-hashed keys two scorings of equal payloads share one key on the cluster, and
         # the first to finish releases it under the other (the ASOBS workers avoid this the same way); suspected,
@@ -353,3 +346,19 @@ def _check_picklable(payload: Payload, dask: bool = False) -> None:
         raise ScoreError(f"score {payload.score.name!r} cannot be sent to worker processes "
                          f"({type(exc).__name__}: {exc}); define its function at module level "
                          f"or use n_jobs=1") from None
+
+
+def connect_scheduler(scheduler: Any, error: type[Exception]) -> tuple[Any, bool]:
+    """The ``distributed.Client`` for ``scheduler`` (an address, or a client given as it is) and whether it
+    is ours to close.  One place for the import, the connection timeout and the one-line errors (raised as
+    ``error``, the caller's layer: scoring, search or the drivers), which four callers wrote alike."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise error('backend="dask" needs dask.distributed: pip install "gobnilp-py[dask]"') from None
+    if isinstance(scheduler, Client):
+        return scheduler, False
+    try:
+        return Client(scheduler, timeout="20s"), True
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise error(f"cannot reach the Dask scheduler {scheduler!r}: {exc}") from None

@@ -73,10 +73,9 @@ def dask_client(scheduler: Any = None) -> Iterator[Any]:
         yield scheduler
         return
     if scheduler is not None:
-        try:
-            client = Client(scheduler, timeout="20s")
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise ParameterError(f"cannot reach the Dask scheduler {scheduler!r}: {exc}") from None
+        from ..scoring.pool import connect_scheduler
+
+        client, _ = connect_scheduler(scheduler, ParameterError)
         try:
             yield client
         finally:

@@ -88,18 +88,9 @@ class RestartPool:
                                              initializer=_init_worker, initargs=(self.token, fl, kernels))
 
     def _open_dask(self) -> None:
-        try:
-            from distributed import Client
-        except ImportError:
-            raise SolverError('backend="dask" needs dask.distributed: pip install "gobnilp-py[dask]"') from None
-        if isinstance(self.scheduler, Client):
-            self._client = self.scheduler
-        else:
-            try:
-                self._client = Client(self.scheduler, timeout="20s")
-            except (OSError, TimeoutError, ValueError) as exc:
-                raise SolverError(f"cannot reach the Dask scheduler {self.scheduler!r}: {exc}") from None
-            self._own_client = True
+        from ...scoring.pool import connect_scheduler
+
+        self._client, self._own_client = connect_scheduler(self.scheduler, SolverError)
         self._remote_fl = self._client.scatter(self.fl, broadcast=True, hash=False)  # a key of its own: not
         # shared with (and released by) an earlier search of the same table
 
