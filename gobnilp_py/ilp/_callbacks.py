@@ -10,15 +10,22 @@ variables.
 
 from __future__ import annotations
 
+import numpy as np
+
 import logging
 from functools import wraps
 
-__all__ = ["logged_callback", "INT_TOL", "TransformedVars"]
+__all__ = ["logged_callback", "INT_TOL", "is_integral", "TransformedVars"]
 
 _log = logging.getLogger(__name__)
 
 #: values within this of 0 or 1 count as integral (SCIP's default integrality tolerance is 1e-6)
 INT_TOL = 1e-6
+
+
+def is_integral(xval: np.ndarray) -> bool:
+    """Every value within :data:`INT_TOL` of 0 or 1."""
+    return bool(np.all((xval < INT_TOL) | (xval > 1.0 - INT_TOL)))
 
 
 def logged_callback(fn):

@@ -26,7 +26,7 @@ import numpy as np
 import pyscipopt
 from pyscipopt import SCIP_RESULT
 
-from ._callbacks import INT_TOL, TransformedVars, logged_callback
+from ._callbacks import TransformedVars, is_integral, logged_callback
 
 from ..search.family_index import FamilyIndex
 from .stats import SolveStats
@@ -208,7 +208,7 @@ class AcyclicityHandler(TransformedVars, pyscipopt.Conshdlr):
         res = self.separate_clusters(xval, exact=exact)
         if res == SCIP_RESULT.CUTOFF or (res == SCIP_RESULT.SEPARATED and self.four_node_after_clusters):
             return res
-        if np.all((xval < INT_TOL) | (xval > 1.0 - INT_TOL)):
+        if is_integral(xval):
             return res  # an integral point: its cycles' cluster cuts cut it off (dense four-node rows cost more)
         four = self.separate_four_node(xval)
         if four != SCIP_RESULT.DIDNOTFIND:
@@ -350,7 +350,7 @@ class AcyclicityHandler(TransformedVars, pyscipopt.Conshdlr):
         with self.stats.timer("time_enforce"):
             self.stats.enforce_calls += 1
             xval = self.lp_values()
-            if np.all((xval < INT_TOL) | (xval > 1.0 - INT_TOL)):
+            if is_integral(xval):
                 return {"result": self.enforce_integral(xval)}
             # Only reached if enforcement runs before integrality: cut if we can, else let SCIP branch.
             res = self.separate(xval)

@@ -58,7 +58,7 @@ import numpy as np
 import pyscipopt
 from pyscipopt import SCIP_RESULT
 
-from ._callbacks import INT_TOL, TransformedVars, logged_callback
+from ._callbacks import TransformedVars, is_integral, logged_callback
 
 from . import cluster as cl
 from ..search.family_index import FamilyIndex
@@ -152,7 +152,7 @@ class NetworkCollector(TransformedVars, pyscipopt.Conshdlr):
         else:
             get = self.model.getSolVal
             xval = np.fromiter((get(sol, v) for v in self.tvars()), dtype=np.float64, count=len(self.xvars))
-        if not np.all((xval < INT_TOL) | (xval > 1.0 - INT_TOL)):
+        if not is_integral(xval):
             return None
         on = np.flatnonzero(xval > 0.5)
         if on.size != self.index.n or not np.array_equal(self.index.child[on], np.arange(self.index.n)):
