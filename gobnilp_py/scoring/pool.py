@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from .._interrupt import held
+from .._worker_state import install_thread_state, thread_state
 from ..errors import ScoreError
 from . import parallel as G
 from .counts import ParentConfigs
@@ -34,9 +35,6 @@ from .parallel import BACKENDS, FlatGroups, GroupResults, Payload, _Context, n_p
 __all__ = ["LevelScorer", "PendingScores", "resolve_n_jobs", "usable_cores", "worker_bytes", "WORKER_WORKING_BYTES"]
 
 log = logging.getLogger("gobnilp_py.scoring.parallel")  # one logger for the scoring of a level, as before
-
-
-_WORKER: dict[str, _Context] = {}
 
 
 def _die_with_parent() -> None:
@@ -63,21 +61,22 @@ def _init_worker(payload: Payload) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with_parent()
-    _WORKER.clear()
-    _WORKER[payload.token] = _Context(payload)
+    install_thread_state(payload.token, _Context(payload))
 
 
 def _run_chunk(token: str, groups: list[tuple[tuple[int, ...], np.ndarray]], kernel: bool = False,
                deadline: float | None = None) -> GroupResults:
-    return score_groups(_WORKER[token], groups, kernel, deadline)
+    return score_groups(thread_state(token, _not_initialised), groups, kernel, deadline)
+
+
+def _not_initialised() -> _Context:  # pragma: no cover - the pool's initializer always ran first
+    raise RuntimeError("scoring worker used before its initializer ran")
 
 
 def _run_chunk_dask(payload: Payload, groups: list[tuple[tuple[int, ...], np.ndarray]],
                     kernel: bool = False, deadline: float | None = None) -> GroupResults:
-    ctx = _WORKER.get(payload.token)
-    if ctx is None:
-        _WORKER.clear()
-        ctx = _WORKER[payload.token] = _Context(payload)
+    # one context per worker thread (_worker_state: a context's caches are not to be shared by two tasks)
+    ctx = thread_state(payload.token, lambda: _Context(payload))
     return score_groups(ctx, groups, kernel, deadline)
 
 
@@ -189,10 +188,8 @@ class LevelScorer:
             raise ScoreError('backend="dask" needs dask.distributed: pip install "gobnilp-py[dask]"') from None
         _check_picklable(self.payload, dask=True)
         self._client, self._own_client = connect_scheduler(self.scheduler, ScoreError)
-        self._remote_payload = self._client.scatter(self.payload, broadcast=True, hash=False)  # a key of its own (see below)
-        # Why hash=False: with content-hashed keys two scorings of equal payloads share one key on the cluster, and
-        # the first to finish releases it under the other (the ASOBS workers avoid this the same way); suspected,
-        # not proven, in a Dask collection that once answered from a different table (closing note of 2026-11-29).
+        # a key of its own (hash=False): two scorings of equal payloads never share one scattered object
+        self._remote_payload = self._client.scatter(self.payload, broadcast=True, hash=False)
         log.info("scoring on Dask scheduler %s", self._client.scheduler.address)
 
     # -- work

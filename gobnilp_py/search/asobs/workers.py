@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any
 
+from ..._worker_state import install_thread_state, thread_state
 from ...errors import SolverError
 from ._lists import FamilyLists
 from .obs import OrderSearch
@@ -37,8 +38,6 @@ log = logging.getLogger(__name__)
 #: short enough that the batches in flight at a time limit or an interrupt hold little work.
 BATCH_SECONDS = 0.25
 
-_WORKER: dict[str, OrderSearch] = {}
-
 
 def _init_worker(token: str, fl: FamilyLists, kernels: str) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # the parent alone handles Ctrl-C (see the module docstring)
@@ -46,21 +45,23 @@ def _init_worker(token: str, fl: FamilyLists, kernels: str) -> None:
     from ...scoring.pool import _die_with_parent
 
     _die_with_parent()
-    _WORKER.clear()
-    _WORKER[token] = OrderSearch(fl, backend=kernels)
+    install_thread_state(token, OrderSearch(fl, backend=kernels))
 
 
 def _batch_local(token: str, seed: int, indices: list[int], swaps: tuple[bool, bool],
                  deadline_wall: float | None) -> Tally:
-    return run_batch(_WORKER[token], seed, indices, swaps=swaps[0], insertions=swaps[1], deadline_wall=deadline_wall)
+    return run_batch(thread_state(token, _not_initialised), seed, indices, swaps=swaps[0], insertions=swaps[1],
+                     deadline_wall=deadline_wall)
+
+
+def _not_initialised() -> OrderSearch:  # pragma: no cover - the pool's initializer always ran first
+    raise RuntimeError("ASOBS worker used before its initializer ran")
 
 
 def _batch_dask(token: str, fl: FamilyLists, kernels: str, seed: int, indices: list[int], swaps: tuple[bool, bool],
                 deadline_wall: float | None) -> Tally:
-    search = _WORKER.get(token)
-    if search is None:
-        _WORKER.clear()
-        search = _WORKER[token] = OrderSearch(fl, backend=kernels)
+    # one search per worker thread (gobnilp_py._worker_state: its kernels' scratch is not to be shared)
+    search = thread_state(token, lambda: OrderSearch(fl, backend=kernels))
     return run_batch(search, seed, indices, swaps=swaps[0], insertions=swaps[1], deadline_wall=deadline_wall)
 
 
