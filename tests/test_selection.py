@@ -178,3 +178,45 @@ def test_bad_settings_are_one_line_errors():
         independence_selection(ds, n_jobs=0)
     with pytest.raises(ScoreError, match="not both"):
         independence_selection(ds, time_limit=1, time_per_variable=1)
+
+
+def test_selection_on_a_dask_cluster_is_the_local_table(tmp_path, monkeypatch):
+    """``backend="dask"``: every variable a task of the cluster (2 workers x 2 threads in one process, so
+    two variables share a worker process at once), the same table as in one process; the budget is spread
+    over the cluster's 4 task slots; a learn from data with ``backend="dask"`` selects there too."""
+    distributed = pytest.importorskip("distributed")
+    import dask
+
+    from gobnilp_py import learn
+    from gobnilp_py.scoring import selection
+
+    on_cluster: list[int] = []
+    real = selection._select_on_dask
+    monkeypatch.setattr(selection, "_select_on_dask",
+                        lambda client, ds, *a: on_cluster.append(ds.n) or real(client, ds, *a))
+    ds = _dataset(random_data(np.random.default_rng(11), 12, 300))
+    kw = dict(max_evaluations=60, candidate_limit=8)
+    local = independence_selection(ds, n_jobs=1, **kw)
+    seen: list[tuple[int, int]] = []
+    with dask.config.set({"temporary-directory": str(tmp_path)}), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=2, processes=False,
+                                     dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        on_dask = independence_selection(ds, backend="dask", scheduler=client,
+                                         progress=lambda _what, i, n: seen.append((i, n)), **kw)
+        timed = independence_selection(ds, backend="dask", scheduler=client, time_limit=1.2, candidate_limit=8)
+        net = learn(ds, method="asobs", n_orders=4, seed=1, max_evaluations=60, candidate_limit=8,
+                    backend="dask", scheduler=client)
+    assert on_dask.families == local.families
+    assert on_dask.meta["backend"] == "dask" and on_dask.meta["workers"] == 4
+    assert seen == [(i, 12) for i in range(1, 13)]
+    assert timed.meta["time_per_variable"] == pytest.approx(1.2 * 4 / 12)
+    assert net.approximate and on_cluster == [12, 12, 12]     # the two calls above, then learn's selection
+
+
+@pytest.mark.parametrize("kw, word", [({"backend": "dask"}, "scheduler"), ({"scheduler": "tcp://h:1"}, "scheduler"),
+                                      ({"backend": "gpu"}, "backend")])
+def test_selection_backend_refusals_in_one_line(kw, word):
+    ds = _dataset(random_data(np.random.default_rng(0), 3, 50))
+    with pytest.raises(ScoreError, match=word) as info:
+        independence_selection(ds, **kw)
+    assert "\n" not in str(info.value)

@@ -302,6 +302,14 @@ class PendingScores:
             f.cancel()
 
 
+def dask_threads(client: Any) -> int:
+    """Task slots of the cluster behind ``client`` (its workers' threads, summed): how many tasks run at once."""
+    try:
+        return sum(int(w.get("nthreads", 1)) for w in client.scheduler_info().get("workers", {}).values())
+    except Exception:  # pragma: no cover - defensive
+        return 1
+
+
 def _dask_workers(client: Any) -> int:
     try:
         return len(client.scheduler_info().get("workers", {}))

@@ -54,7 +54,8 @@ Budgets: a per-variable evaluation count (deterministic) and/or wall time
 variable as BLIP does, or ``time_per_variable``).  ∅ and the singletons are
 scored whatever the budget (one count of ``{X}`` against every variable,
 using the symmetry of mutual information); the budgets limit what follows.  Variables are independent,
-so they are spread over local processes (:mod:`concurrent.futures`); memory is
+so they are spread over local processes (:mod:`concurrent.futures`) or, with ``backend="dask"``, over a
+Dask cluster (one task per variable, :func:`_select_on_dask`); memory is
 per variable (its closed and open lists), never an ``n × n`` score matrix.
 
 Defaults and why:
@@ -89,6 +90,7 @@ from typing import Any
 
 import numpy as np
 
+from .._worker_state import thread_state
 from ..data.dataset import Dataset
 from ..errors import DataError, ScoreError
 from .counts import ParentConfigs
@@ -411,6 +413,41 @@ def _run_child(args: tuple[int, dict[str, Any]]) -> VariableSelection:
     return select_parents(_WORKER["data"], child, score=_WORKER["score"], pc=_WORKER["pc"], **kw)
 
 
+def _run_child_dask(token: str, data: Dataset, score_spec: Any, ess: float, child: int,
+                    kw: dict[str, Any]) -> VariableSelection:
+    """One variable on a Dask worker; its score and counting cache built once per job and worker thread
+    (:mod:`gobnilp_py._worker_state`: the counting cache is not to be shared by two tasks)."""
+    sc, pc = thread_state(token, lambda: (make_score(score_spec, data, ess=ess), ParentConfigs(data)))
+    return select_parents(data, child, score=sc, pc=pc, **kw)
+
+
+def _select_on_dask(client: Any, ds: Dataset, spec: Any, ess: float, kw: dict[str, Any],
+                    progress: Callable[..., Any] | None) -> list[VariableSelection]:
+    """Every variable's selection as a task of ``client``'s Dask cluster, in variable order.
+
+    The data go once to every worker (scattered under a key of their own); each variable's budget is the
+    one :func:`independence_selection` computed for the cluster's task slots.  An interrupt or an error
+    cancels the tasks not yet done.
+    """
+    import uuid
+
+    from distributed import as_completed
+
+    futures: list[Any] = []
+    try:
+        remote = client.scatter(ds, broadcast=True, hash=False)
+        token = uuid.uuid4().hex
+        futures = [client.submit(_run_child_dask, token, remote, spec, ess, v, kw, pure=False,
+                                 key=f"gobnilp-selection-{token[:8]}-{v}") for v in range(ds.n)]
+        for done, fut in enumerate(as_completed(futures), start=1):
+            fut.result()                      # an error in a task is raised here, at once
+            if progress is not None:
+                progress("selection", done, ds.n)
+        return [f.result() for f in futures]
+    finally:
+        client.cancel([f for f in futures if not f.done()])
+
+
 def _n_workers(n_jobs: int | None) -> int:
     if n_jobs is None:
         try:
@@ -441,7 +478,7 @@ def independence_selection(data: object, *, score: str | LocalScore | type[Local
                            time_limit: float | None = None, time_per_variable: float | None = None,
                            max_evaluations: int | None = None, palim: int | None = None,
                            candidate_limit: int | None = DEFAULT_CANDIDATE_LIMIT,
-                           n_jobs: int | None = None,
+                           n_jobs: int | None = None, backend: str = "processes", scheduler: Any = None,
                            progress: Callable[..., Any] | None = None) -> ScoreTable:
     """Candidate parent sets by independence selection (approximate; see the module docstring).
 
@@ -466,6 +503,11 @@ def independence_selection(data: object, *, score: str | LocalScore | type[Local
     n_jobs : int, optional
         Worker processes (default: the CPUs available); runs in this process
         when 1 or when there are fewer than :data:`PARALLEL_MIN_VARIABLES` variables.
+    backend : {"processes", "dask"}
+        ``"dask"``: every variable is a task on the Dask cluster at ``scheduler`` (an address or a
+        ``distributed.Client``), whatever the number of variables; ``time_limit`` is then spread over
+        the cluster's task slots (its workers' threads).  The answer is the same as on local processes
+        (with an evaluation budget, the same table).
     progress : callable, optional
         Called as ``progress("selection", done, n)`` after each variable.
 
@@ -497,19 +539,43 @@ def independence_selection(data: object, *, score: str | LocalScore | type[Local
     if not isinstance(sc, PenalisedLL):
         raise ScoreError(f"independence selection needs a penalised log-likelihood score (BIC, AIC), "
                          f"not {sc.name!r}")
-    workers = _n_workers(n_jobs)
+    from .pool import connect_scheduler, dask_threads, worker_counts
+
+    if backend != "processes" or scheduler is not None:   # scoring's rules and words for the pair
+        worker_counts(None, backend, scheduler, "independence selection")
+    if backend == "dask":
+        client, own = connect_scheduler(scheduler, ScoreError)
+        try:
+            return _selection(ds, sc, score, ess, max(1, dask_threads(client)), client, t0, time_limit,
+                              time_per_variable, max_evaluations, palim, candidate_limit, progress)
+        finally:
+            if own:
+                client.close()
+    return _selection(ds, sc, score, ess, _n_workers(n_jobs), None, t0, time_limit, time_per_variable,
+                      max_evaluations, palim, candidate_limit, progress)
+
+
+def _selection(ds: Dataset, sc: PenalisedLL, score: Any, ess: float, workers: int, client: Any, t0: float,
+               time_limit: float | None, time_per_variable: float | None, max_evaluations: int | None,
+               palim: int | None, candidate_limit: int | None,
+               progress: Callable[..., Any] | None) -> ScoreTable:
+    """:func:`independence_selection` after its checks: on ``workers`` local processes, or on ``client``'s
+    cluster (``workers`` its task slots)."""
+    backend = "processes" if client is None else "dask"
     n = ds.n
     if time_limit is None and time_per_variable is None and max_evaluations is None:
         max_evaluations = DEFAULT_MAX_EVALUATIONS
-    parallel = workers > 1 and n >= PARALLEL_MIN_VARIABLES
+    parallel = client is not None or (workers > 1 and n >= PARALLEL_MIN_VARIABLES)
     per_var = time_per_variable
     if time_limit is not None:  # the variables run `workers` at a time only when they run in parallel
         per_var = float(time_limit) * min(workers if parallel else 1, n) / max(n, 1)
     kw = {"palim": palim, "candidate_limit": candidate_limit,
           "max_evaluations": max_evaluations, "time_budget": per_var}
     results: list[VariableSelection] = []
-    if parallel:
-        spec: Any = score if not isinstance(score, LocalScore) else sc
+    spec: Any = score if not isinstance(score, LocalScore) else sc
+    if client is not None:
+        results = _select_on_dask(client, ds, spec, ess, kw, progress)
+    elif parallel:
         with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
                                  initargs=(ds, spec, ess)) as ex:
             for i, res in enumerate(ex.map(_run_child, [(v, kw) for v in range(n)], chunksize=1)):
@@ -535,6 +601,7 @@ def independence_selection(data: object, *, score: str | LocalScore | type[Local
         "max_evaluations": max_evaluations,
         "candidate_limit": candidate_limit,
         "workers": workers if parallel else 1,
+        "backend": backend,
         "families_scored": sum(r.evaluations for r in results),
         "variables_exhausted": sum(1 for r in results if r.exhausted),
         "time": elapsed,

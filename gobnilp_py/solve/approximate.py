@@ -50,8 +50,9 @@ _log = logging.getLogger(__name__)
 SELECTION_SHARE = 0.8
 
 #: Scoring options that independence selection understands (the others are refused in one line).
-#: ``backend`` and ``scheduler`` are the search's (:func:`split_workers`): the selection runs on this
-#: machine, on ``n_jobs`` processes (one with ``backend="serial"``).
+#: ``backend`` and ``scheduler`` are shared with the search (:func:`split_workers`): the selection runs
+#: on ``n_jobs`` local processes (one with ``backend="serial"``), or with ``backend="dask"`` on the
+#: search's Dask cluster, one task per variable.
 SELECTION_OPTIONS = ("score", "ess", "palim", "candidate_limit", "max_evaluations", "time_per_variable", "n_jobs",
                      "backend", "scheduler")
 
@@ -83,8 +84,11 @@ def split_workers(data_or_table: Any, scoring_options: Mapping[str, Any]) -> tup
         opts.pop(key, None)
     if is_table_input(data_or_table):
         opts.pop("n_jobs", None)
-    elif n_jobs is not None:
-        opts["n_jobs"] = n_jobs
+    else:
+        if n_jobs is not None:
+            opts["n_jobs"] = n_jobs
+        if workers["backend"] == "dask":     # the data's independence selection runs on the same cluster
+            opts["backend"], opts["scheduler"] = "dask", scheduler
     return opts, workers
 
 
@@ -160,8 +164,8 @@ def selection_table(data: Any, *, time_limit: float | None, constraints: Any = N
     opts = dict(scoring_options or {})
     _refuse_gaussian(opts.get("score"))
     read_opts = {k: opts.pop(k) for k in READ_OPTIONS if k in opts}
-    opts.pop("scheduler", None)          # the search's workers (see SELECTION_OPTIONS)
-    if opts.pop("backend", None) == "serial":
+    if opts.get("backend") == "serial":
+        opts.pop("backend")
         opts["n_jobs"] = 1
     foreign = sorted(k for k in opts if k not in SELECTION_OPTIONS)
     if foreign:

@@ -26,6 +26,7 @@ from typing import Any
 
 from ..._worker_state import install_thread_state, thread_state
 from ...errors import SolverError
+from ...scoring.pool import dask_threads
 from ._lists import FamilyLists
 from .obs import OrderSearch
 from .restarts import Tally, run_batch
@@ -81,7 +82,7 @@ class RestartPool:
         self._before = set(mp.active_children())
         if backend == "dask":
             self._open_dask()
-            self.workers = max(1, _dask_threads(self._client))
+            self.workers = max(1, dask_threads(self._client))
         else:
             self.workers = workers
             method = "fork" if "fork" in mp.get_all_start_methods() else None
@@ -177,8 +178,3 @@ def _batches(first: int, last: int | None, size: int, workers: int) -> Iterator[
         i = j
 
 
-def _dask_threads(client: Any) -> int:
-    try:
-        return sum(int(w.get("nthreads", 1)) for w in client.scheduler_info().get("workers", {}).values())
-    except Exception:  # pragma: no cover - defensive
-        return 1
