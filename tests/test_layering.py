@@ -30,7 +30,7 @@ PKG = Path(__file__).resolve().parents[1] / "gobnilp_py"
 #: Layers, lowest first.  A module belongs to the longest prefix that names it.
 LAYERS: list[tuple[str, ...]] = [
     ("errors", "_io", "_version", "_lazy", "_interrupt", "_numba", "_wording", "_json", "_graphs", "_memory", "_budget",
-     "_tolerance", "_display",
+     "_tolerance", "_display", "_worker_state",
      "progress"),
     ("_validation", "_scip_params"),
     ("data",),
