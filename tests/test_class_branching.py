@@ -23,9 +23,10 @@ from test_enumerate import assert_same, brute_force
 
 @pytest.fixture(autouse=True)
 def _rule_always_on(monkeypatch):
-    """The rule's own tests keep it on whatever the classes' sizes (``DECIDE_AFTER = 0``); a test that
-    checks the decision sets the thresholds again itself."""
+    """The rule's own tests keep it on whatever the classes' sizes (``DECIDE_AFTER = 0``, and no
+    optimum's class too small); a test that checks the decision sets the thresholds again itself."""
     monkeypatch.setattr(class_branching, "DECIDE_AFTER", 0)
+    monkeypatch.setattr(class_branching, "MIN_OPTIMUM_CLASS_SIZE", 0)
 
 
 def _dag_points(index: FamilyIndex, dags: np.ndarray) -> np.ndarray:
@@ -156,6 +157,49 @@ def test_rule_decides_from_the_first_classes_and_stays_exact(monkeypatch, min_me
         assert seen == {True}
     if min_mean == 1e9:
         assert seen == {False}
+
+
+@pytest.mark.parametrize("threshold", [1, 3, 10**9])
+def test_rule_off_from_the_start_when_the_optimums_class_is_small(monkeypatch, threshold):
+    """The optimum search hands its optimum over (``SearchReuse.optimum``); the collection by class reads
+    its class size and, under MIN_OPTIMUM_CLASS_SIZE, never branches on class quantities.  The count it
+    read is the optimum's class size in the result; either way the set is exact."""
+    monkeypatch.setattr(class_branching, "MIN_OPTIMUM_CLASS_SIZE", threshold)
+    monkeypatch.setattr(class_branching, "DECIDE_AFTER", 10**9)      # the later decision out of the way
+    seen = set()
+    for seed, data, eps in list(_problems())[:10]:
+        expected = brute_force(score(data, prune=False), eps)
+        cs = enumerate_networks(data, epsilon=eps, method="ilp", by="class")
+        assert_same(cs, expected)
+        members = cs.stats["branch_optimum_class_members"]
+        best_class = next(c for c in cs.classes if c.score == cs.opt)
+        assert members == best_class.n_members
+        off = members < threshold
+        assert cs.stats["branch_rule_on"] is (not off)
+        if off:
+            assert cs.stats["branch_adjacency"] == cs.stats["branch_vstructure"] == 0
+        seen.add(off)
+    if threshold == 1:
+        assert seen == {False}
+    if threshold == 10**9:
+        assert seen == {True}
+
+
+def test_optimum_search_hands_over_its_optimum_as_parent_sets():
+    """``SearchReuse``: the cuts (a list, as before) and the optimum's parent sets, kept through pickling
+    (a split collection sends it to its workers)."""
+    import pickle
+
+    from gobnilp_py.ilp import engine
+
+    data = read_data(random_data(np.random.default_rng(5), 5, 80))
+    table = score(data)
+    sol = engine.optimum(table)
+    reuse = pickle.loads(pickle.dumps(sol.reuse))
+    assert isinstance(reuse, list) and reuse == list(sol.reuse)
+    assert reuse.optimum == tuple(tuple(table.families[v][k][0]) for v, k in enumerate(sol.chosen))
+    assert engine._optimum_class_size(table.n, reuse) >= 1
+    assert engine._optimum_class_size(table.n + 1, reuse) is None
 
 
 def test_class_sizes_are_the_member_counts_in_the_order_found():

@@ -39,7 +39,17 @@ first 64 classes still took 166 s.  So the rule branches from the start and deci
 collector has recorded :data:`DECIDE_AFTER` classes, whether to go on: only if those classes have
 at least :data:`MIN_MEAN_CLASS_SIZE` members on average (the first 32 classes: zoo 5.5,
 insurance1000 9.4, alarm1000 11.8, voting 13.2, wine 38.7); otherwise SCIP branches alone from
-then on.  The first class alone does not tell (zoo's has 10 members).  Either way the search is exact.
+then on.  The first class *recorded* does not tell (zoo's, at BF 150, has 10 members).
+
+Decided too late, though, the rule still shapes the tree: on wdbc (BF 3, 63 classes of 6.3 members)
+the first class came after 262 nodes and 87 s of class branching, the 32nd at 350 nodes, and the
+collection took 1,234 s against 157-172 s with the rule off
+(``benchmarks/results/wide-aims-final-rerun.md``, ``class-branching-optimum-class.md``).  So when
+the optimum search hands over the optimum (:class:`gobnilp_py.ilp.engine.SearchReuse`), the rule is
+off from the start if the *optimum's* class has fewer than :data:`MIN_OPTIMUM_CLASS_SIZE` members.  The
+optimum's classes (BIC, counted): zoo 3, wdbc 5 (where the rule loses); alarm1000 8, bands 8,
+insurance1000 10, voting 13, tic-tac-toe 24, wine 48, hailfinder100 11,520 (where it wins or is
+level), so on those the rule runs as before.  Either way the search is exact.
 """
 
 from __future__ import annotations
@@ -68,18 +78,27 @@ DECIDE_AFTER = 32
 #: ... and goes on if those classes have at least this many members on average.
 MIN_MEAN_CLASS_SIZE = 7.0
 
+#: The rule is off from the start when the optimum's class has fewer members than this (when the
+#: optimum search handed the optimum over; module docstring); 0 never turns it off this way (tests).
+MIN_OPTIMUM_CLASS_SIZE = 7
+
 
 class ClassBranching(TransformedVars, pyscipopt.Branchrule):
     """Branch on the most fractional adjacency, else on the most fractional v-structure (module docstring)."""
 
     def __init__(self, index: FamilyIndex, xvars: Sequence[pyscipopt.Variable],
-                 class_sizes: Callable[[int], list[int]] | None = None) -> None:
+                 class_sizes: Callable[[int], list[int]] | None = None,
+                 optimum_class_size: int | None = None) -> None:
         self.index = index
         self.xvars = list(xvars)
         #: members of the first classes recorded (see :data:`DECIDE_AFTER`)
         self._class_sizes = class_sizes
         #: None until decided (the rule branches meanwhile); then whether it goes on branching
         self.active: bool | None = None if class_sizes is not None else True
+        #: members of the optimum's class, when the optimum search handed it over (module docstring)
+        self.optimum_class_members = optimum_class_size
+        if class_sizes is not None and optimum_class_size is not None and optimum_class_size < MIN_OPTIMUM_CLASS_SIZE:
+            self.active = False
         n = index.n
         # adjacency: incidence (family f, parent p, child c) -> unordered pair id
         lo = np.minimum(index.inc_par, index.inc_child)
@@ -152,7 +171,8 @@ class ClassBranching(TransformedVars, pyscipopt.Branchrule):
         return None
 
     def _decide(self) -> bool:
-        """Whether to branch: yes until :data:`DECIDE_AFTER` classes are recorded, then decided once."""
+        """Whether to branch: yes until :data:`DECIDE_AFTER` classes are recorded, then decided once (off
+        from the start when the optimum's class is small: the module docstring)."""
         if self.active is None:
             if DECIDE_AFTER <= 0:
                 self.active = True
@@ -204,13 +224,15 @@ class ClassBranching(TransformedVars, pyscipopt.Branchrule):
 
 def include_class_branching(model: pyscipopt.Model, index: FamilyIndex,
                             xvars: Sequence[pyscipopt.Variable],
-                            class_sizes: Callable[[int], list[int]] | None = None) -> ClassBranching:
+                            class_sizes: Callable[[int], list[int]] | None = None,
+                            optimum_class_size: int | None = None) -> ClassBranching:
     """Add the rule to ``model`` above SCIP's own rules (they still branch when it passes).
 
     ``class_sizes(k)``: the members of each of the first ``k`` classes the collector recorded (fewer
-    while fewer are); without it the rule is always on.
+    while fewer are); without it the rule is always on.  ``optimum_class_size``: the members of the
+    optimum's class, when known; under :data:`MIN_OPTIMUM_CLASS_SIZE` the rule is off from the start.
     """
-    rule = ClassBranching(index, xvars, class_sizes)
+    rule = ClassBranching(index, xvars, class_sizes, optimum_class_size)
     model.includeBranchrule(rule, "gobnilp_class", "adjacency and v-structure branching",
                             priority=1_000_000, maxdepth=-1, maxbounddist=1.0)
     return rule

@@ -38,7 +38,7 @@ import os
 import re
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -145,8 +145,40 @@ def optimum(table: ScoreTable, *, constraints: Any = None, time_limit: float | N
     # Cluster (and k-cluster) inequalities hold for every DAG, whatever the objective: a collecting search
     # of the same table starts from them instead of finding them again (wdbc: the collection's root spent
     # 454 s re-deriving the ~1,000 cuts the optimum search had found).
-    sol.reuse = sorted(fm.acyclicity.added, key=lambda ck: (ck[1], len(ck[0]), sorted(ck[0])))
+    optimum = None
+    if sol.status == "optimal" and sol.chosen is not None:
+        optimum = [table.families[v][k][0] for v, k in enumerate(sol.chosen)]
+    sol.reuse = SearchReuse(sorted(fm.acyclicity.added, key=lambda ck: (ck[1], len(ck[0]), sorted(ck[0]))),
+                            optimum=optimum)
     return sol
+
+
+class SearchReuse(list):  # type: ignore[type-arg]
+    """What an optimum search hands to a later search of the same variables: its cluster (and k-cluster)
+    cuts, ``(cluster, k)`` pairs valid for every DAG (the list itself), and the proven optimum's parent
+    sets (``optimum``, in variable indices; None when unproven).
+
+    Why the optimum: a collection by class decides from the optimum's class size whether to branch on
+    class-invariant quantities (:mod:`.class_branching`).  Parent sets, not table positions, so that both
+    hold for any table of the same variables (a part of a split collection holds fewer families); a list,
+    so that it travels as the cuts did (pickled to a split collection's workers,
+    :func:`gobnilp_py.solve.results.portable_reuse`).
+    """
+
+    def __init__(self, cuts: Any = (), optimum: Sequence[Sequence[int]] | None = None) -> None:
+        super().__init__(cuts)
+        self.optimum = None if optimum is None else tuple(tuple(int(p) for p in ps) for ps in optimum)
+
+
+def _optimum_class_size(n: int, reuse: Any) -> int | None:
+    """Members of the Markov equivalence class of the optimum ``reuse`` carries (None without one)."""
+    optimum = getattr(reuse, "optimum", None)
+    if optimum is None or len(optimum) != n:
+        return None
+    from ..equivalence.cpdag import cpdag_from_masks
+
+    masks = [sum(1 << p for p in ps) for ps in optimum]
+    return cpdag_from_masks([str(v) for v in range(n)], masks, validate=False).count_dags()
 
 
 def _add_warm_start(fm: Any) -> None:
@@ -260,7 +292,8 @@ def _collect(table: ScoreTable, constraints: Any, *, objlimit: float | None, max
         # (a partition of the points: exact; ``class_branching``'s docstring).
         from .class_branching import include_class_branching
 
-        fm.extra["class_branching"] = include_class_branching(fm.model, fm.index, fm.xflat, col.class_sizes)
+        fm.extra["class_branching"] = include_class_branching(fm.model, fm.index, fm.xflat, col.class_sizes,
+                                                              optimum_class_size=_optimum_class_size(table.n, seed_cuts))
     budget = by_class and time_limit is not None and listing_per_class > 0
     if progress is not None or budget:  # report (and check the budget) also while nothing is found
         fm.extra["heartbeat"].tick = col.tick
@@ -296,6 +329,7 @@ def _collect(table: ScoreTable, constraints: Any, *, objlimit: float | None, max
         stats["branch_passed"] = rule.n_passed
         stats["branch_rule_on"] = rule.active is not False
         stats["branch_mean_class_members"] = rule.mean_class_members
+        stats["branch_optimum_class_members"] = rule.optimum_class_members
     if kbest:
         stats["pruned_by_bound"] = col.pruner.pruned
     if col.duplicates:
