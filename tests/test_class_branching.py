@@ -172,8 +172,8 @@ def test_rule_off_from_the_start_when_the_optimums_class_is_small(monkeypatch, t
         cs = enumerate_networks(data, epsilon=eps, method="ilp", by="class")
         assert_same(cs, expected)
         members = cs.stats["branch_optimum_class_members"]
-        best_class = next(c for c in cs.classes if c.score == cs.opt)
-        assert members == best_class.n_members
+        tol = 1e-9 * max(1.0, abs(cs.opt))       # a class's score is a canonical member's sum (rounding)
+        assert members in {c.n_members for c in cs.classes if abs(c.score - cs.opt) <= tol}
         off = members < threshold
         assert cs.stats["branch_rule_on"] is (not off)
         if off:

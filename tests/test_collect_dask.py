@@ -1,7 +1,8 @@
 """The ε-collection split into disjoint parts and run on Dask (``backend="dask"``, issue 42).
 
 * the split itself (no Dask): on small random tables the parts are disjoint and their union is exactly
-  the serial ε-set, for any number of parts (hypothesis);
+  the serial ε-set, for any number of parts (hypothesis); by class, on adjacencies, the parts' classes
+  are disjoint and their union is the serial class set;
 * the merge: a part cut short or lost labels the result incomplete with a threshold that holds;
 * on a LocalCluster of 2 workers: the answer on every dataset of the published-figure tests
   (``test_published_counts.py``) gives the same bytes in every output file as the serial run (the
@@ -25,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from datasets import dataset
-from random_problems import random_table
+from random_problems import random_data, random_table
 from gobnilp_py import enumerate_networks, kbest, read_data, score
 from gobnilp_py.output import writers
 from gobnilp_py.solve.split import LOST_REASON, PartResult, merge_parts, plan_split, run_part
@@ -91,16 +92,64 @@ def test_dask_from_data_scores_on_the_same_cluster(client):
     assert _outputs(on_dask) == _outputs(serial)
 
 
-@pytest.mark.parametrize("by", ["class", "auto"])
-def test_by_class_runs_in_process_with_dask(client, by):
-    """A class collection is not split (split.py says why): same answer as serially, and it says so."""
+# (file, BF): collections by class (the ILP), split on adjacencies
+BY_CLASS = [("wine", 3), ("tic-tac-toe", 3), ("voting", 20), ("wine", 20),
+            pytest.param("zoo", 3, marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("name, bf", BY_CLASS)
+def test_by_class_on_dask_is_split_and_the_serial_bytes(client, name, bf):
+    """A class collection split on adjacencies (every class in one part): the serial answer, byte for byte,
+    whichever member each part met first (the driver reports every class from a canonical member)."""
     pytest.importorskip("pyscipopt")
-    table = _table("wine", "BIC", 3)
-    serial = enumerate_networks(table, bayes_factor=3, method="ilp", by=by)
-    on_dask = enumerate_networks(table, bayes_factor=3, method="ilp", by=by, backend="dask", scheduler=client)
-    assert on_dask.stats["by"] == "class" and "in-process" in on_dask.stats["collection_split"]
-    assert "parts" not in on_dask.stats
+    table = _table(name, "BIC", bf)
+    serial = enumerate_networks(table, bayes_factor=bf, method="ilp", by="class")
+    on_dask = enumerate_networks(table, bayes_factor=bf, method="ilp", by="auto", backend="dask", scheduler=client)
+    assert serial.complete and on_dask.complete
+    assert on_dask.stats["by"] == "class" and on_dask.stats["collection_backend"] == "dask"
+    assert on_dask.stats["parts"] >= 2 and on_dask.stats["split"].startswith("adjacency of")
+    assert (on_dask.n_networks_total, on_dask.n_classes_total) == (serial.n_networks_total, serial.n_classes_total)
     assert _outputs(on_dask) == _outputs(serial)
+
+
+def _class_keys(table, entries):
+    from gobnilp_py.equivalence.cpdag import class_key_from_masks
+
+    return [class_key_from_masks([sum(1 << p for p in table.families[v][c][0]) for v, c in enumerate(chosen)],
+                                 validate=False) for _, chosen in entries]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(3, 5), eps=st.floats(0.5, 8.0), n_parts=st.integers(1, 8))
+def test_class_split_parts_are_disjoint_and_cover_the_serial_classes(seed, n, eps, n_parts):
+    """Random data, BIC (score-equivalent): each class of the serial class collection is found in exactly one
+    part of the adjacency split, and no part finds a class outside it; the merged collection is by class."""
+    pytest.importorskip("pyscipopt")
+    from gobnilp_py.solve.split import plan_class_split
+
+    rng = np.random.default_rng(seed)
+    table = score(read_data(random_data(rng, n, int(rng.integers(30, 120)))), prune=False)
+    serial = enumerate_networks(table, epsilon=eps, method="ilp", by="class")
+    want = sorted(_class_keys(table, [(0.0, ch) for ch in (_positions(table, net) for net in serial.networks)]))
+    want = sorted(set(want))
+    parts = plan_class_split(table, serial.opt - eps - serial.tolerance, n_parts)
+    assert len({p.adjacency for p in parts}) == len(parts)
+    results = {p.index: run_part(table, p, method="ilp", opt=serial.opt, epsilon=eps, max_networks=None,
+                                 deadline=None, options={}) for p in parts}
+    got = []
+    for r in results.values():
+        assert r.reason is None
+        got.extend(_class_keys(table, r.entries))
+    assert len(got) == len(set(got))                  # no class in two parts
+    assert sorted(got) == want
+    merged = merge_parts(parts, results, {}, opt=serial.opt, epsilon=eps, max_networks=None)
+    assert merged.by_class and merged.reason is None
+
+
+def _positions(table, net):
+    where = [{tuple(ps): k for k, (ps, _) in enumerate(fams)} for fams in table.families]
+    return tuple(where[v][tuple(sorted(table.index(p) for p in net.parents[name]))]
+                 for v, name in enumerate(table.names))
 
 
 def test_time_limit_is_global_on_dask(client):

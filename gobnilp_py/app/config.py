@@ -282,8 +282,8 @@ SPECS: tuple[Spec, ...] = (
          api="n_jobs"),
     Spec("scoring", "backend", _c_backend, None, "string",
          'Where scoring runs: "serial" (in-process), "processes" (local cores; the default) or "dask" (a Dask '
-         'cluster at [scoring] scheduler; needs the "dask" extra; an enumerate job collecting by DAG then runs '
-         'its collection there too, split into disjoint parts: docs/enumeration.md).', api="backend"),
+         'cluster at [scoring] scheduler; needs the "dask" extra; an enumerate job then runs its collection there '
+         'too, by DAG or by class, split into disjoint parts: docs/enumeration.md).', api="backend"),
     Spec("scoring", "scheduler", _c_str(), None, "string",
          'The Dask scheduler address for backend = "dask", e.g. "tcp://host:8786".', api="scheduler"),
     Spec("scoring", "lower_bound", _c_lower_bound, None, 'number or "auto"',

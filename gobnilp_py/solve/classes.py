@@ -175,12 +175,10 @@ def expand_classes(table: ScoreTable, reps: Sequence[Entry], *, limit: float, ma
         Entries in the order of the module docstring, class summaries with
         exact member counts.
     """
-    from ..equivalence import Extensions, MemberConstraints, cpdag_from_masks
+    from ..equivalence import Extensions, MemberConstraints
 
-    names = table.names
     where = _lookup(table)
     t0 = time.perf_counter()
-    order = sorted(reps, key=lambda e: (-e[0], e[1]))
     entries: list[Entry] = []
     summaries: list[ClassSummary] = []
     complete_counts = True
@@ -188,18 +186,16 @@ def expand_classes(table: ScoreTable, reps: Sequence[Entry], *, limit: float, ma
     fallbacks = 0
     missing = 0
     in_table = MemberConstraints(allowed=lambda v, fam: fam in where[v])
+    order = _canonical(table, reps, where, in_table, all_representable, deadline)
     all_counted = True
     unlisted_top: float | None = None
-    for score, chosen in order:
+    for score, _chosen, cp, whole in order:
         if deadline is not None and time.perf_counter() > deadline:
             # Neither listed nor counted: the classes are best first, so this one bounds the rest.
             all_counted = complete_counts = False
             unlisted_top = score if unlisted_top is None else max(unlisted_top, score)
             break
-        masks = [_mask(table.families[v][c][0]) for v, c in enumerate(chosen)]
-        cp = cpdag_from_masks(names, masks, validate=False)
         room = None if max_networks is None else max(0, max_networks - listed_total)
-        whole = all_representable or _table_holds_class(cp, where)
         summary, got, status = _expand_one(cp, score, None if whole else in_table, where, limit, room, deadline)
         if status == "missing":  # the table lacks a member after all: count and list inside the table instead
             _log.warning("a member of a credible class is missing from a table taken to hold every member; "
@@ -232,6 +228,39 @@ def expand_classes(table: ScoreTable, reps: Sequence[Entry], *, limit: float, ma
         stats["classes_missing_members"] = missing
     return Expansion(entries, summaries, complete_counts, capped, stats, all_counted=all_counted,
                      unlisted_top=unlisted_top)
+
+
+def _canonical(table: ScoreTable, reps: Sequence[Entry], where: list[dict[int, tuple[int, float]]], in_table: Any,
+               all_representable: bool, deadline: float | None) -> list[tuple[float, tuple[int, ...], Any, bool]]:
+    """Each class as ``(score, chosen, cpdag, whole)`` from a *canonical* member, best first.
+
+    Why: the search records whichever member of a class it meets first, and members' scores are equal
+    only up to the rounding of their sums; a class found by another search (a part of a split
+    collection, :mod:`gobnilp_py.solve.split`) would otherwise be reported with another score and
+    sorted by it.  The canonical member is the first the member enumeration gives (it depends on the
+    class and the table alone); its ``math.fsum`` score is the class's.  A class whose first member is
+    not a network of the table keeps its representative.  ``whole``: every member is a network of the
+    table (:func:`_table_holds_class`).  Past ``deadline`` the classes left keep their representatives
+    (no CPDAG: the caller stops at the deadline before reaching them).
+    """
+    from ..equivalence import Extensions, cpdag_from_masks
+
+    names = table.names
+    out: list[tuple[float, tuple[int, ...], Any, bool]] = []
+    for i, (score, chosen) in enumerate(reps):
+        if deadline is not None and i % 64 == 0 and time.perf_counter() > deadline:
+            out.extend((sc, tuple(ch), None, False) for sc, ch in reps[i:])
+            break
+        masks = [_mask(table.families[v][c][0]) for v, c in enumerate(chosen)]
+        cp = cpdag_from_masks(names, masks, validate=False)
+        whole = all_representable or _table_holds_class(cp, where)
+        first = next(iter(Extensions(cp, None if whole else in_table).members(limit=1)), None)
+        entry = None if first is None else _entry(where, first)
+        if entry is not None:
+            score, chosen = entry
+        out.append((score, tuple(chosen), cp, whole))
+    out.sort(key=lambda e: (-e[0], e[1]))
+    return out
 
 
 #: Largest number of undirected neighbours of a node for which :func:`_table_holds_class` checks every family.

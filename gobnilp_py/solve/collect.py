@@ -198,8 +198,8 @@ def _collect_from(data_or_table: Any, *, eps: float, method: str, by: str, max_n
                   verify: bool, memory_budget: int | None, t_start: float, client: Any = None) -> CredibleSet:
     """The collection after the request's checks: score or check the table, OPT, collect, label.
 
-    With ``client`` (``backend="dask"``) a collection by DAG is split into disjoint parts run on that
-    Dask cluster (:mod:`.dask_collect`); one by class runs here, as serially (:mod:`.split` says why).
+    With ``client`` (``backend="dask"``) the collection, by DAG or by class, is split into disjoint parts
+    run on that Dask cluster (:mod:`.dask_collect`, :mod:`.split`).
     Everything else is the same code as the serial run.
     """
     cons = as_constraints(constraints)
@@ -256,13 +256,11 @@ def _collect_from(data_or_table: Any, *, eps: float, method: str, by: str, max_n
         search_time = max(remaining - listing_reserve(remaining, max_networks, budget.per_network,
                                                       by_class=by_class), 1e-6)
     _stage(progress, "collection", m.name)
-    if client is not None and by_class:
-        stats["collection_split"] = "no: a collection by class runs in-process (docs/enumeration.md)"
-    if client is not None and not by_class:
+    if client is not None:
         from .dask_collect import collect_on_dask
 
         col = collect_on_dask(client, searched, method=m.name, opt=opt, epsilon=eps, constraints=row_cons,
-                              max_networks=max_networks, time_limit=search_time,
+                              max_networks=max_networks, time_limit=search_time, by_class=by_class,
                               options={**opts, **portable_reuse(take_reuse(sol, searched))})
     else:
         col = engine.epsilon_set(searched, opt=opt, epsilon=eps, constraints=row_cons, max_networks=max_networks,

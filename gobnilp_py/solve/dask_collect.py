@@ -36,7 +36,8 @@ from .._interrupt import interruptible
 from ..errors import ParameterError
 from ..scoring.table import ScoreTable
 from ..search.results import Collection
-from .split import LOST_REASON, ROOT_SPLIT_METHODS, PartResult, merge_parts, plan_split, run_part, top_k
+from .split import (LOST_REASON, ROOT_SPLIT_METHODS, PartResult, merge_parts, plan_class_split, plan_split, run_part,
+                    top_k)
 
 __all__ = ["dask_client", "collect_on_dask", "PARTS_PER_WORKER", "TREE_PARTS_PER_WORKER", "RETURN_GRACE"]
 
@@ -99,16 +100,21 @@ def _n_workers(client: Any) -> int:
 
 def collect_on_dask(client: Any, table: ScoreTable, *, method: str, opt: float, epsilon: float,
                     max_networks: int | None, time_limit: float | None, options: dict[str, Any],
-                    constraints: Any = None, n_parts: int | None = None, k: int | None = None) -> Collection:
+                    constraints: Any = None, n_parts: int | None = None, k: int | None = None,
+                    by_class: bool = False) -> Collection:
     """Every network of ``table`` scoring ``>= opt - epsilon - tol``, its parts collected on ``client``'s workers;
     with ``k``, the ``k`` best networks and every network tied with the k-th, all within ``epsilon`` (the
-    certified gap of the k-th best; ``inf`` when unknown) of OPT."""
+    certified gap of the k-th best; ``inf`` when unknown) of OPT.  With ``by_class`` one representative per
+    Markov equivalence class (the parts split on adjacencies: :func:`.split.plan_class_split`)."""
     t0 = time.perf_counter()
     tol = 1e-9 * max(1.0, abs(opt))
     if n_parts is None:
-        per = TREE_PARTS_PER_WORKER if method in ROOT_SPLIT_METHODS else PARTS_PER_WORKER
+        per = TREE_PARTS_PER_WORKER if method in ROOT_SPLIT_METHODS and not by_class else PARTS_PER_WORKER
         n_parts = per * _n_workers(client)
-    parts = plan_split(table, opt - epsilon - tol, n_parts, method)
+    if by_class:
+        parts = plan_class_split(table, opt - epsilon - tol, n_parts)
+    else:
+        parts = plan_split(table, opt - epsilon - tol, n_parts, method)
     deadline_wall = None if time_limit is None else time.time() + time_limit
     remote = client.scatter(table, broadcast=True, hash=False)
     tag = uuid.uuid4().hex[:8]

@@ -33,13 +33,20 @@ is the whole table's bound (the sum of the best rows).
 k-best (:func:`top_k`): each part lists its own k best and their ties (within the certified gap of
 the whole table's k-th best, when known), and the union is cut to the k best and their ties.
 
-Collecting by class is not split: a Markov equivalence class has members with different parent sets
-for ``v``, so it would be found in several parts, each time with another representative -- whose score
-(a float sum, equal only up to rounding) and position decide the class's reported score and order, so
-the answer would not be the serial run's bytes.  Collecting the DAGs in parts and grouping them at the
-merge would be exact but gives up what the class search is for (hailfinder100 at BF 150: 735 million
-DAGs in 40,344 classes).  The driver therefore runs a class collection in-process, as serially, and
-splits collections by DAG (``docs/enumeration.md``).
+Collecting by class is split on *class-invariant* quantities instead (:func:`plan_class_split`): a
+Markov equivalence class has members with different parent sets for any ``v``, so a row split would
+find it in several parts, but every member of a class has the same skeleton.  So the parts are the
+``2^m`` patterns of ``m`` chosen pairs ``(a, b)`` being adjacent or not: part "``a - b`` not adjacent"
+is the table without ``a``'s rows holding ``b`` and ``b``'s rows holding ``a``; part "``a - b``
+adjacent" keeps the table and adds the required adjacency as a row of the ILP.  Every class lies in
+exactly one part, each part's class search is exact for its networks, and the parts' classes are
+disjoint, so their union is the serial answer.  The pairs are those whose two sides both reach
+``floor`` under the row bound with the smallest loss on the costlier side (both sides near OPT: the
+classes spread over the parts).  A part's ceiling is the whole bound less the dearest of its sides'
+losses; a part whose ceiling is below ``floor`` holds no class and is not run.  Which member a part
+records for a class may differ from the serial search's choice; the driver lists and scores every
+class from a canonical member (:func:`gobnilp_py.solve.classes.expand_classes`), so the output is
+the serial run's bytes.  k-best by class is not split (it runs in-process).
 
 The merge (:func:`merge_parts`) is deterministic: the entries are mapped back to the whole table's
 positions and handed to the driver, which sorts every collection the same way (score, then key:
@@ -58,8 +65,8 @@ from .._tolerance import REL_TOL
 from ..scoring.table import ScoreTable
 from ..search.results import Collection
 
-__all__ = ["Part", "PartResult", "plan_split", "part_table", "run_part", "merge_parts", "top_k", "BOUND_SLACK",
-           "LOST_REASON", "ROOT_SPLIT_METHODS"]
+__all__ = ["Part", "PartResult", "plan_split", "plan_class_split", "part_table", "run_part", "merge_parts", "top_k",
+           "BOUND_SLACK", "LOST_REASON", "ROOT_SPLIT_METHODS"]
 
 #: Relative slack of the row bound (far above the rounding of a sum of local scores, 1e-16 relative each).
 BOUND_SLACK = 1e-7
@@ -86,6 +93,8 @@ class Part:
     #: No network of the part scores above this (the row bound of its best row).
     ceiling: float
     root: tuple[int, int] | None = None
+    #: A class part (:func:`plan_class_split`): ``(a, b, adjacent)`` for each chosen pair.
+    adjacency: tuple[tuple[int, int, bool], ...] = ()
 
 
 @dataclass
@@ -134,6 +143,94 @@ def plan_split(table: ScoreTable, floor: float, n_parts: int, method: str = "ilp
     return parts
 
 
+#: Pairs chosen by :func:`plan_class_split` at most (2^5 = 32 parts).
+MAX_CLASS_SPLIT_PAIRS = 5
+
+
+def plan_class_split(table: ScoreTable, floor: float, n_parts: int) -> list[Part]:
+    """The parts of a collection *by class* of ``table`` above ``floor``: the adjacency patterns of
+    ``ceil(log2(n_parts))`` pairs (module docstring), the parts that can hold no class left out.
+
+    Row bound of a side: ``a - b`` adjacent loses at least ``min(best_a - best_a(b in W),
+    best_b - best_b(a in W))`` against the sum of the best rows, not adjacent at least
+    ``(best_a - best_a(b not in W)) + (best_b - best_b(a not in W))``; acyclicity ignored, so each is
+    a bound on every network of that side.  One part (the whole table) when no pair has both sides
+    above ``floor``.
+    """
+    n = table.n
+    best = [rows[0][1] for rows in table.families]
+    total = math.fsum(best)
+    slack = _slack(table)
+    m = 0
+    while (1 << m) < max(1, int(n_parts)) and m < MAX_CLASS_SPLIT_PAIRS:
+        m += 1
+    import numpy as np
+
+    inside = np.full((n, n), -np.inf)     # inside[v, u]: best row of v holding u
+    outside = np.full((n, n), -np.inf)    # outside[v, u]: best row of v without u
+    for v, rows in enumerate(table.families):
+        scores = np.fromiter((sc for _, sc in rows), dtype=np.float64, count=len(rows))
+        holds = np.zeros((len(rows), n), dtype=bool)
+        for j, (parents, _) in enumerate(rows):
+            holds[j, list(parents)] = True
+        inside[v] = np.where(holds, scores[:, None], -np.inf).max(axis=0)
+        outside[v] = np.where(holds, -np.inf, scores[:, None]).max(axis=0)
+    candidates: list[tuple[float, int, int, float, float]] = []
+    for a in range(n):
+        for b in range(a + 1, n):
+            cost_adj = min(best[a] - float(inside[a, b]), best[b] - float(inside[b, a]))
+            cost_non = (best[a] - float(outside[a, b])) + (best[b] - float(outside[b, a]))
+            if total - cost_adj >= floor - slack and total - cost_non >= floor - slack:
+                candidates.append((max(cost_adj, cost_non), a, b, cost_adj, cost_non))
+    candidates.sort()
+    chosen = candidates[:m]
+    if not chosen:
+        return [Part(0, -1, (), total + slack, adjacency=())]
+    parts: list[Part] = []
+    for pattern in range(1 << len(chosen)):
+        sides = tuple((a, b, bool(pattern >> i & 1)) for i, (_, a, b, _, _) in enumerate(chosen))
+        loss = max(c_adj if adj else c_non for (_, _, _, c_adj, c_non), (_, _, adj) in zip(chosen, sides))
+        ceiling = total - loss + slack
+        if ceiling >= floor - slack:
+            parts.append(Part(len(parts), -1, (), ceiling, adjacency=sides))
+    return parts
+
+
+def _class_part(table: ScoreTable, part: Part, constraints: Any) -> tuple[ScoreTable, Any, list[list[int]]] | None:
+    """The table and constraints of a class part, and each variable's row positions in ``table``; None when
+    the part holds no network (a side contradicts the caller's constraints, or leaves a variable no row)."""
+    from ..constraints.structural import StructuralConstraints
+    from ..errors import ConstraintError
+
+    cut: dict[int, set[int]] = {}                     # variable -> parents its rows must not hold
+    required: list[tuple[str, str]] = []
+    for a, b, adjacent in part.adjacency:
+        if adjacent:
+            required.append((table.names[a], table.names[b]))
+        else:
+            cut.setdefault(a, set()).add(b)
+            cut.setdefault(b, set()).add(a)
+    keep = [[j for j, (ps, _) in enumerate(rows) if not cut.get(v, set()).intersection(ps)]
+            for v, rows in enumerate(table.families)]
+    if any(not k for k in keep):
+        return None
+    cons = constraints
+    if required:
+        d = constraints.to_dict() if constraints is not None else {}
+        d["required_adjacencies"] = [list(p) for p in d.get("required_adjacencies", [])] + [list(p) for p in required]
+        forbidden = {frozenset(p) for p in d.get("forbidden_adjacencies", [])}
+        if any(frozenset(p) in forbidden for p in required):
+            return None
+        try:
+            cons = StructuralConstraints.from_dict(d).validate(table.names)
+        except ConstraintError:
+            return None
+    fams = [[table.families[v][j] for j in k] for v, k in enumerate(keep)]
+    sub = ScoreTable(table.names, fams, epsilon=table.epsilon, score_name=table.score_name,
+                     pruning={k: dict(v) for k, v in table.pruning.items()}, meta=dict(table.meta))
+    return sub, cons, keep
+
+
 def part_table(table: ScoreTable, part: Part) -> ScoreTable:
     """``table`` with ``part.var``'s rows restricted to ``part.rows`` (their order, best first, kept)."""
     fams = [list(rows) for rows in table.families]
@@ -158,6 +255,9 @@ def run_part(table: ScoreTable, part: Part, *, method: str, opt: float, epsilon:
     if left is not None and left <= 0:
         return PartResult(part.index, [], "time_limit", None, stats={"parts_started_late": 1})
     engine = engine_module(get_method(method))
+    if part.adjacency or (part.var < 0 and part.root is None):
+        return _run_class_part(engine, table, part, opt=opt, epsilon=epsilon, max_networks=max_networks,
+                               left=left, options=options, constraints=constraints)
     sub = table if part.root is not None else part_table(table, part)
     where = {"root_part": part.root} if part.root is not None else {}
     if k is not None:
@@ -180,6 +280,26 @@ def run_part(table: ScoreTable, part: Part, *, method: str, opt: float, epsilon:
         c = list(chosen)
         c[v] = back[c[v]]
         entries.append((sc, tuple(c)))
+    return PartResult(part.index, entries, col.reason, col.threshold, col.near_boundary, col.opt, dict(col.stats))
+
+
+def _run_class_part(engine: Any, table: ScoreTable, part: Part, *, opt: float, epsilon: float,
+                    max_networks: int | None, left: float | None, options: dict[str, Any],
+                    constraints: Any) -> PartResult:
+    """A class part: its table and constraints (:func:`_class_part`), the engine's class collection there,
+    the classes' representatives mapped back to ``table``'s positions."""
+    from ..errors import ConstraintError
+
+    made = _class_part(table, part, constraints)
+    if made is None:
+        return PartResult(part.index, [], None, None, stats={"parts_empty": 1})
+    sub, cons, keep = made
+    try:
+        col = engine.epsilon_set(sub, opt=opt, epsilon=epsilon, constraints=cons, max_networks=max_networks,
+                                 time_limit=left, subproblem=True, by_class=True, **options)
+    except ConstraintError:       # no network of the part meets its rows (e.g. InfeasibleConstraints)
+        return PartResult(part.index, [], None, None, stats={"parts_empty": 1})
+    entries = [(sc, tuple(keep[v][c] for v, c in enumerate(chosen))) for sc, chosen in col.entries]
     return PartResult(part.index, entries, col.reason, col.threshold, col.near_boundary, col.opt, dict(col.stats))
 
 
@@ -230,10 +350,15 @@ def merge_parts(parts: list[Part], results: dict[int, PartResult], lost: dict[in
         reason = reason or "max_networks"
         threshold = max(threshold if threshold is not None else -math.inf, first_left + tol, limit)
     root = bool(parts) and parts[0].root is not None
-    stats.update({"parts": len(parts), "parts_lost": len(lost),
-                  "split": "search tree at its root" if root else f"parent sets of {parts[0].var}" if parts else None})
+    by_class = bool(parts) and parts[0].var < 0 and not root
+    if by_class:
+        pairs = [(a, b) for a, b, _ in parts[0].adjacency]
+        split = f"adjacency of {', '.join(f'{a}-{b}' for a, b in pairs)}" if pairs else "none (one part)"
+    else:
+        split = "search tree at its root" if root else f"parent sets of {parts[0].var}" if parts else None
+    stats.update({"parts": len(parts), "parts_lost": len(lost), "split": split})
     return Collection(entries, reason, near_boundary=near, threshold=threshold if reason is not None else None,
-                      opt=new_opt, stats=stats)
+                      opt=new_opt, by_class=by_class, stats=stats)
 
 
 def top_k(col: Collection, k: int, opt: float) -> Collection:
