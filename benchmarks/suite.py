@@ -82,7 +82,8 @@ DATASET_OPTIONS: dict[str, dict[str, Any]] = {"carpo100": {"palim": 3}}
 
 # ------------------------------------------------------------------ the runs
 def plan(names: list[str], tables: set[int], data_dir: Path, budget: float,
-         max_class_networks: int, bfs: tuple[float, ...] = TABLE1_BFS) -> dict[str, list[dict[str, Any]]]:
+         max_class_networks: int, bfs: tuple[float, ...] = TABLE1_BFS,
+         engine: str = "ilp") -> dict[str, list[dict[str, Any]]]:
     """Every run, grouped per dataset in the order the skip rules need (small ε and small k first)."""
     jobs: dict[str, list[dict[str, Any]]] = {}
     for name in names:
@@ -90,7 +91,8 @@ def plan(names: list[str], tables: set[int], data_dir: Path, budget: float,
                 "max_class_networks": max_class_networks, **DATASET_OPTIONS.get(name, {})}
         runs: list[dict[str, Any]] = []
         if 1 in tables:
-            runs += [{**base, "table": 1, "kind": "bf", "score": "BIC", "bf": bf} for bf in bfs]
+            runs += [{**base, "table": 1, "kind": "bf", "score": "BIC", "bf": bf,
+                      **({} if engine == "ilp" else {"engine": engine})} for bf in bfs]
         if 2 in tables:
             runs.append({**base, "table": 2, "kind": "bf", "score": "BDeu", "ess": 1.0, "bf": TABLE2_BF})
             runs += [{**base, "table": 2, "kind": "kbest", "score": "BDeu", "ess": 1.0, "method": m, "k": k}
@@ -103,12 +105,15 @@ def plan(names: list[str], tables: set[int], data_dir: Path, budget: float,
 
 def run_id(r: dict[str, Any]) -> str:
     what = f"BF{r['bf']:g}" if r["kind"] == "bf" else f"{r['method']}-k{r['k']}"
+    if r.get("engine", "ilp") != "ilp":
+        what += f":{r['engine']}"
     return f"T{r['table']}:{r['data']}:{r['score']}:{what}"
 
 
 def identity(job: dict[str, Any]) -> dict[str, Any]:
     """The keys that name a run, copied from its job into its row."""
-    return {k: job[k] for k in ("id", "table", "data", "kind", "score", "bf", "method", "k", "palim") if k in job}
+    return {k: job[k] for k in ("id", "table", "data", "kind", "score", "bf", "method", "k", "palim", "engine")
+            if k in job}
 
 
 def scoring_epsilon(r: dict[str, Any]) -> float:
@@ -178,7 +183,8 @@ def worker(job: dict[str, Any]) -> dict[str, Any]:
             cs = enumerate_networks(table, bayes_factor=job["bf"], max_networks=CAP, time_limit=remaining,
                                     method=job.get("engine", "ilp"))
             s = cs.stats
-            row.update({"t_opt": s.get("time_opt"), "t_collect": s.get("time_collect"), "networks": len(cs),
+            row.update({"t_opt": s.get("time_opt"), "t_collect": s.get("time_collect", s.get("time_search")),
+                        "networks": len(cs), "method_used": s.get("method"),
                         "networks_total": cs.n_networks_total, "classes_total": cs.n_classes_total,
                         "opt": cs.opt if math.isfinite(cs.opt) else None, "near_boundary": cs.near_boundary,
                         "status": _status(cs), "phase": "search"})
@@ -273,10 +279,10 @@ def _count(row: dict[str, Any], key: str) -> str:
     """A count, with ``+`` when the run stopped early (at least that many); where a collection by class
     listed fewer than its exact total (the network cap), ``listed (total T)``."""
     v = row.get(key)
-    if v is None:
-        return "-"
-    text = f"{v:,}" + ("" if row.get("status") in ("complete", "cap") else "+")
     total = row.get(f"{key}_total")
+    if v is None:
+        return "-" if total is None else f"(total {total:,})"
+    text = f"{v:,}" + ("" if row.get("status") in ("complete", "cap") else "+")
     if total is not None and total != v:
         text += f" (total {total:,})"
     return text
@@ -312,9 +318,11 @@ def table1_markdown(rows: list[dict[str, Any]], budget: float) -> list[str]:
         ctxt = "-" if chk is None else f"{chk[0]:,} / {_f(chk[1])}"
         search = r.get("t_search")
         ratio = "-"
-        if bf in pub and pub[bf] is not None and search is not None and r.get("status") == "complete":
+        exact = r.get("status") == "complete" or (r.get("status") == "cap" and r.get("networks_total") is not None)
+        if bf in pub and pub[bf] is not None and search is not None and exact:
             ratio = f"{search / pub[bf][0]:.3f}"
-        out.append(f"| {r['data']}{_palim_note(r)} | {bf} | {_f(r.get('t_scoring'))} | {_f(r.get('t_opt'))} "
+        engine = f" [{r['engine']}: {r.get('method_used', '?')}]" if r.get("engine", "ilp") != "ilp" else ""
+        out.append(f"| {r['data']}{_palim_note(r)}{engine} | {bf} | {_f(r.get('t_scoring'))} | {_f(r.get('t_opt'))} "
                    f"| {_f(r.get('t_collect'))} | {_f(search)} | {_count(r, 'networks')} | {_count(r, 'classes')} "
                    f"| {_mark(r)} | {paper} | {ratio} | {gtxt} | {ctxt} |")
     return out
@@ -438,7 +446,8 @@ def report_markdown(rows: list[dict[str, Any]], args: argparse.Namespace, wall: 
              "`skipped` = not started because an earlier run shows it cannot finish (see the suite's "
              "docstring). Times are wall seconds; `search s` excludes scoring, as in the paper."]
     if t1:
-        lines += ["", "### Table 1: BIC, BF 3 / 20 / 150 (all networks within ln BF of OPT)", ""]
+        bfs = " / ".join(f"{b:g}" for b in args.bfs)
+        lines += ["", f"### Table 1: BIC, BF {bfs} (all networks within ln BF of OPT)", ""]
         lines += table1_markdown(t1, args.budget)
         lines += _notes(t1)
     if t2:
@@ -485,6 +494,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=1, help="datasets run at the same time (1)")
     ap.add_argument("--bfs", type=float, nargs="+", default=list(TABLE1_BFS),
                     help="Table 1's Bayes factors to run (3 20 150)")
+    ap.add_argument("--method", default="ilp",
+                    help="Table 1's search method (ilp, as the paper; auto: the default's choice)")
     ap.add_argument("--data-dir", type=Path, default=DEFAULT_DATA, help="folder of headerless CSV files")
     ap.add_argument("--results", type=Path, default=RESULTS, help="Markdown file to update (benchmarks/RESULTS.md)")
     ap.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "suite.json", help="rows as JSON")
@@ -522,7 +533,8 @@ def main(argv: list[str] | None = None) -> int:
                 row = json.loads(line)
                 if row.get("budget_s") == args.budget:
                     previous[row["id"]] = row
-    jobs = plan(names, set(args.tables), args.data_dir, args.budget, args.max_class_networks, tuple(args.bfs))
+    jobs = plan(names, set(args.tables), args.data_dir, args.budget, args.max_class_networks, tuple(args.bfs),
+                args.method)
     lock = threading.Lock()
 
     def report(row: dict[str, Any]) -> None:
