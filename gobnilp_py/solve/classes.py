@@ -189,14 +189,14 @@ def expand_classes(table: ScoreTable, reps: Sequence[Entry], *, limit: float, ma
     order = _canonical(table, reps, where, in_table, all_representable, deadline)
     all_counted = True
     unlisted_top: float | None = None
-    for score, _chosen, cp, whole in order:
+    for score, _chosen, cp, whole, ext in order:
         if deadline is not None and time.perf_counter() > deadline:
             # Neither listed nor counted: the classes are best first, so this one bounds the rest.
             all_counted = complete_counts = False
             unlisted_top = score if unlisted_top is None else max(unlisted_top, score)
             break
         room = None if max_networks is None else max(0, max_networks - listed_total)
-        summary, got, status = _expand_one(cp, score, None if whole else in_table, where, limit, room, deadline)
+        summary, got, status = _expand_one(cp, score, None if whole else in_table, where, limit, room, deadline, ext)
         if status == "missing":  # the table lacks a member after all: count and list inside the table instead
             _log.warning("a member of a credible class is missing from a table taken to hold every member; "
                          "counting that class's members inside the table")
@@ -231,8 +231,8 @@ def expand_classes(table: ScoreTable, reps: Sequence[Entry], *, limit: float, ma
 
 
 def _canonical(table: ScoreTable, reps: Sequence[Entry], where: list[dict[int, tuple[int, float]]], in_table: Any,
-               all_representable: bool, deadline: float | None) -> list[tuple[float, tuple[int, ...], Any, bool]]:
-    """Each class as ``(score, chosen, cpdag, whole)`` from a *canonical* member, best first.
+               all_representable: bool, deadline: float | None) -> list[tuple[float, tuple[int, ...], Any, bool, Any]]:
+    """Each class as ``(score, chosen, cpdag, whole, extensions)`` from a *canonical* member, best first.
 
     Why: the search records whichever member of a class it meets first, and members' scores are equal
     only up to the rounding of their sums; a class found by another search (a part of a split
@@ -240,25 +240,28 @@ def _canonical(table: ScoreTable, reps: Sequence[Entry], where: list[dict[int, t
     sorted by it.  The canonical member is the first the member enumeration gives (it depends on the
     class and the table alone); its ``math.fsum`` score is the class's.  A class whose first member is
     not a network of the table keeps its representative.  ``whole``: every member is a network of the
-    table (:func:`_table_holds_class`).  Past ``deadline`` the classes left keep their representatives
-    (no CPDAG: the caller stops at the deadline before reaching them).
+    table (:func:`_table_holds_class`); ``extensions``: the class's members under the constraints that
+    test implies, built here and handed on for counting and listing (its plans and counts are cached).
+    Past ``deadline`` the classes left keep their representatives (no CPDAG: the caller stops at the
+    deadline before reaching them).
     """
     from ..equivalence import Extensions, cpdag_from_masks
 
     names = table.names
-    out: list[tuple[float, tuple[int, ...], Any, bool]] = []
+    out: list[tuple[float, tuple[int, ...], Any, bool, Any]] = []
     for i, (score, chosen) in enumerate(reps):
         if deadline is not None and i % 64 == 0 and time.perf_counter() > deadline:
-            out.extend((sc, tuple(ch), None, False) for sc, ch in reps[i:])
+            out.extend((sc, tuple(ch), None, False, None) for sc, ch in reps[i:])
             break
         masks = [_mask(table.families[v][c][0]) for v, c in enumerate(chosen)]
         cp = cpdag_from_masks(names, masks, validate=False)
         whole = all_representable or _table_holds_class(cp, where)
-        first = next(iter(Extensions(cp, None if whole else in_table).members(limit=1)), None)
+        ext = Extensions(cp, None if whole else in_table)
+        first = next(iter(ext.members(limit=1)), None)
         entry = None if first is None else _entry(where, first)
         if entry is not None:
             score, chosen = entry
-        out.append((score, tuple(chosen), cp, whole))
+        out.append((score, tuple(chosen), cp, whole, ext))
     out.sort(key=lambda e: (-e[0], e[1]))
     return out
 
@@ -298,8 +301,9 @@ def _table_holds_class(cp: Any, where: list[dict[int, tuple[int, float]]]) -> bo
 
 
 def _expand_one(cp: Any, score: float, cons: Any, where: list[dict[int, tuple[int, float]]], limit: float,
-                room: int | None, deadline: float | None) -> tuple[ClassSummary, list[Entry], str]:
-    """Count one class's members (satisfying ``cons``) and list up to ``room`` of them.
+                room: int | None, deadline: float | None, ext: Any = None) -> tuple[ClassSummary, list[Entry], str]:
+    """Count one class's members (satisfying ``cons``) and list up to ``room`` of them (``ext``: the
+    class's :class:`~gobnilp_py.equivalence.Extensions` under ``cons``, when already built).
 
     Status ``"ok"``; ``"deadline"`` (listing cut, count exact); ``"missing"``
     (a member has a family outside the table: only possible when ``cons`` is
@@ -307,7 +311,8 @@ def _expand_one(cp: Any, score: float, cons: Any, where: list[dict[int, tuple[in
     """
     from ..equivalence import Extensions
 
-    ext = Extensions(cp, cons)
+    if ext is None:
+        ext = Extensions(cp, cons)
     summary = ClassSummary(cp, score, ext.count(), constraints=cons)
     got: list[Entry] = []
     if room is not None and room <= 0:

@@ -96,6 +96,11 @@ class Part:
     #: A class part (:func:`plan_class_split`): ``(a, b, adjacent)`` for each chosen pair.
     adjacency: tuple[tuple[int, int, bool], ...] = ()
 
+    @property
+    def by_class(self) -> bool:
+        """A part of a collection by class (:func:`plan_class_split`; its one-part fallback has no pairs)."""
+        return self.var < 0 and self.root is None
+
 
 @dataclass
 class PartResult:
@@ -255,7 +260,7 @@ def run_part(table: ScoreTable, part: Part, *, method: str, opt: float, epsilon:
     if left is not None and left <= 0:
         return PartResult(part.index, [], "time_limit", None, stats={"parts_started_late": 1})
     engine = engine_module(get_method(method))
-    if part.adjacency or (part.var < 0 and part.root is None):
+    if part.by_class:
         return _run_class_part(engine, table, part, opt=opt, epsilon=epsilon, max_networks=max_networks,
                                left=left, options=options, constraints=constraints)
     sub = table if part.root is not None else part_table(table, part)
@@ -350,7 +355,7 @@ def merge_parts(parts: list[Part], results: dict[int, PartResult], lost: dict[in
         reason = reason or "max_networks"
         threshold = max(threshold if threshold is not None else -math.inf, first_left + tol, limit)
     root = bool(parts) and parts[0].root is not None
-    by_class = bool(parts) and parts[0].var < 0 and not root
+    by_class = bool(parts) and parts[0].by_class
     if by_class:
         pairs = [(a, b) for a, b, _ in parts[0].adjacency]
         split = f"adjacency of {', '.join(f'{a}-{b}' for a, b in pairs)}" if pairs else "none (one part)"

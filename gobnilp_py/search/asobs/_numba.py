@@ -9,15 +9,15 @@ numba is a dependency; where it cannot be imported,
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
+from ..._interrupt import held
 from ._lists import FamilyLists
 
 __all__ = ["AVAILABLE", "NumbaKernels"]
 
-import functools
-
-from ..._interrupt import held
 from ..._numba import AVAILABLE
 from ..._numba import jit as _jit
 
@@ -309,7 +309,6 @@ if AVAILABLE:  # pragma: no cover - exercised only where numba is installed
         return out, m == n
 
 
-
 #: Kernels compiled in this process (see :func:`_held_first_call`).
 _COMPILED: set[str] = set()
 
@@ -335,6 +334,7 @@ def _held_first_call(method):
         return out
 
     return wrapper
+
 
 class NumbaKernels:
     """The queries of ordering-based search on ``fl``, compiled with numba.
