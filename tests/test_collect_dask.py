@@ -386,6 +386,47 @@ def test_dask_kbest_outputs_are_the_serial_bytes(client, name, score_name, metho
     assert _outputs(on_dask) == _outputs(serial)
 
 
+@pytest.mark.parametrize("name, score_name, k", [("wine", "BIC", 5), ("tic-tac-toe", "BIC", 4), ("voting", "BDeu", 3)])
+def test_dask_kbest_by_class_is_split_and_the_serial_bytes(client, name, score_name, k):
+    """The k best classes, split on adjacencies over the cluster: the serial answer, byte for byte."""
+    pytest.importorskip("pyscipopt")
+    data = read_data(dataset(name), header=False)
+    serial = kbest(data, k, method="ilp", score=score_name, by="class")
+    on_dask = kbest(data, k, method="ilp", score=score_name, by="class", backend="dask", scheduler=client)
+    assert serial.complete and on_dask.complete
+    assert on_dask.stats["collection_backend"] == "dask" and on_dask.stats["split"].startswith("adjacency of")
+    assert on_dask.stats["parts"] >= 2
+    assert _outputs(on_dask) == _outputs(serial)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(3, 5), k=st.integers(1, 12), n_parts=st.integers(2, 8),
+       gap=st.sampled_from([None, 6.0]))
+def test_class_split_kbest_is_the_serial_class_kbest(seed, n, k, n_parts, gap):
+    """Random data, BIC: the parts' k-best class lists merged by top_k are the serial k best classes and
+    their ties (no gap known, or the classes within a gap wide enough to hold them)."""
+    pytest.importorskip("pyscipopt")
+    from gobnilp_py.ilp import engine as ie
+    from gobnilp_py.solve.split import plan_class_split, top_k
+
+    rng = np.random.default_rng(seed)
+    table = score(read_data(random_data(rng, n, int(rng.integers(30, 120)))), prune=False)
+    serial = ie.kbest(table, k=k, by_class=True)
+    opt = max(sc for sc, _ in serial.entries)
+    eps = math.inf
+    if gap is not None:
+        kth = sorted((sc for sc, _ in serial.entries), reverse=True)[min(k, len(serial.entries)) - 1]
+        eps = opt - kth + gap
+    parts = plan_class_split(table, opt - eps - 1e-9 * max(1.0, abs(opt)), n_parts)
+    results = {p.index: run_part(table, p, method="ilp", opt=opt, epsilon=eps, max_networks=None, deadline=None,
+                                 options={}, k=k) for p in parts}
+    col = top_k(merge_parts(parts, results, {}, opt=opt, epsilon=eps, max_networks=None), k, opt)
+    assert col.reason is None and col.by_class
+    got = _class_keys(table, col.entries)
+    assert len(got) == len(set(got))
+    assert sorted(got) == sorted(_class_keys(table, serial.entries))
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 5), k=st.integers(1, 40), n_parts=st.integers(2, 5),
        ties=st.booleans(), split=st.sampled_from(["root", "rows"]), open_per_part=st.sampled_from([1, 3, 64]))

@@ -292,15 +292,15 @@ def _kbest(data_or_table: Any, k: int, *, method: str, by: str, ties: bool, max_
     listed = max_networks if by_class else k
     search_left = max(remaining - listing_reserve(remaining, listed, budget.per_network, by_class=by_class), 1e-6) \
         if remaining is not None else None
-    if client is not None and not by_class and m.name in SPLIT_KBEST:
+    if client is not None and m.name in SPLIT_KBEST and (not by_class or m.class_collection):
         from .dask_collect import collect_on_dask
 
         col = collect_on_dask(client, searched, method=m.name, opt=opt, epsilon=math.inf if hint is None else hint,
                               max_networks=None, time_limit=search_left, options={**opts, **portable_reuse(reuse)},
-                              constraints=cons if m.constraint_kinds is None else None, k=k)
+                              constraints=cons if m.constraint_kinds is None else None, k=k, by_class=by_class)
     else:
         if client is not None:
-            stats["collection_split"] = "no: a k-best search by class, or of this method, runs in-process"
+            stats["collection_split"] = "no: a k-best search of this method runs in-process"
         col = _search(m, searched, k, ties=ties, by_class=by_class,
                       constraints=cons if m.constraint_kinds is None else None, time_limit=search_left,
                       epsilon_hint=hint, opt=opt, opts={**opts, **reuse})

@@ -46,7 +46,9 @@ classes spread over the parts).  A part's ceiling is the whole bound less the de
 losses; a part whose ceiling is below ``floor`` holds no class and is not run.  Which member a part
 records for a class may differ from the serial search's choice; the driver lists and scores every
 class from a canonical member (:func:`gobnilp_py.solve.classes.expand_classes`), so the output is
-the serial run's bytes.  k-best by class is not split (it runs in-process).
+the serial run's bytes.  k-best by class is split the same way: each part lists its own k best classes and
+their ties, and :func:`top_k` keeps the k best of the union (a class lies in one part, so the argument for
+networks holds for classes).
 
 The merge (:func:`merge_parts`) is deterministic: the entries are mapped back to the whole table's
 positions and handed to the driver, which sorts every collection the same way (score, then key:
@@ -262,7 +264,7 @@ def run_part(table: ScoreTable, part: Part, *, method: str, opt: float, epsilon:
     engine = engine_module(get_method(method))
     if part.by_class:
         return _run_class_part(engine, table, part, opt=opt, epsilon=epsilon, max_networks=max_networks,
-                               left=left, options=options, constraints=constraints)
+                               left=left, options=options, constraints=constraints, k=k)
     sub = table if part.root is not None else part_table(table, part)
     where = {"root_part": part.root} if part.root is not None else {}
     if k is not None:
@@ -290,9 +292,10 @@ def run_part(table: ScoreTable, part: Part, *, method: str, opt: float, epsilon:
 
 def _run_class_part(engine: Any, table: ScoreTable, part: Part, *, opt: float, epsilon: float,
                     max_networks: int | None, left: float | None, options: dict[str, Any],
-                    constraints: Any) -> PartResult:
-    """A class part: its table and constraints (:func:`_class_part`), the engine's class collection there,
-    the classes' representatives mapped back to ``table``'s positions."""
+                    constraints: Any, k: int | None = None) -> PartResult:
+    """A class part: its table and constraints (:func:`_class_part`), the engine's class collection there
+    (with ``k``: its ``k`` best classes and every class tied with the k-th, within ``ε`` of OPT as in
+    :func:`run_part`), the classes' representatives mapped back to ``table``'s positions."""
     from ..errors import ConstraintError
 
     made = _class_part(table, part, constraints)
@@ -300,8 +303,13 @@ def _run_class_part(engine: Any, table: ScoreTable, part: Part, *, opt: float, e
         return PartResult(part.index, [], None, None, stats={"parts_empty": 1})
     sub, cons, keep = made
     try:
-        col = engine.epsilon_set(sub, opt=opt, epsilon=epsilon, constraints=cons, max_networks=max_networks,
-                                 time_limit=left, subproblem=True, by_class=True, **options)
+        if k is not None:
+            hint = epsilon if math.isfinite(epsilon) else None
+            col = engine.kbest(sub, k=k, opt=opt, epsilon_hint=hint, constraints=cons, time_limit=left,
+                               widen=False, by_class=True, **options)
+        else:
+            col = engine.epsilon_set(sub, opt=opt, epsilon=epsilon, constraints=cons, max_networks=max_networks,
+                                     time_limit=left, subproblem=True, by_class=True, **options)
     except ConstraintError:       # no network of the part meets its rows (e.g. InfeasibleConstraints)
         return PartResult(part.index, [], None, None, stats={"parts_empty": 1})
     entries = [(sc, tuple(keep[v][c] for v, c in enumerate(chosen))) for sc, chosen in col.entries]
