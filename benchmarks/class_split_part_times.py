@@ -12,7 +12,12 @@ and, for each ``--parts`` count, :func:`gobnilp_py.solve.split.plan_class_split`
 :func:`gobnilp_py.solve.split.run_part`, one after the other.  Per part: its adjacency pattern, ceiling
 (less OPT), wall seconds, SCIP nodes, classes found.  Then the sum of the parts' times (duplicated work
 when well above the whole search's), their max (the imbalance: a 2-worker split can take no less than
-max(max part, sum / 2)), and that bound's speed-up over the whole search.
+max(max part, sum / 2)), that bound's speed-up over the whole search, and the end of two workers taking
+the parts in submission order (what Dask does), with the probe's time added for the ``probe`` plan.
+
+``--plan probe`` (default first) plans as the Dask driver does: its probe
+(:func:`gobnilp_py.solve.dask_collect._probe`), then the tree of adjacencies on the probe's classes;
+``--plan rows`` the patterns of the row-bound pairs (the split before the probe).
 
 With ``--pairs``, also how the whole search's classes fall on each candidate pair of the split: the share
 of classes with ``a - b`` adjacent, for the pairs the plan chose and for the pairs closest to half.
@@ -35,12 +40,15 @@ def main() -> None:
     ap.add_argument("--bf", type=float, default=150.0)
     ap.add_argument("--parts", type=int, nargs="+", default=[8, 16])
     ap.add_argument("--pairs", action="store_true", help="also the classes' share on each candidate pair")
+    ap.add_argument("--plan", nargs="+", default=["probe", "rows"], choices=("probe", "rows"),
+                    help="probe: the tree grown on a probe's classes (the Dask driver's); rows: row-bound pairs")
     ap.add_argument("--data-dir", default=os.environ.get("GOBNILP_DATA", "/work/shared/data"))
     a = ap.parse_args()
 
     from gobnilp_py import read_data, score
     from gobnilp_py.ilp import engine
     from gobnilp_py.solve.results import portable_reuse, take_reuse
+    from gobnilp_py.solve.dask_collect import _probe
     from gobnilp_py.solve.split import plan_class_split, run_part
 
     print(f"# {time.strftime('%Y-%m-%d %H:%M')} UTC  load {os.getloadavg()[0]:.2f}  cores "
@@ -68,9 +76,16 @@ def main() -> None:
     if a.pairs:
         _pair_shares(table, whole.entries, floor, max(a.parts))
 
-    for k in a.parts:
-        parts = plan_class_split(table, floor, k)
-        print(f"\n## {k} parts asked, {len(parts)} planned\n")
+    probe = None
+    if "probe" in a.plan:
+        t0 = time.perf_counter()
+        probe = _probe(table, method="ilp", opt=opt, epsilon=eps, max_networks=None, time_limit=None,
+                       options=dict(options), constraints=None)
+        t_probe = time.perf_counter() - t0
+        print(f"# probe: {len(probe) if isinstance(probe, list) else 'the whole answer'} classes in {t_probe:.2f} s")
+    for plan, k in [(plan, k) for plan in a.plan for k in a.parts]:
+        parts = plan_class_split(table, floor, k, probe=probe if plan == "probe" else None)
+        print(f"\n## {plan}: {k} parts asked, {len(parts)} planned\n")
         print("| part | pattern | ceiling - OPT | wall s | nodes | classes |")
         print("|---:|---|---:|---:|---:|---:|")
         times, found = [], 0
@@ -85,11 +100,15 @@ def main() -> None:
             print(f"| {p.index} | {pattern} | {p.ceiling - opt:.3f} | {dt:.2f} | {r.stats.get('nodes', 0)} | "
                   f"{len(r.entries)} |", flush=True)
         total, worst = sum(times), max(times)
+        ends = [0.0, 0.0]                      # two workers taking the parts in submission order
+        for dt in times:
+            ends[ends.index(min(ends))] += dt
         bound = max(worst, total / 2)
         print(f"\nparts {len(parts)}: classes {found} (whole {len(whole.entries)}); sum {total:.2f} s "
               f"({total / t_whole:.2f} x the whole search's {t_whole:.2f} s), max {worst:.2f} s "
               f"({worst / total:.0%} of the sum); 2-worker bound max(max, sum/2) = {bound:.2f} s, "
-              f"speed-up at best {t_whole / bound:.2f}x  (load {os.getloadavg()[0]:.2f})", flush=True)
+              f"speed-up at best {t_whole / bound:.2f}x; in submission order on 2 workers {max(ends):.2f} s "
+              f"({t_whole / max(ends):.2f}x){'' if plan == 'rows' else f', with the probe {t_whole / (max(ends) + t_probe):.2f}x'}  (load {os.getloadavg()[0]:.2f})", flush=True)
 
 
 def _pair_shares(table, entries, floor: float, n_parts: int) -> None:

@@ -4,6 +4,13 @@ Where: ``scheduler`` an address (``"tcp://host:8786"``) or a ``distributed.Clien
 ``LocalCluster`` of one single-threaded worker process per usable core, started for the call and
 closed after it (:func:`dask_client`).
 
+By class, a short *probe* runs first in this process (:func:`_probe`): the whole class search, stopped at
+:data:`PROBE_CLASSES` classes or :data:`PROBE_NODES` nodes.  Its classes steer which adjacencies the
+parts split on (:func:`.split.plan_class_split`), and the parts are submitted heaviest first (by the
+probe's count) so the workers end together.  A probe that stopped for any other reason (it found every
+class, or met the caller's class cap, time limit or Ctrl-C) is the serial search itself, and its answer
+is returned with no part run.
+
 Limits, all global (``docs/enumeration.md``):
 
 * the time limit: every part gets what is left of the call's deadline when it starts (a wall-clock

@@ -40,10 +40,19 @@ find it in several parts, but every member of a class has the same skeleton.  So
 is the table without ``a``'s rows holding ``b`` and ``b``'s rows holding ``a``; part "``a - b``
 adjacent" keeps the table and adds the required adjacency as a row of the ILP.  Every class lies in
 exactly one part, each part's class search is exact for its networks, and the parts' classes are
-disjoint, so their union is the serial answer.  The pairs are those whose two sides both reach
-``floor`` under the row bound with the smallest loss on the costlier side (both sides near OPT: the
-classes spread over the parts).  A part's ceiling is the whole bound less the dearest of its sides'
-losses; a part whose ceiling is below ``floor`` holds no class and is not run.  Which member a part
+disjoint, so their union is the serial answer.  Which pairs: the parts' times follow their classes, so
+the pairs should divide the classes evenly, and the row bound does not tell which do (zoo BF 150: the
+three pairs of smallest row-bound loss left one of 8 parts 4,329 of the 4,977 classes and 71 % of the
+parts' time, so 2 workers could not pass 1.42x; ``benchmarks/class_split_part_times.py``).  So the
+driver first runs a short *probe*, the whole class search stopped after its first classes
+(:func:`gobnilp_py.solve.dask_collect.collect_on_dask`), and the parts are the leaves of a binary tree of
+adjacencies grown on the probe's classes (:func:`_probe_tree`): the leaf holding most of them is split on
+the pair that divides them most evenly.  The two children of a node are the two sides of one pair, so
+every class lies in exactly one leaf whatever the probe held; the probe only steers the balance.  Without
+a probe the parts are the ``2^m`` adjacency patterns of the ``m`` pairs whose two sides both reach
+``floor`` under the row bound with the smallest loss on the costlier side.  A part's ceiling is the
+whole bound less the dearest of its sides' losses; a part whose ceiling is below ``floor`` holds no
+class and is not run.  Which member a part
 records for a class may differ from the serial search's choice; the driver lists and scores every
 class from a canonical member (:func:`gobnilp_py.solve.classes.expand_classes`), so the output is
 the serial run's bytes.  k-best by class is not split (it runs in-process).
