@@ -7,7 +7,11 @@ closed after it (:func:`dask_client`).
 By class, a short *probe* runs first in this process (:func:`_probe`): the whole class search, stopped at
 :data:`PROBE_CLASSES` classes or :data:`PROBE_NODES` nodes.  Its classes steer which adjacencies the
 parts split on (:func:`.split.plan_class_split`), and the parts are submitted heaviest first (by the
-probe's count) so the workers end together.  A probe that stopped for any other reason (it found every
+probe's count) so the workers end together.
+
+Every split's parts are submitted one a worker at a time, in the plan's order, the next as one ends
+(:func:`_wait`): a Dask scheduler hands each worker a second task ahead, which left a worker idle at the
+end while the other still had a queued part of its own.  A probe that stopped for any other reason (it found every
 class, or met the caller's class cap, time limit or Ctrl-C) is the serial search itself, and its answer
 is returned with no part run.
 
@@ -141,24 +145,34 @@ def collect_on_dask(client: Any, table: ScoreTable, *, method: str, opt: float, 
         parts = plan_split(table, opt - epsilon - tol, n_parts, method)
     remote = client.scatter(table, broadcast=True, hash=False)
     tag = uuid.uuid4().hex[:8]
-    futures = {p.index: client.submit(run_part, remote, p, method=method, opt=opt, epsilon=epsilon,
-                                      max_networks=max_networks, deadline=deadline_wall, options=options,
-                                      constraints=constraints, k=k, pure=False,
-                                      key=f"gobnilp-part-{tag}-{p.index}")
-               for p in parts}
+
+    def submit(p: Any) -> Any:
+        return client.submit(run_part, remote, p, method=method, opt=opt, epsilon=epsilon, max_networks=max_networks,
+                             deadline=deadline_wall, options=options, constraints=constraints, k=k, pure=False,
+                             key=f"gobnilp-part-{tag}-{p.index}")
+
+    # One part a worker at a time, in the plan's order (heaviest first where the plan knows): a scheduler
+    # hands each worker more than one task ahead (worker-saturation), so the worker that ends first could
+    # sit idle while the other still has a queued part of its own.
+    in_flight = _n_workers(client)
+    futures = {p.index: submit(p) for p in parts[:in_flight]}
+    waiting = list(parts[in_flight:])
     stop = threading.Event()
     results: dict[int, PartResult] = {}
     lost: dict[int, str] = {}
     with interruptible(stop.set) as intr:
         try:
-            _wait(futures, stop, None if deadline_wall is None else deadline_wall + RETURN_GRACE)
+            _wait(futures, stop, None if deadline_wall is None else deadline_wall + RETURN_GRACE,
+                  waiting=waiting, submit=submit, in_flight=in_flight)
         except KeyboardInterrupt:  # a second signal, or one outside the handler's reach
             stop.set()
     interrupted = stop.is_set() or intr.interrupted
-    for i, fut in futures.items():
-        if fut.status == "finished":
+    for p in parts:
+        i = p.index
+        fut = futures.get(i)
+        if fut is not None and fut.status == "finished":
             results[i] = fut.result()
-        elif fut.status == "error":
+        elif fut is not None and fut.status == "error":
             exc = fut.exception()
             if _is_lost(exc):
                 _log.warning("part %d of the collection was lost with its worker: %s", i, exc)
@@ -166,7 +180,7 @@ def collect_on_dask(client: Any, table: ScoreTable, *, method: str, opt: float, 
             else:
                 client.cancel(list(futures.values()))
                 raise exc
-        else:
+        else:                     # still running, or never submitted
             lost[i] = "interrupted" if interrupted else "time_limit"
     client.cancel([f for i, f in futures.items() if i in lost])
     col = merge_parts(parts, results, lost, opt=opt, epsilon=epsilon, max_networks=max_networks)
@@ -205,12 +219,20 @@ def _probe(table: ScoreTable, *, method: str, opt: float, epsilon: float, max_ne
     return [chosen for _, chosen in col.entries]
 
 
-def _wait(futures: dict[int, Any], stop: threading.Event, until: float | None) -> None:
-    """Until every future is done, ``stop`` is set or the wall clock passes ``until`` (looked at every
-    :data:`_POLL` seconds: a sleep, so that a signal's handler runs at once)."""
+def _wait(futures: dict[int, Any], stop: threading.Event, until: float | None, *, waiting: list[Any] | None = None,
+          submit: Any = None, in_flight: int = 1) -> None:
+    """Until every part is done, ``stop`` is set or the wall clock passes ``until`` (looked at every
+    :data:`_POLL` seconds: a sleep, so that a signal's handler runs at once).  Meanwhile the parts of
+    ``waiting`` are submitted in order (``submit``, into ``futures``), as the running ones end, keeping
+    ``in_flight`` running."""
+    waiting = waiting if waiting is not None else []
     pending = list(futures.values())
     while not stop.is_set():
         pending = [f for f in pending if not f.done()]
+        while waiting and len(pending) < in_flight and (until is None or time.time() < until):
+            p = waiting.pop(0)
+            futures[p.index] = submit(p)
+            pending.append(futures[p.index])
         if not pending or (until is not None and time.time() >= until):
             return
         time.sleep(_POLL)
