@@ -132,7 +132,7 @@ def collect_on_dask(client: Any, table: ScoreTable, *, method: str, opt: float, 
         per = TREE_PARTS_PER_WORKER if method in ROOT_SPLIT_METHODS and not by_class else PARTS_PER_WORKER
         n_parts = per * _n_workers(client)
     deadline_wall = None if time_limit is None else time.time() + time_limit
-    if by_class:
+    if by_class and k is None:      # a k-best search has no ε-set to probe: the row-bound pairs' patterns
         probe = _probe(table, method=method, opt=opt, epsilon=epsilon, max_networks=max_networks,
                        time_limit=time_limit, options=options, constraints=constraints)
         if not isinstance(probe, list):     # the probe is the whole answer (complete, or cut by the caller)
@@ -141,6 +141,8 @@ def collect_on_dask(client: Any, table: ScoreTable, *, method: str, opt: float, 
                                 "time_split": time.perf_counter() - t0})
             return probe
         parts = plan_class_split(table, opt - epsilon - tol, n_parts, probe=probe)
+    elif by_class:
+        parts = plan_class_split(table, opt - epsilon - tol, n_parts)
     else:
         parts = plan_split(table, opt - epsilon - tol, n_parts, method)
     remote = client.scatter(table, broadcast=True, hash=False)
