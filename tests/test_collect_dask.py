@@ -98,10 +98,14 @@ BY_CLASS = [("wine", 3), ("tic-tac-toe", 3), ("voting", 20), ("wine", 20),
 
 
 @pytest.mark.parametrize("name, bf", BY_CLASS)
-def test_by_class_on_dask_is_split_and_the_serial_bytes(client, name, bf):
+def test_by_class_on_dask_is_split_and_the_serial_bytes(client, name, bf, monkeypatch):
     """A class collection split on adjacencies (every class in one part): the serial answer, byte for byte,
-    whichever member each part met first (the driver reports every class from a canonical member)."""
+    whichever member each part met first (the driver reports every class from a canonical member).  The
+    probe is cut at 3 classes (these collections hold fewer than its default 100: it would be the answer)."""
     pytest.importorskip("pyscipopt")
+    from gobnilp_py.solve import dask_collect
+
+    monkeypatch.setattr(dask_collect, "PROBE_CLASSES", 3)
     table = _table(name, "BIC", bf)
     serial = enumerate_networks(table, bayes_factor=bf, method="ilp", by="class")
     on_dask = enumerate_networks(table, bayes_factor=bf, method="ilp", by="auto", backend="dask", scheduler=client)
@@ -110,6 +114,47 @@ def test_by_class_on_dask_is_split_and_the_serial_bytes(client, name, bf):
     assert on_dask.stats["parts"] >= 2 and on_dask.stats["split"].startswith("adjacency of")
     assert (on_dask.n_networks_total, on_dask.n_classes_total) == (serial.n_networks_total, serial.n_classes_total)
     assert _outputs(on_dask) == _outputs(serial)
+
+
+@pytest.mark.parametrize("probe_classes, max_networks", [(200, None), (100, 5), (100, None), (3, 5)])
+def test_by_class_probe_that_finishes_is_the_serial_answer(client, monkeypatch, probe_classes, max_networks):
+    """wine BF 20 (101 classes): a probe that finds every class, or meets the caller's own class cap, is the
+    serial search itself; its answer is returned, byte for byte, with no part run.  A probe cut by its own
+    cap (100 < 101 classes; 3 < the caller's 5): the split runs, complete, or cut at the caller's cap."""
+    pytest.importorskip("pyscipopt")
+    from gobnilp_py.solve import dask_collect
+
+    monkeypatch.setattr(dask_collect, "PROBE_CLASSES", probe_classes)
+    table = _table("wine", "BIC", 20)
+    serial = enumerate_networks(table, bayes_factor=20, method="ilp", by="class", max_networks=max_networks)
+    on_dask = enumerate_networks(table, bayes_factor=20, method="ilp", by="class", backend="dask", scheduler=client,
+                                 max_networks=max_networks)
+    assert on_dask.stats["collection_backend"] == "dask"
+    finished = (max_networks is not None and max_networks <= probe_classes) or probe_classes > 101
+    if finished:
+        assert on_dask.stats["split"] == "none (the probe search finished)"
+        assert _outputs(on_dask) == _outputs(serial)
+    else:
+        assert on_dask.stats["parts"] >= 2 and on_dask.stats["split"].startswith("adjacency of")
+    if max_networks is None:
+        assert on_dask.complete and _outputs(on_dask) == _outputs(serial)
+    else:
+        assert not on_dask.complete and on_dask.reason == "max_networks"
+
+
+def test_by_class_time_limit_is_global_on_dask(client):
+    """A deadline that cannot be met by class (wine BF 150: about 13 s serially): the call returns near it,
+    labelled with a threshold that holds (the probe and the parts share the one deadline)."""
+    pytest.importorskip("pyscipopt")
+    table = _table("wine", "BIC", 150)
+    full = enumerate_networks(table, bayes_factor=150, method="ordergraph", max_networks=None)   # the same set
+    t0 = time.perf_counter()
+    cut = enumerate_networks(table, bayes_factor=150, method="ilp", by="class", time_limit=3.0, backend="dask",
+                             scheduler=client, max_networks=None)
+    elapsed = time.perf_counter() - t0
+    assert elapsed < 3.0 + 8.0, elapsed
+    assert not cut.complete and cut.stats["collection_backend"] == "dask"
+    _check_labelled(cut, full)
 
 
 def _class_keys(table, entries):
@@ -144,6 +189,74 @@ def test_class_split_parts_are_disjoint_and_cover_the_serial_classes(seed, n, ep
     assert sorted(got) == want
     merged = merge_parts(parts, results, {}, opt=serial.opt, epsilon=eps, max_networks=None)
     assert merged.by_class and merged.reason is None
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(3, 5), eps=st.floats(0.5, 8.0), n_parts=st.integers(1, 8),
+       data=st.data())
+def test_probe_tree_parts_are_disjoint_and_cover_the_serial_classes(seed, n, eps, n_parts, data):
+    """The tree of adjacencies grown on a probe (any classes: here a random draw of the serial ones, and of
+    networks outside the ε-set too): each class of the serial class collection is found in exactly one part,
+    no part finds a class outside it, and the merge is complete and by class."""
+    pytest.importorskip("pyscipopt")
+    from gobnilp_py.solve.split import plan_class_split
+
+    rng = np.random.default_rng(seed)
+    table = score(read_data(random_data(rng, n, int(rng.integers(30, 120)))), prune=False)
+    serial = enumerate_networks(table, epsilon=eps, method="ilp", by="class", max_networks=None)
+    members = [_positions(table, net) for net in serial.networks]
+    pool = members + [_random_dag_positions(table, rng) for _ in range(4)]
+    probe = data.draw(st.lists(st.sampled_from(pool), min_size=2, max_size=12))
+    want = sorted(set(_class_keys(table, [(0.0, ch) for ch in members])))
+    parts = plan_class_split(table, serial.opt - eps - serial.tolerance, n_parts, probe=probe)
+    assert 1 <= len(parts) <= max(1, n_parts) and len({p.adjacency for p in parts}) == len(parts)
+    results = {p.index: run_part(table, p, method="ilp", opt=serial.opt, epsilon=eps, max_networks=None,
+                                 deadline=None, options={}) for p in parts}
+    got = []
+    for r in results.values():
+        assert r.reason is None
+        got.extend(_class_keys(table, r.entries))
+    assert len(got) == len(set(got))                  # no class in two parts
+    assert sorted(got) == want
+    merged = merge_parts(parts, results, {}, opt=serial.opt, epsilon=eps, max_networks=None)
+    assert merged.by_class and merged.reason is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 7), n_parts=st.integers(1, 20), n_probe=st.integers(2, 40))
+def test_probe_tree_leaves_partition_every_skeleton(seed, n, n_parts, n_probe):
+    """Without a search: on random tables and random probes, every acyclic choice of rows (a network) meets
+    the sides of exactly one leaf of the tree (the leaves are disjoint and cover every skeleton), the leaves
+    are at most ``n_parts`` and heaviest first, and their probe counts add up to the probe."""
+    from gobnilp_py.solve.split import _probe_tree
+
+    rng = np.random.default_rng(seed)
+    table = random_table(rng, n)
+    probe = [_random_dag_positions(table, rng) for _ in range(n_probe)]
+    leaves = _probe_tree(table, probe, n_parts)
+    assert 1 <= len(leaves) <= n_parts
+    assert sum(w for _, w in leaves) == n_probe
+    assert [w for _, w in leaves] == sorted((w for _, w in leaves), reverse=True)
+    for sides, _ in leaves:
+        assert len({(a, b) for a, b, _ in sides}) == len(sides)       # a pair at most once on a path
+    for chosen in probe + [_random_dag_positions(table, rng) for _ in range(20)]:
+        adjacent = set()
+        for v, j in enumerate(chosen):
+            adjacent |= {frozenset((v, u)) for u in table.families[v][j][0]}
+        hits = [sides for sides, _ in leaves if all((frozenset((a, b)) in adjacent) == adj for a, b, adj in sides)]
+        assert len(hits) == 1
+
+
+def _random_dag_positions(table, rng):
+    """Row positions of a random network of ``table``: a random order, each variable's first row (in a
+    random draw of its rows) whose parents come before it (the empty set is always a row of the tables here)."""
+    order = list(rng.permutation(table.n))
+    rank = {v: i for i, v in enumerate(order)}
+    out = []
+    for v, rows in enumerate(table.families):
+        ok = [j for j, (ps, _) in enumerate(rows) if all(rank[p] < rank[v] for p in ps)]
+        out.append(int(rng.choice(ok)))
+    return tuple(out)
 
 
 def _positions(table, net):

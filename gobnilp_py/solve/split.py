@@ -40,10 +40,19 @@ find it in several parts, but every member of a class has the same skeleton.  So
 is the table without ``a``'s rows holding ``b`` and ``b``'s rows holding ``a``; part "``a - b``
 adjacent" keeps the table and adds the required adjacency as a row of the ILP.  Every class lies in
 exactly one part, each part's class search is exact for its networks, and the parts' classes are
-disjoint, so their union is the serial answer.  The pairs are those whose two sides both reach
-``floor`` under the row bound with the smallest loss on the costlier side (both sides near OPT: the
-classes spread over the parts).  A part's ceiling is the whole bound less the dearest of its sides'
-losses; a part whose ceiling is below ``floor`` holds no class and is not run.  Which member a part
+disjoint, so their union is the serial answer.  Which pairs: the parts' times follow their classes, so
+the pairs should divide the classes evenly, and the row bound does not tell which do (zoo BF 150: the
+three pairs of smallest row-bound loss left one of 8 parts 4,329 of the 4,977 classes and 71 % of the
+parts' time, so 2 workers could not pass 1.42x; ``benchmarks/class_split_part_times.py``).  So the
+driver first runs a short *probe*, the whole class search stopped after its first classes
+(:func:`gobnilp_py.solve.dask_collect.collect_on_dask`), and the parts are the leaves of a binary tree of
+adjacencies grown on the probe's classes (:func:`_probe_tree`): the leaf holding most of them is split on
+the pair that divides them most evenly.  The two children of a node are the two sides of one pair, so
+every class lies in exactly one leaf whatever the probe held; the probe only steers the balance.  Without
+a probe the parts are the ``2^m`` adjacency patterns of the ``m`` pairs whose two sides both reach
+``floor`` under the row bound with the smallest loss on the costlier side.  A part's ceiling is the
+whole bound less the dearest of its sides' losses; a part whose ceiling is below ``floor`` holds no
+class and is not run.  Which member a part
 records for a class may differ from the serial search's choice; the driver lists and scores every
 class from a canonical member (:func:`gobnilp_py.solve.classes.expand_classes`), so the output is
 the serial run's bytes.  k-best by class is split the same way: each part lists its own k best classes and
@@ -60,6 +69,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -154,9 +164,15 @@ def plan_split(table: ScoreTable, floor: float, n_parts: int, method: str = "ilp
 MAX_CLASS_SPLIT_PAIRS = 5
 
 
-def plan_class_split(table: ScoreTable, floor: float, n_parts: int) -> list[Part]:
-    """The parts of a collection *by class* of ``table`` above ``floor``: the adjacency patterns of
-    ``ceil(log2(n_parts))`` pairs (module docstring), the parts that can hold no class left out.
+def plan_class_split(table: ScoreTable, floor: float, n_parts: int,
+                     probe: Sequence[tuple[int, ...]] | None = None) -> list[Part]:
+    """The parts of a collection *by class* of ``table`` above ``floor``, the parts that can hold no class
+    left out.
+
+    With ``probe`` (the representatives, as positions in ``table``, of some classes of the collection: the
+    first ones a short search met, :func:`gobnilp_py.solve.dask_collect.collect_on_dask`) and at least
+    two of them: the leaves of a tree of adjacencies grown by :func:`_probe_tree`, heaviest first.
+    Without: the ``2^m`` adjacency patterns of ``m = ceil(log2(n_parts))`` pairs chosen by their row bounds.
 
     Row bound of a side: ``a - b`` adjacent loses at least ``min(best_a - best_a(b in W),
     best_b - best_b(a in W))`` against the sum of the best rows, not adjacent at least
@@ -164,15 +180,50 @@ def plan_class_split(table: ScoreTable, floor: float, n_parts: int) -> list[Part
     a bound on every network of that side.  One part (the whole table) when no pair has both sides
     above ``floor``.
     """
-    n = table.n
     best = [rows[0][1] for rows in table.families]
     total = math.fsum(best)
     slack = _slack(table)
+    cost_adj, cost_non = _side_losses(table)
+
+    def ceiling(sides: tuple[tuple[int, int, bool], ...]) -> float:
+        loss = max((cost_adj[a, b] if adj else cost_non[a, b] for a, b, adj in sides), default=0.0)
+        return total - float(loss) + slack
+
+    if probe is not None and len(probe) >= 2:
+        leaves = _probe_tree(table, probe, max(1, int(n_parts)))
+        parts = []
+        for sides, _ in leaves:
+            if ceiling(sides) >= floor - slack:
+                parts.append(Part(len(parts), -1, (), ceiling(sides), adjacency=sides))
+        return parts
     m = 0
     while (1 << m) < max(1, int(n_parts)) and m < MAX_CLASS_SPLIT_PAIRS:
         m += 1
+    candidates: list[tuple[float, int, int]] = []
+    for a in range(table.n):
+        for b in range(a + 1, table.n):
+            c_adj, c_non = float(cost_adj[a, b]), float(cost_non[a, b])
+            if total - c_adj >= floor - slack and total - c_non >= floor - slack:
+                candidates.append((max(c_adj, c_non), a, b))
+    candidates.sort()
+    chosen = candidates[:m]
+    if not chosen:
+        return [Part(0, -1, (), total + slack, adjacency=())]
+    parts = []
+    for pattern in range(1 << len(chosen)):
+        sides = tuple((a, b, bool(pattern >> i & 1)) for i, (_, a, b) in enumerate(chosen))
+        if ceiling(sides) >= floor - slack:
+            parts.append(Part(len(parts), -1, (), ceiling(sides), adjacency=sides))
+    return parts
+
+
+def _side_losses(table: ScoreTable) -> tuple[Any, Any]:
+    """``(cost_adj, cost_non)``, ``n x n`` (symmetric): the row bound's loss of ``a - b`` adjacent, and
+    of ``a``, ``b`` not adjacent, against the sum of the best rows (:func:`plan_class_split`)."""
     import numpy as np
 
+    n = table.n
+    best = np.array([rows[0][1] for rows in table.families])
     inside = np.full((n, n), -np.inf)     # inside[v, u]: best row of v holding u
     outside = np.full((n, n), -np.inf)    # outside[v, u]: best row of v without u
     for v, rows in enumerate(table.families):
@@ -182,25 +233,53 @@ def plan_class_split(table: ScoreTable, floor: float, n_parts: int) -> list[Part
             holds[j, list(parents)] = True
         inside[v] = np.where(holds, scores[:, None], -np.inf).max(axis=0)
         outside[v] = np.where(holds, -np.inf, scores[:, None]).max(axis=0)
-    candidates: list[tuple[float, int, int, float, float]] = []
-    for a in range(n):
-        for b in range(a + 1, n):
-            cost_adj = min(best[a] - float(inside[a, b]), best[b] - float(inside[b, a]))
-            cost_non = (best[a] - float(outside[a, b])) + (best[b] - float(outside[b, a]))
-            if total - cost_adj >= floor - slack and total - cost_non >= floor - slack:
-                candidates.append((max(cost_adj, cost_non), a, b, cost_adj, cost_non))
-    candidates.sort()
-    chosen = candidates[:m]
-    if not chosen:
-        return [Part(0, -1, (), total + slack, adjacency=())]
-    parts: list[Part] = []
-    for pattern in range(1 << len(chosen)):
-        sides = tuple((a, b, bool(pattern >> i & 1)) for i, (_, a, b, _, _) in enumerate(chosen))
-        loss = max(c_adj if adj else c_non for (_, _, _, c_adj, c_non), (_, _, adj) in zip(chosen, sides))
-        ceiling = total - loss + slack
-        if ceiling >= floor - slack:
-            parts.append(Part(len(parts), -1, (), ceiling, adjacency=sides))
-    return parts
+    lose_in = best[:, None] - inside      # lose_in[a, b]: a's loss for holding b
+    lose_out = best[:, None] - outside
+    return np.minimum(lose_in, lose_in.T), lose_out + lose_out.T
+
+
+def _probe_tree(table: ScoreTable, probe: Sequence[tuple[int, ...]],
+                n_parts: int) -> list[tuple[tuple[tuple[int, int, bool], ...], int]]:
+    """The leaves of a binary tree of adjacencies, ``(sides, probe classes in the leaf)``, heaviest first.
+
+    Why: the parts' times follow their classes, and pairs chosen by the row bound split them unevenly
+    (zoo BF 150, 8 parts: one part held 4,329 of 4,977 classes and 71 % of the parts' time, so 2 workers
+    could not pass 1.42x; ``benchmarks/class_split_part_times.py``).  The probe's classes stand for the
+    collection's: the leaf holding most of them is split on the pair whose adjacency divides them most
+    evenly (ties: the lowest pair), until there are ``n_parts`` leaves or no leaf's probe classes
+    differ on any pair.  A leaf is the conjunction of the sides on its path, and the two children of a
+    node are the two sides of one pair, so every class lies in exactly one leaf, whatever the probe.
+    """
+    import numpy as np
+
+    n = table.n
+    adj = np.zeros((len(probe), n, n), dtype=bool)
+    for i, chosen in enumerate(probe):
+        for v, j in enumerate(chosen):
+            ps = list(table.families[v][j][0])
+            adj[i, v, ps] = True
+            adj[i, ps, v] = True
+    upper = np.triu(np.ones((n, n), dtype=bool), 1)
+    leaves: list[tuple[tuple[tuple[int, int, bool], ...], Any]] = [((), np.ones(len(probe), dtype=bool))]
+    while len(leaves) < n_parts:
+        order = sorted(range(len(leaves)), key=lambda i: (-int(leaves[i][1].sum()), leaves[i][0]))
+        for i in order:
+            sides, mask = leaves[i]
+            w = int(mask.sum())
+            count = adj[mask].sum(axis=0)
+            even = np.where(upper, np.minimum(count, w - count), 0)
+            for a, b, _ in sides:
+                even[a, b] = 0
+            if even.max() > 0:
+                a, b = (int(x) for x in np.unravel_index(int(np.argmax(even)), even.shape))
+                break
+        else:
+            break
+        leaves[i:i + 1] = [(sides + ((a, b, True),), mask & adj[:, a, b]),
+                           (sides + ((a, b, False),), mask & ~adj[:, a, b])]
+    out = [(sides, int(mask.sum())) for sides, mask in leaves]
+    out.sort(key=lambda leaf: (-leaf[1], leaf[0]))
+    return out
 
 
 def _class_part(table: ScoreTable, part: Part, constraints: Any) -> tuple[ScoreTable, Any, list[list[int]]] | None:
@@ -365,7 +444,7 @@ def merge_parts(parts: list[Part], results: dict[int, PartResult], lost: dict[in
     root = bool(parts) and parts[0].root is not None
     by_class = bool(parts) and parts[0].by_class
     if by_class:
-        pairs = [(a, b) for a, b, _ in parts[0].adjacency]
+        pairs = sorted({(a, b) for part in parts for a, b, _ in part.adjacency})
         split = f"adjacency of {', '.join(f'{a}-{b}' for a, b in pairs)}" if pairs else "none (one part)"
     else:
         split = "search tree at its root" if root else f"parent sets of {parts[0].var}" if parts else None
