@@ -164,6 +164,21 @@ def _class_keys(table, entries):
                                  validate=False) for _, chosen in entries]
 
 
+def _assert_class_parts_cover(table, parts, opt, eps, want):
+    """Run every class part: each class of ``want`` (sorted class keys) in exactly one part, none outside,
+    and the merge complete and by class."""
+    results = {p.index: run_part(table, p, method="ilp", opt=opt, epsilon=eps, max_networks=None,
+                                 deadline=None, options={}) for p in parts}
+    got = []
+    for r in results.values():
+        assert r.reason is None
+        got.extend(_class_keys(table, r.entries))
+    assert len(got) == len(set(got))                  # no class in two parts
+    assert sorted(got) == want
+    merged = merge_parts(parts, results, {}, opt=opt, epsilon=eps, max_networks=None)
+    assert merged.by_class and merged.reason is None
+
+
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(3, 5), eps=st.floats(0.5, 8.0), n_parts=st.integers(1, 8))
 def test_class_split_parts_are_disjoint_and_cover_the_serial_classes(seed, n, eps, n_parts):
@@ -179,16 +194,7 @@ def test_class_split_parts_are_disjoint_and_cover_the_serial_classes(seed, n, ep
     want = sorted(set(want))
     parts = plan_class_split(table, serial.opt - eps - serial.tolerance, n_parts)
     assert len({p.adjacency for p in parts}) == len(parts)
-    results = {p.index: run_part(table, p, method="ilp", opt=serial.opt, epsilon=eps, max_networks=None,
-                                 deadline=None, options={}) for p in parts}
-    got = []
-    for r in results.values():
-        assert r.reason is None
-        got.extend(_class_keys(table, r.entries))
-    assert len(got) == len(set(got))                  # no class in two parts
-    assert sorted(got) == want
-    merged = merge_parts(parts, results, {}, opt=serial.opt, epsilon=eps, max_networks=None)
-    assert merged.by_class and merged.reason is None
+    _assert_class_parts_cover(table, parts, serial.opt, eps, want)
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -210,16 +216,7 @@ def test_probe_tree_parts_are_disjoint_and_cover_the_serial_classes(seed, n, eps
     want = sorted(set(_class_keys(table, [(0.0, ch) for ch in members])))
     parts = plan_class_split(table, serial.opt - eps - serial.tolerance, n_parts, probe=probe)
     assert 1 <= len(parts) <= max(1, n_parts) and len({p.adjacency for p in parts}) == len(parts)
-    results = {p.index: run_part(table, p, method="ilp", opt=serial.opt, epsilon=eps, max_networks=None,
-                                 deadline=None, options={}) for p in parts}
-    got = []
-    for r in results.values():
-        assert r.reason is None
-        got.extend(_class_keys(table, r.entries))
-    assert len(got) == len(set(got))                  # no class in two parts
-    assert sorted(got) == want
-    merged = merge_parts(parts, results, {}, opt=serial.opt, epsilon=eps, max_networks=None)
-    assert merged.by_class and merged.reason is None
+    _assert_class_parts_cover(table, parts, serial.opt, eps, want)
 
 
 @settings(max_examples=200, deadline=None)

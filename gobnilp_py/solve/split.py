@@ -69,7 +69,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -185,17 +185,18 @@ def plan_class_split(table: ScoreTable, floor: float, n_parts: int,
     slack = _slack(table)
     cost_adj, cost_non = _side_losses(table)
 
-    def ceiling(sides: tuple[tuple[int, int, bool], ...]) -> float:
-        loss = max((cost_adj[a, b] if adj else cost_non[a, b] for a, b, adj in sides), default=0.0)
-        return total - float(loss) + slack
+    def reachable(all_sides: Iterable[tuple[tuple[int, int, bool], ...]]) -> list[Part]:
+        """One part per side pattern whose ceiling (the whole bound less its dearest side's loss) reaches floor."""
+        parts: list[Part] = []
+        for sides in all_sides:
+            loss = max((cost_adj[a, b] if adj else cost_non[a, b] for a, b, adj in sides), default=0.0)
+            ceiling = total - float(loss) + slack
+            if ceiling >= floor - slack:
+                parts.append(Part(len(parts), -1, (), ceiling, adjacency=sides))
+        return parts
 
     if probe is not None and len(probe) >= 2:
-        leaves = _probe_tree(table, probe, max(1, int(n_parts)))
-        parts = []
-        for sides, _ in leaves:
-            if ceiling(sides) >= floor - slack:
-                parts.append(Part(len(parts), -1, (), ceiling(sides), adjacency=sides))
-        return parts
+        return reachable(sides for sides, _ in _probe_tree(table, probe, max(1, int(n_parts))))
     m = 0
     while (1 << m) < max(1, int(n_parts)) and m < MAX_CLASS_SPLIT_PAIRS:
         m += 1
@@ -209,12 +210,8 @@ def plan_class_split(table: ScoreTable, floor: float, n_parts: int,
     chosen = candidates[:m]
     if not chosen:
         return [Part(0, -1, (), total + slack, adjacency=())]
-    parts = []
-    for pattern in range(1 << len(chosen)):
-        sides = tuple((a, b, bool(pattern >> i & 1)) for i, (_, a, b) in enumerate(chosen))
-        if ceiling(sides) >= floor - slack:
-            parts.append(Part(len(parts), -1, (), ceiling(sides), adjacency=sides))
-    return parts
+    return reachable(tuple((a, b, bool(pattern >> i & 1)) for i, (_, a, b) in enumerate(chosen))
+                     for pattern in range(1 << len(chosen)))
 
 
 def _side_losses(table: ScoreTable) -> tuple[Any, Any]:
