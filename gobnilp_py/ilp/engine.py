@@ -42,7 +42,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConstraintError, SolverError
+from ..errors import ConstraintError, ParameterError, SolverError
 from ..scoring.table import ScoreTable
 from ..search.results import Collection, Solution
 from . import settings
@@ -107,7 +107,7 @@ def _checked_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
 def optimum(table: ScoreTable, *, constraints: Any = None, time_limit: float | None = None, gap: float = 0.0,
             params: Mapping[str, Any] | None = None, verbose: bool = False,
             model_options: Mapping[str, Any] | None = None, lower_bound: float | None = None,
-            progress: Any = None, warm_start: bool = False) -> Solution:
+            progress: Any = None, warm_start: bool = False, arrow_restart: int | None = None) -> Solution:
     """A network of maximum score in ``table`` under ``constraints`` (linear rows for what filtering cannot express).
 
     ``warm_start``: offer SCIP the ASOBS incumbent of the table
@@ -122,6 +122,11 @@ def optimum(table: ScoreTable, *, constraints: Any = None, time_limit: float | N
     ``learn(..., method="ilp", engine_options={"warm_start": True})``.
     ``lower_bound`` is accepted for interface symmetry and ignored: SCIP's own
     heuristics, the sink heuristic and the warm start find incumbents.
+
+    ``arrow_restart``: when the search is still open after this many nodes, go on in a model with
+    GOBNILP's arrow variables as branching candidates (:func:`_restart_with_arrows`); ``None`` takes
+    :data:`~gobnilp_py.ilp.settings.ARROW_RESTART_NODES`, ``0`` never restarts.  Not with a caller's
+    own node limit or ``arrow_vars`` model option.  ``stats["extra"]["arrow_restart"]`` says what happened.
     """
     from .model import build_model
 
@@ -130,17 +135,32 @@ def optimum(table: ScoreTable, *, constraints: Any = None, time_limit: float | N
     if time_limit is not None:
         scip["limits/time"] = max(float(time_limit), 0.0)
     scip.update(_checked_params(params))
+    options = dict(model_options or {})
+    restart = settings.ARROW_RESTART_NODES if arrow_restart is None else int(arrow_restart)
+    if restart < 0:
+        raise ParameterError(f"arrow_restart must be a node count >= 0 (0: never), got {arrow_restart!r}")
+    if "limits/nodes" in scip or options.get("arrow_vars"):
+        restart = 0
     try:
-        fm = build_model(table, constraints=constraints, params=scip, verbose=verbose, stats=stats,
-                         **dict(model_options or {}))
+        fm = build_model(table, constraints=constraints, params=scip, verbose=verbose, stats=stats, **options)
     except ConstraintError as exc:  # a row no candidate family can meet: no admissible network
         return Solution("infeasible", -math.inf, None, stats={"reason": str(exc)})
     if warm_start:
         _add_warm_start(fm)
     t0 = time.perf_counter()
+    if restart:
+        fm.model.setParam("limits/nodes", restart)
     _optimize(fm.model, "the optimum search")
+    if restart and fm.model.getStatus() == "nodelimit":
+        fm = _restart_with_arrows(fm, constraints=constraints, scip=scip, verbose=verbose, options=options,
+                                  time_limit=time_limit, t0=t0)
     stats.time_solve = time.perf_counter() - t0
     sol = solution_from_model(fm)
+    first = stats.extra.get("arrow_restart")
+    if first is not None:  # the first model's nodes and LP work count too
+        stats.nodes += first["nodes"]
+        stats.lp_iterations += first["lp_iterations"]
+        stats.time_lp += first["time_lp"]
     sol.stats.update(stats.to_dict())
     # Cluster (and k-cluster) inequalities hold for every DAG, whatever the objective: a collecting search
     # of the same table starts from them instead of finding them again (wdbc: the collection's root spent
@@ -151,6 +171,49 @@ def optimum(table: ScoreTable, *, constraints: Any = None, time_limit: float | N
     sol.reuse = SearchReuse(sorted(fm.acyclicity.added, key=lambda ck: (ck[1], len(ck[0]), sorted(ck[0]))),
                             optimum=optimum)
     return sol
+
+
+def _restart_with_arrows(fm: Any, *, constraints: Any, scip: dict[str, Any], verbose: bool,
+                         options: dict[str, Any], time_limit: float | None, t0: float) -> Any:
+    """Go on with a search the first ``limits/nodes`` nodes left open, in a model with arrow variables.
+
+    Why: GOBNILP's arrow variables (``a[p, c] = 1`` iff ``p`` is a parent of ``c``) are better branching
+    candidates than single families: each splits the networks into two large halves, where fixing a family
+    to 0 leaves almost all of them.  On alarm10000 they shrank the tree 831 -> 306 nodes, but in the model
+    from the start they make every root round dearer (a larger, more degenerate LP: hailfinder5000, solved
+    at the root, 8.6 -> 24.0 s), and most tables are solved at the root or near it
+    (``benchmarks/results/ilp-hard-tables-vs-gobnilp.md``).  So the search starts without them and only a
+    search still open after the first nodes is rebuilt with them.  Nothing the first model learnt is lost
+    that matters: its cluster and k-cluster cuts are put into the new root LP (``seed``), its best
+    network is offered as the new model's first solution, and the time limit is the caller's total.
+
+    Exact: the new model is the same ILP (the arrow variables are defined by equalities over the
+    families) with valid inequalities added, so its optimum is the table's optimum.
+    """
+    from .heuristic import add_start_heuristic
+    from .model import build_model
+
+    m, stats = fm.model, fm.stats
+    first = {"after_nodes": int(m.getParam("limits/nodes")), "nodes": int(m.getNTotalNodes()),
+             "lp_iterations": int(m.getNLPIterations()), "time_lp": _lp_time(m),
+             "seconds": round(time.perf_counter() - t0, 3), "dual_bound": _dual(m),
+             "primal": float(m.getPrimalbound()) if m.getNSols() else None}
+    cuts = sorted(fm.acyclicity.added, key=lambda ck: (ck[1], len(ck[0]), sorted(ck[0])))
+    incumbent = fm.chosen() if m.getNSols() else None
+    first["cuts_seeded"] = len(cuts)
+    stats.extra["arrow_restart"] = first
+    p = dict(scip)
+    if time_limit is not None:
+        p["limits/time"] = max(float(time_limit) - (time.perf_counter() - t0), 0.0)
+    table = fm.table
+    del fm, m  # free the first model before building the second
+    new = build_model(table, constraints=constraints, params=p, verbose=verbose, stats=stats,
+                      **{**options, "arrow_vars": True})
+    new.acyclicity.seed = [(frozenset(int(v) for v in c), int(k)) for c, k in cuts]
+    if incumbent is not None:
+        add_start_heuristic(new, incumbent, record_as="arrow_restart")
+    _optimize(new.model, "the optimum search (with arrow variables)")
+    return new
 
 
 class SearchReuse(list):  # type: ignore[type-arg]

@@ -135,8 +135,10 @@ class StartHeuristic(pyscipopt.Heur):
     """
 
     def __init__(self, choice: np.ndarray, xvars: Sequence[pyscipopt.Variable], stats: SolveStats,
-                 derived: Sequence[tuple[pyscipopt.Variable, Sequence[int]]] = ()) -> None:
+                 derived: Sequence[tuple[pyscipopt.Variable, Sequence[int]]] = (), record_as: str = "warm_start") -> None:
         self.choice = np.asarray(choice, dtype=np.int64)
+        #: the ``stats.extra`` entry whose ``"accepted"`` says whether SCIP took the network
+        self.record_as = record_as
         self.xvars = list(xvars)
         self.stats = stats
         self.derived = [(v, np.asarray(fams, dtype=np.int64)) for v, fams in derived]
@@ -149,15 +151,16 @@ class StartHeuristic(pyscipopt.Heur):
         m = self.model
         tv = [m.getTransformedVar(v) for v in self.xvars]
         ok = _try_choice(self, tv, self.derived, self.choice)
-        self.stats.extra.setdefault("warm_start", {})["accepted"] = ok
+        self.stats.extra.setdefault(self.record_as, {})["accepted"] = ok
         return {"result": SCIP_RESULT.FOUNDSOL if ok else SCIP_RESULT.DIDNOTFIND}
 
 
-def add_start_heuristic(fm: FamilyModel, chosen: Sequence[int]) -> StartHeuristic:
-    """Include a :class:`StartHeuristic` for the network ``chosen`` (``chosen[v]`` indexes ``table.families[v]``)."""
+def add_start_heuristic(fm: FamilyModel, chosen: Sequence[int], record_as: str = "warm_start") -> StartHeuristic:
+    """Include a :class:`StartHeuristic` for the network ``chosen`` (``chosen[v]`` indexes ``table.families[v]``);
+    ``stats.extra[record_as]["accepted"]`` records whether SCIP took it."""
     flat = np.array([fm.index.family(v, k) for v, k in enumerate(chosen)], dtype=np.int64)
     derived = [(a, fams) for (_, _), (a, fams) in fm.extra.get("arrow_families", {}).items()]
-    h = StartHeuristic(flat, fm.xflat, fm.stats, derived)
+    h = StartHeuristic(flat, fm.xflat, fm.stats, derived, record_as)
     fm.model.includeHeur(h, "gobnilp_start", "a given network (ASOBS incumbent) offered once at the root", "S",
                          priority=200000, freq=0, freqofs=0, maxdepth=0,
                          timingmask=pyscipopt.SCIP_HEURTIMING.BEFORENODE)

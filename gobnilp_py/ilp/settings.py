@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = ["DEFAULT_PARAMS", "ENUMERATION_PARAMS", "COLLECT_PARAMS", "CLASS_COLLECT_PARAMS", "COLLECT_MODEL_OPTIONS",
-           "CLASS_BRANCHING"]
+           "CLASS_BRANCHING", "ARROW_RESTART_NODES"]
 
 #: SCIP settings applied before the caller's overrides (measured, see docs/solver.md).
 DEFAULT_PARAMS: dict[str, Any] = {
@@ -46,6 +46,10 @@ DEFAULT_PARAMS: dict[str, Any] = {
     "separating/zerohalf/maxroundsroot": -1,
 }
 
+
+#: An optimum search still open after this many nodes goes on in a model with arrow variables
+#: (:func:`gobnilp_py.ilp.engine._restart_with_arrows`); 0: never.  Measured in docs/solver.md.
+ARROW_RESTART_NODES: int = 0
 
 #: SCIP settings without which an enumeration can miss networks (checked
 #: against brute force: with SCIP defaults one run found 28 of 43 solutions).

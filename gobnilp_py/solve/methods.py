@@ -79,7 +79,7 @@ class Method:
 METHODS: dict[str, Method] = {m.name: m for m in (
     Method("ilp", "branch-and-cut on SCIP (family variables, cluster cuts)",
            frozenset(TASKS), True, "gobnilp_py.ilp.engine", None, None, ("pyscipopt",),
-           ("gap", "params", "verbose", "model_options", "warm_start"), class_collection=True, kbest_ties=True),
+           ("gap", "params", "verbose", "model_options", "warm_start", "arrow_restart"), class_collection=True, kbest_ties=True),
     Method("ordergraph", "order-graph search (frontier breadth-first branch and bound; Malone et al. 2011)",
            frozenset(TASKS), True, "gobnilp_py.search.order_graph", FILTER_KINDS, 30, (),
            ("memory_budget", "lower_bound"), kbest_ties=True),
@@ -252,6 +252,7 @@ def resolve_method(name: str, task: str, n: int, kinds: frozenset[str], n_famili
 #: API (``params=``), of a config (``[scip]``) and of the command line alike, so it names the thing, not a spelling.
 OPTION_WORDS = {"params": "SCIP parameters", "verbose": "solver log (verbose)", "gap": "relative gap",
                 "model_options": "ILP model options", "warm_start": "ILP warm start",
+                "arrow_restart": "ILP restart with arrow variables",
                 "memory_budget": "memory budget", "trace_memory": "memory tracing", "lower_bound": "lower bound",
                 "seed": "random seed", "n_orders": "number of random orders", "kernels": "kernel choice"}
 
