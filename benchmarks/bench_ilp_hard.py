@@ -134,10 +134,13 @@ def build(args: argparse.Namespace) -> None:
                     if score.lower() == "bdeu":
                         cmd += ["--ess", "1"]
                     r = _timed(cmd, lock=args.lock, env=env, timeout=args.score_timeout)
-                    line = (r["stdout"].strip().splitlines() or [""])[0]
+                    # `score` prints the table's guarantee ("# ...") first, then the summary line
+                    out = r["stdout"].strip().splitlines()
+                    line = next((x for x in out if not x.startswith("#")), "")
+                    guarantee = next((x[1:].strip() for x in out if x.startswith("#")), "")
                     status = "ok" if r["rc"] == 0 else f"failed rc {r['rc']}: {r['stderr'].strip()[-200:]}"
                     rec = {"instance": name, "kind": "score", "wall": r["wall"], "rss_mb": r["rss_mb"],
-                           "status": status, "line": line}
+                           "status": status, "line": line, "guarantee": guarantee}
                     print(json.dumps(rec), flush=True)
                     with open(data / "build.jsonl", "a") as fh:
                         fh.write(json.dumps(rec) + "\n")
