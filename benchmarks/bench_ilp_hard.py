@@ -237,7 +237,9 @@ def instances(data: Path, names: list[str]) -> list[tuple[str, Path]]:
     order = {n: i for i, n in enumerate(NETWORKS)}
 
     def key(item: tuple[str, Path]) -> tuple:
-        m = re.match(r"([a-z0-9]+?)(\d+)\.(\w+)\.p(\d+)$", item[0])
+        # the known network names first: a name ending in a digit (hepar2) would otherwise lose it to the rows
+        nets = "|".join(sorted(map(re.escape, NETWORKS), key=len, reverse=True))
+        m = re.match(rf"({nets}|[a-z0-9]+?)(\d+)\.(\w+)\.p(\d+)$", item[0])
         if not m:
             return (99, item[0])
         net, rows, score, palim = m.groups()
