@@ -134,10 +134,13 @@ def build(args: argparse.Namespace) -> None:
                     if score.lower() == "bdeu":
                         cmd += ["--ess", "1"]
                     r = _timed(cmd, lock=args.lock, env=env, timeout=args.score_timeout)
-                    line = (r["stdout"].strip().splitlines() or [""])[0]
+                    # `score` prints the table's guarantee ("# ...") first, then the summary line
+                    out = r["stdout"].strip().splitlines()
+                    line = next((x for x in out if not x.startswith("#")), "")
+                    guarantee = next((x[1:].strip() for x in out if x.startswith("#")), "")
                     status = "ok" if r["rc"] == 0 else f"failed rc {r['rc']}: {r['stderr'].strip()[-200:]}"
                     rec = {"instance": name, "kind": "score", "wall": r["wall"], "rss_mb": r["rss_mb"],
-                           "status": status, "line": line}
+                           "status": status, "line": line, "guarantee": guarantee}
                     print(json.dumps(rec), flush=True)
                     with open(data / "build.jsonl", "a") as fh:
                         fh.write(json.dumps(rec) + "\n")
@@ -234,7 +237,9 @@ def instances(data: Path, names: list[str]) -> list[tuple[str, Path]]:
     order = {n: i for i, n in enumerate(NETWORKS)}
 
     def key(item: tuple[str, Path]) -> tuple:
-        m = re.match(r"([a-z0-9]+?)(\d+)\.(\w+)\.p(\d+)$", item[0])
+        # the known network names first: a name ending in a digit (hepar2) would otherwise lose it to the rows
+        nets = "|".join(sorted(map(re.escape, NETWORKS), key=len, reverse=True))
+        m = re.match(rf"({nets}|[a-z0-9]+?)(\d+)\.(\w+)\.p(\d+)$", item[0])
         if not m:
             return (99, item[0])
         net, rows, score, palim = m.groups()

@@ -6,6 +6,7 @@ summary block, SCIP's gap, and the table's ratio and agreement columns are check
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import json
 import subprocess
@@ -80,3 +81,33 @@ def test_table_ratio_and_agreement(tmp_path):
     t2 = next(line for line in out.splitlines() if line.startswith("| t2 "))
     assert "| 0.50 | yes |" in t1
     assert "| 0.25 | NO |" in t2
+
+
+def test_instances_sorted_by_known_network_names(bench, tmp_path):
+    """A network name ending in a digit (hepar2) keeps it: ``hepar21000`` is hepar2 at 1,000 rows, not
+    'hepar' at 21,000, so it sorts with the suite's networks (the runs' and the table's order)."""
+    (tmp_path / "jkl").mkdir()
+    names = ["pathfinder1000.BDeu.p3", "hepar210000.BDeu.p3", "hepar21000.BDeu.p3", "water1000.BDeu.p3"]
+    for name in names:
+        (tmp_path / "jkl" / f"{name}.jkl").write_text("0\n")
+    got = [n for n, _ in bench.instances(tmp_path, [])]
+    assert got == ["water1000.BDeu.p3", "hepar21000.BDeu.p3", "hepar210000.BDeu.p3", "pathfinder1000.BDeu.p3"]
+
+
+def test_build_records_the_summary_line(bench, tmp_path, monkeypatch):
+    """``score`` prints the table's guarantee comment first; the build record keeps the summary line
+    (candidate count and time) as ``line`` and the guarantee beside it."""
+    (tmp_path / "jkl").mkdir()
+    (tmp_path / "water1000.nc.csv").write_text("a,b\n0,1\n1,0\n")
+    out = ("# epsilon-safe: holds every parent set\n"
+           "246 candidate parent sets for 26 variables (BDeu, epsilon=0) in 4.10 s -> x.jkl\n")
+    monkeypatch.setattr(bench, "_timed", lambda *a, **k: {"rc": 0, "stdout": out, "stderr": "", "wall": 5.1,
+                                                            "cpu": 5.0, "rss_mb": 231.0, "load_before": 0.0})
+    args = argparse.Namespace(
+        data=tmp_path, networks=["water"], rows=[1000], scores=["BDeu"], palims=[3], seed=2015,
+        score_timeout=900, force=False, lock=False)
+    bench.build(args)
+    rec = json.loads((tmp_path / "build.jsonl").read_text().splitlines()[-1])
+    assert rec["line"].startswith("246 candidate parent sets for 26 variables")
+    assert rec["guarantee"] == "epsilon-safe: holds every parent set"
+    assert rec["status"] == "ok"
