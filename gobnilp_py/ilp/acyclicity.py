@@ -128,6 +128,8 @@ class AcyclicityHandler(TransformedVars, pyscipopt.Conshdlr):
         #: (cluster, k) cuts found by an earlier search of the same table, put in at the first separation
         #: (see :func:`seed_cuts`)
         self.seed: list[tuple[frozenset[int], int]] = []
+        #: four-node rows of an earlier model of the same table (valid for every DAG), put in with ``seed``
+        self.seed_four: list[fn.Quadruple] = []
         self._locked = np.flatnonzero(index.n_parents > 0)
         # parent bitmasks for the fast acyclicity test of integral points (up to 62 nodes)
         self._fmasks = family_masks(index) if index.n <= 62 else None
@@ -217,11 +219,12 @@ class AcyclicityHandler(TransformedVars, pyscipopt.Conshdlr):
 
     def separate_clusters(self, xval: np.ndarray, *, exact: bool = True) -> SCIP_RESULT:
         """Cut off ``xval`` with violated cluster inequalities (cheap cycles first, then the sub-IP)."""
-        if self.seed:
+        if self.seed or self.seed_four:
             seeds, self.seed = self.seed, []
-            if any([self.add_cluster_cut(c, "seed", k=k, force=True) for c, k in seeds]):
-                return SCIP_RESULT.CUTOFF
-            return SCIP_RESULT.SEPARATED
+            quads, self.seed_four = self.seed_four, []
+            hit = any([self.add_cluster_cut(c, "seed", k=k, force=True) for c, k in seeds])
+            hit = any([self.add_four_node_cut(q) for q in quads]) or hit
+            return SCIP_RESULT.CUTOFF if hit else SCIP_RESULT.SEPARATED
         found, kind, small = [], "cycle", None
         if self.cycle_cuts:
             found = cl.cycle_clusters(self.index, xval, min_violation=self.min_violation)

@@ -123,9 +123,10 @@ def optimum(table: ScoreTable, *, constraints: Any = None, time_limit: float | N
     ``lower_bound`` is accepted for interface symmetry and ignored: SCIP's own
     heuristics, the sink heuristic and the warm start find incumbents.
 
-    ``arrow_restart``: when the search is still open after this many nodes, go on in a model with
-    GOBNILP's arrow variables as branching candidates (:func:`_restart_with_arrows`); ``None`` takes
-    :data:`~gobnilp_py.ilp.settings.ARROW_RESTART_NODES`, ``0`` never restarts.  Not with a caller's
+    ``arrow_restart``: the relative gap (SCIP's) at or above which a search still open after its root node
+    goes on in a model with GOBNILP's arrow variables as branching candidates (:func:`_restart_with_arrows`);
+    below it the same model goes on.  ``None`` takes :data:`~gobnilp_py.ilp.settings.ARROW_RESTART_GAP`,
+    ``math.inf`` never restarts, ``0`` always does when the root leaves the search open.  Not with a caller's
     own node limit or ``arrow_vars`` model option.  ``stats["extra"]["arrow_restart"]`` says what happened.
     """
     from .model import build_model
@@ -136,11 +137,10 @@ def optimum(table: ScoreTable, *, constraints: Any = None, time_limit: float | N
         scip["limits/time"] = max(float(time_limit), 0.0)
     scip.update(_checked_params(params))
     options = dict(model_options or {})
-    restart = settings.ARROW_RESTART_NODES if arrow_restart is None else int(arrow_restart)
-    if restart < 0:
-        raise ParameterError(f"arrow_restart must be a node count >= 0 (0: never), got {arrow_restart!r}")
-    if "limits/nodes" in scip or options.get("arrow_vars"):
-        restart = 0
+    threshold = settings.ARROW_RESTART_GAP if arrow_restart is None else arrow_restart
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not threshold >= 0:
+        raise ParameterError(f"arrow_restart must be a relative root gap >= 0 (math.inf: never), got {arrow_restart!r}")
+    restart = math.isfinite(threshold) and "limits/nodes" not in scip and not options.get("arrow_vars")
     try:
         fm = build_model(table, constraints=constraints, params=scip, verbose=verbose, stats=stats, **options)
     except ConstraintError as exc:  # a row no candidate family can meet: no admissible network
@@ -149,15 +149,22 @@ def optimum(table: ScoreTable, *, constraints: Any = None, time_limit: float | N
         _add_warm_start(fm)
     t0 = time.perf_counter()
     if restart:
-        fm.model.setParam("limits/nodes", restart)
+        fm.model.setParam("limits/nodes", 1)
     _optimize(fm.model, "the optimum search")
     if restart and fm.model.getStatus() == "nodelimit":
-        fm = _restart_with_arrows(fm, constraints=constraints, scip=scip, verbose=verbose, options=options,
-                                  time_limit=time_limit, t0=t0)
+        root_gap = float(fm.model.getGap())
+        stats.extra["arrow_restart"] = {"root_gap": root_gap, "threshold": float(threshold),
+                                        "restarted": root_gap >= threshold}
+        if root_gap >= threshold:
+            fm = _restart_with_arrows(fm, constraints=constraints, scip=scip, verbose=verbose, options=options,
+                                      time_limit=time_limit, t0=t0)
+        else:  # the same model goes on (SCIP resumes the tree; its clock and time limit run on)
+            fm.model.setParam("limits/nodes", -1)
+            _optimize(fm.model, "the optimum search")
     stats.time_solve = time.perf_counter() - t0
     sol = solution_from_model(fm)
     first = stats.extra.get("arrow_restart")
-    if first is not None:  # the first model's nodes and LP work count too
+    if first is not None and first["restarted"]:  # the first model's nodes and LP work count too
         stats.nodes += first["nodes"]
         stats.lp_iterations += first["lp_iterations"]
         stats.time_lp += first["time_lp"]
@@ -175,7 +182,7 @@ def optimum(table: ScoreTable, *, constraints: Any = None, time_limit: float | N
 
 def _restart_with_arrows(fm: Any, *, constraints: Any, scip: dict[str, Any], verbose: bool,
                          options: dict[str, Any], time_limit: float | None, t0: float) -> Any:
-    """Go on with a search the first ``limits/nodes`` nodes left open, in a model with arrow variables.
+    """Go on with a search its root node left open, in a model with arrow variables.
 
     Why: GOBNILP's arrow variables (``a[p, c] = 1`` iff ``p`` is a parent of ``c``) are better branching
     candidates than single families: each splits the networks into two large halves, where fixing a family
@@ -183,9 +190,12 @@ def _restart_with_arrows(fm: Any, *, constraints: Any, scip: dict[str, Any], ver
     from the start they make every root round dearer (a larger, more degenerate LP: hailfinder5000, solved
     at the root, 8.6 -> 24.0 s), and most tables are solved at the root or near it
     (``benchmarks/results/ilp-hard-tables-vs-gobnilp.md``).  So the search starts without them and only a
-    search still open after the first nodes is rebuilt with them.  Nothing the first model learnt is lost
-    that matters: its cluster and k-cluster cuts are put into the new root LP (``seed``), its best
-    network is offered as the new model's first solution, and the time limit is the caller's total.
+    search whose root leaves a gap of at least the threshold is rebuilt with them: a large root gap means
+    a long tree, where they pay; a small one is closed in a few nodes, where the rebuild costs more than
+    it saves (:data:`~gobnilp_py.ilp.settings.ARROW_RESTART_GAP`, measured in ``docs/solver.md``).  Nothing the first model learnt is lost
+    that matters: its cluster, k-cluster and four-node cuts are put into the new root LP (``seed``,
+    ``seed_four``), its best network is offered as the new model's first solution, and the time limit is
+    the caller's total.
 
     Exact: the new model is the same ILP (the arrow variables are defined by equalities over the
     families) with valid inequalities added, so its optimum is the table's optimum.
@@ -194,15 +204,17 @@ def _restart_with_arrows(fm: Any, *, constraints: Any, scip: dict[str, Any], ver
     from .model import build_model
 
     m, stats = fm.model, fm.stats
-    first = {"after_nodes": int(m.getParam("limits/nodes")), "nodes": int(m.getNTotalNodes()),
+    first = stats.extra["arrow_restart"]
+    first.update({"nodes": int(m.getNTotalNodes()),
              "lp_iterations": int(m.getNLPIterations()), "time_lp": _lp_time(m),
              "seconds": round(time.perf_counter() - t0, 3), "dual_bound": _dual(m),
-             "primal": float(m.getPrimalbound()) if m.getNSols() else None}
+             "primal": float(m.getPrimalbound()) if m.getNSols() else None})
     cuts = sorted(fm.acyclicity.added, key=lambda ck: (ck[1], len(ck[0]), sorted(ck[0])))
+    quads = sorted(fm.acyclicity.added_four)
     incumbent = fm.chosen() if m.getNSols() else None
     first["cuts_seeded"] = len(cuts)
-    stats.extra["arrow_restart"] = first
-    p = dict(scip)
+    first["four_node_seeded"] = len(quads)
+    p = {**settings.ARROW_RESTART_PARAMS, **scip}
     if time_limit is not None:
         p["limits/time"] = max(float(time_limit) - (time.perf_counter() - t0), 0.0)
     table = fm.table
@@ -210,6 +222,7 @@ def _restart_with_arrows(fm: Any, *, constraints: Any, scip: dict[str, Any], ver
     new = build_model(table, constraints=constraints, params=p, verbose=verbose, stats=stats,
                       **{**options, "arrow_vars": True})
     new.acyclicity.seed = [(frozenset(int(v) for v in c), int(k)) for c, k in cuts]
+    new.acyclicity.seed_four = quads
     if incumbent is not None:
         add_start_heuristic(new, incumbent, record_as="arrow_restart")
     _optimize(new.model, "the optimum search (with arrow variables)")

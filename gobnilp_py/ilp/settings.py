@@ -12,10 +12,11 @@ Three groups, each measured or proven (``docs/solver.md``, ``docs/enumeration.md
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 __all__ = ["DEFAULT_PARAMS", "ENUMERATION_PARAMS", "COLLECT_PARAMS", "CLASS_COLLECT_PARAMS", "COLLECT_MODEL_OPTIONS",
-           "CLASS_BRANCHING", "ARROW_RESTART_NODES"]
+           "CLASS_BRANCHING", "ARROW_RESTART_GAP", "ARROW_RESTART_PARAMS"]
 
 #: SCIP settings applied before the caller's overrides (measured, see docs/solver.md).
 DEFAULT_PARAMS: dict[str, Any] = {
@@ -47,9 +48,17 @@ DEFAULT_PARAMS: dict[str, Any] = {
 }
 
 
-#: An optimum search still open after this many nodes goes on in a model with arrow variables
-#: (:func:`gobnilp_py.ilp.engine._restart_with_arrows`); 0: never.  Measured in docs/solver.md.
-ARROW_RESTART_NODES: int = 0
+#: An optimum search whose root node leaves at least this relative gap (SCIP's) goes on in a model with
+#: arrow variables (:func:`gobnilp_py.ilp.engine._restart_with_arrows`); ``math.inf``: never.  Measured
+#: (docs/solver.md): the rebuild paid where the root left 0.49-2.3 % (alarm10000 104.7 -> 63.3 s, soybean
+#: 149.0 -> 137.9 s, zoo 6.4 -> 5.4 s) and lost where it left 0.06-0.21 % (hailfinder5000, insurance10000,
+#: hepar2: short trees); the threshold lies between.
+ARROW_RESTART_GAP: float = 0.003
+
+#: SCIP settings of the model rebuilt with arrow variables, under the caller's own.  SCIP's knapsack
+#: separation (lifted covers of the cut rows) slows down once the arrow links are in the model: restart
+#: after hailfinder5000's root 19.3 -> 16.5 s without it (``docs/solver.md``).
+ARROW_RESTART_PARAMS: dict[str, Any] = {"constraints/knapsack/sepafreq": -1}
 
 #: SCIP settings without which an enumeration can miss networks (checked
 #: against brute force: with SCIP defaults one run found 28 of 43 solutions).
