@@ -170,3 +170,30 @@ def test_the_default_threshold_is_used_and_recorded() -> None:
     info = sol.stats["extra"]["arrow_restart"]
     assert info["threshold"] == settings.ARROW_RESTART_GAP
     assert info["restarted"] is (info["root_gap"] >= settings.ARROW_RESTART_GAP)
+
+
+def test_a_signal_while_the_arrow_model_is_built_stops_there(monkeypatch) -> None:
+    """SIGINT between the two models: the second never runs, and the first model's network comes back
+    labelled interrupted (not as a finished search)."""
+    import os
+    import signal
+
+    import gobnilp_py.ilp.model as model_module
+
+    real = model_module.build_model
+    calls = []
+
+    def build_and_signal(*args, **kwargs):
+        calls.append(kwargs.get("arrow_vars", False))
+        fm = real(*args, **kwargs)
+        if kwargs.get("arrow_vars"):
+            os.kill(os.getpid(), signal.SIGINT)
+        return fm
+
+    monkeypatch.setattr(model_module, "build_model", build_and_signal)
+    table = _table(0)
+    sol = optimum(table, arrow_restart=0.0, model_options=WEAK, params=WEAK_PARAMS)
+    assert calls == [False, True]
+    info = sol.stats["extra"]["arrow_restart"]
+    assert info["restarted"] is False and info["interrupted_before_rebuild"] is True
+    assert sol.status == "interrupted"

@@ -73,6 +73,14 @@ def tolerances(opt: float) -> tuple[float, float]:
     return REL_TOL * scale, REL_MARGIN * scale
 
 
+def _solve(model: Any, what: str) -> None:
+    """Run SCIP inside a caller's :func:`~gobnilp_py._interrupt.interruptible` block."""
+    try:
+        model.optimize()
+    except Exception as exc:  # SCIP errors surface as generic exceptions
+        raise SolverError(f"SCIP failed in {what}: {exc}") from exc
+
+
 def _optimize(model: Any, what: str, on_stop: Any = None) -> None:
     """Run SCIP; Ctrl-C / SIGTERM stop it at its next safe point (status ``userinterrupt``).
 
@@ -147,22 +155,35 @@ def optimum(table: ScoreTable, *, constraints: Any = None, time_limit: float | N
         return Solution("infeasible", -math.inf, None, stats={"reason": str(exc)})
     if warm_start:
         _add_warm_start(fm)
+    from .._interrupt import interruptible
+
+    # One interruptible block over every stage: a signal stops the model running now, and no later stage
+    # starts after it (a signal as the root ended leaves SCIP's status at "nodelimit", not "userinterrupt").
+    live = [fm.model]
+
+    def stop() -> None:
+        live[-1].interruptSolve()
+
     t0 = time.perf_counter()
-    if restart:
-        fm.model.setParam("limits/nodes", 1)
-    _optimize(fm.model, "the optimum search")
-    if restart and fm.model.getStatus() == "nodelimit":
-        root_gap = float(fm.model.getGap())
-        stats.extra["arrow_restart"] = {"root_gap": root_gap, "threshold": float(threshold),
-                                        "restarted": root_gap >= threshold}
-        if root_gap >= threshold:
-            fm = _restart_with_arrows(fm, constraints=constraints, scip=scip, verbose=verbose, options=options,
-                                      time_limit=time_limit, t0=t0)
-        else:  # the same model goes on (SCIP resumes the tree; its clock and time limit run on)
-            fm.model.setParam("limits/nodes", -1)
-            _optimize(fm.model, "the optimum search")
+    with interruptible(stop) as intr:
+        if restart:
+            fm.model.setParam("limits/nodes", 1)
+        _solve(fm.model, "the optimum search")
+        if restart and fm.model.getStatus() == "nodelimit" and not intr.interrupted:
+            root_gap = float(fm.model.getGap())
+            stats.extra["arrow_restart"] = {"root_gap": root_gap, "threshold": float(threshold),
+                                            "restarted": root_gap >= threshold}
+            if root_gap >= threshold:
+                fm = _restart_with_arrows(fm, constraints=constraints, scip=scip, verbose=verbose, options=options,
+                                          time_limit=time_limit, t0=t0, live=live, interrupted=lambda: intr.interrupted)
+            else:  # the same model goes on (SCIP resumes the tree; its clock and time limit run on)
+                fm.model.setParam("limits/nodes", -1)
+                _solve(fm.model, "the optimum search")
+        interrupted = intr.interrupted
     stats.time_solve = time.perf_counter() - t0
     sol = solution_from_model(fm)
+    if interrupted and sol.status not in ("optimal", "infeasible"):
+        sol.status = "interrupted"  # whatever limit SCIP reports, the search was cut short by the signal
     first = stats.extra.get("arrow_restart")
     if first is not None and first["restarted"]:  # the first model's nodes and LP work count too
         stats.nodes += first["nodes"]
@@ -181,7 +202,8 @@ def optimum(table: ScoreTable, *, constraints: Any = None, time_limit: float | N
 
 
 def _restart_with_arrows(fm: Any, *, constraints: Any, scip: dict[str, Any], verbose: bool,
-                         options: dict[str, Any], time_limit: float | None, t0: float) -> Any:
+                         options: dict[str, Any], time_limit: float | None, t0: float, live: list[Any],
+                         interrupted: Any) -> Any:
     """Go on with a search its root node left open, in a model with arrow variables.
 
     Why: GOBNILP's arrow variables (``a[p, c] = 1`` iff ``p`` is a parent of ``c``) are better branching
@@ -199,6 +221,10 @@ def _restart_with_arrows(fm: Any, *, constraints: Any, scip: dict[str, Any], ver
 
     Exact: the new model is the same ILP (the arrow variables are defined by equalities over the
     families) with valid inequalities added, so its optimum is the table's optimum.
+
+    ``live``: the caller's list of running models (its signal handler stops the last one); the new model
+    joins it just before it runs.  ``interrupted()``: whether a signal came; if one comes while the new
+    model is built, the first model is returned as it is (the caller labels it interrupted).
     """
     from .heuristic import add_start_heuristic
     from .model import build_model
@@ -217,15 +243,19 @@ def _restart_with_arrows(fm: Any, *, constraints: Any, scip: dict[str, Any], ver
     p = {**settings.ARROW_RESTART_PARAMS, **scip}
     if time_limit is not None:
         p["limits/time"] = max(float(time_limit) - (time.perf_counter() - t0), 0.0)
-    table = fm.table
-    del fm, m  # free the first model before building the second
-    new = build_model(table, constraints=constraints, params=p, verbose=verbose, stats=stats,
+    new = build_model(fm.table, constraints=constraints, params=p, verbose=verbose, stats=stats,
                       **{**options, "arrow_vars": True})
     new.acyclicity.seed = [(frozenset(int(v) for v in c), int(k)) for c, k in cuts]
     new.acyclicity.seed_four = quads
     if incumbent is not None:
         add_start_heuristic(new, incumbent, record_as="arrow_restart")
-    _optimize(new.model, "the optimum search (with arrow variables)")
+    if interrupted():
+        first["restarted"] = False
+        first["interrupted_before_rebuild"] = True
+        return fm
+    live.append(new.model)
+    del fm, m  # the first model is not needed any more
+    _solve(new.model, "the optimum search (with arrow variables)")
     return new
 
 
