@@ -154,14 +154,21 @@ class RestartPool:
             if abandon:  # end the workers this pool started (their running batches would go on to the deadline)
                 import multiprocessing as mp
 
-                mine = [p for p in mp.active_children() if p not in self._before]
-                for p in mine:
-                    p.terminate()
-                for p in mine:
-                    p.join(2.0)
-                    if p.is_alive():  # a worker holding SIGTERM (compiling a kernel: search/asobs/_numba.py)
-                        p.kill()
-                        p.join(2.0)  # reaped: not left in multiprocessing's children (CI saw one there)
+                # Scan again until none is left: a single scan left one worker running in 2 of 3 runs of
+                # test_ctrl_c_ends_the_workers (why it was missed is not known; with the rescan 5 of 5 passed).
+                # Bounded, so a worker that will not die cannot hang the interrupt; the test reports it.
+                give_up = time.monotonic() + 10.0
+                while time.monotonic() < give_up:
+                    mine = [p for p in mp.active_children() if p not in self._before]
+                    if not mine:
+                        break
+                    for p in mine:
+                        p.terminate()
+                    for p in mine:
+                        p.join(1.0)
+                        if p.is_alive():  # a worker holding SIGTERM (compiling a kernel: search/asobs/_numba.py)
+                            p.kill()
+                            p.join(2.0)  # reaped: not left in multiprocessing's children
         if self._client is not None and self._own_client:
             self._client.close()
         self._client = None
