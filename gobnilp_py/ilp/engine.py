@@ -94,11 +94,8 @@ def _optimize(model: Any, what: str, on_stop: Any = None) -> None:
             on_stop()
         model.interruptSolve()
 
-    try:
-        with interruptible(stop):
-            model.optimize()
-    except Exception as exc:  # SCIP errors surface as generic exceptions
-        raise SolverError(f"SCIP failed in {what}: {exc}") from exc
+    with interruptible(stop):
+        _solve(model, what)
 
 
 def _checked_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -115,7 +112,7 @@ def _checked_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
 def optimum(table: ScoreTable, *, constraints: Any = None, time_limit: float | None = None, gap: float = 0.0,
             params: Mapping[str, Any] | None = None, verbose: bool = False,
             model_options: Mapping[str, Any] | None = None, lower_bound: float | None = None,
-            progress: Any = None, warm_start: bool = False, arrow_restart: int | None = None) -> Solution:
+            progress: Any = None, warm_start: bool = False, arrow_restart: float | None = None) -> Solution:
     """A network of maximum score in ``table`` under ``constraints`` (linear rows for what filtering cannot express).
 
     ``warm_start``: offer SCIP the ASOBS incumbent of the table
@@ -196,8 +193,7 @@ def optimum(table: ScoreTable, *, constraints: Any = None, time_limit: float | N
     optimum = None
     if sol.status == "optimal" and sol.chosen is not None:
         optimum = [table.families[v][k][0] for v, k in enumerate(sol.chosen)]
-    sol.reuse = SearchReuse(sorted(fm.acyclicity.added, key=lambda ck: (ck[1], len(ck[0]), sorted(ck[0]))),
-                            optimum=optimum)
+    sol.reuse = SearchReuse(_found_cuts(fm), optimum=optimum)
     return sol
 
 
@@ -214,8 +210,8 @@ def _restart_with_arrows(fm: Any, *, constraints: Any, scip: dict[str, Any], ver
     (``benchmarks/results/ilp-hard-tables-vs-gobnilp.md``).  So the search starts without them and only a
     search whose root leaves a gap of at least the threshold is rebuilt with them: a large root gap means
     a long tree, where they pay; a small one is closed in a few nodes, where the rebuild costs more than
-    it saves (:data:`~gobnilp_py.ilp.settings.ARROW_RESTART_GAP`, measured in ``docs/solver.md``).  Nothing the first model learnt is lost
-    that matters: its cluster, k-cluster and four-node cuts are put into the new root LP (``seed``,
+    it saves (:data:`~gobnilp_py.ilp.settings.ARROW_RESTART_GAP`, measured in ``docs/solver.md``).
+    Nothing the first model learnt is lost that matters: its cluster, k-cluster and four-node cuts are put into the new root LP (``seed``,
     ``seed_four``), its best network is offered as the new model's first solution, and the time limit is
     the caller's total.
 
@@ -231,11 +227,10 @@ def _restart_with_arrows(fm: Any, *, constraints: Any, scip: dict[str, Any], ver
 
     m, stats = fm.model, fm.stats
     first = stats.extra["arrow_restart"]
-    first.update({"nodes": int(m.getNTotalNodes()),
-             "lp_iterations": int(m.getNLPIterations()), "time_lp": _lp_time(m),
-             "seconds": round(time.perf_counter() - t0, 3), "dual_bound": _dual(m),
-             "primal": float(m.getPrimalbound()) if m.getNSols() else None})
-    cuts = sorted(fm.acyclicity.added, key=lambda ck: (ck[1], len(ck[0]), sorted(ck[0])))
+    first.update({"nodes": int(m.getNTotalNodes()), "lp_iterations": int(m.getNLPIterations()),
+                  "time_lp": _lp_time(m), "seconds": round(time.perf_counter() - t0, 3), "dual_bound": _dual(m),
+                  "primal": float(m.getPrimalbound()) if m.getNSols() else None})
+    cuts = _found_cuts(fm)
     quads = sorted(fm.acyclicity.added_four)
     incumbent = fm.chosen() if m.getNSols() else None
     first["cuts_seeded"] = len(cuts)
@@ -254,9 +249,13 @@ def _restart_with_arrows(fm: Any, *, constraints: Any, scip: dict[str, Any], ver
         first["interrupted_before_rebuild"] = True
         return fm
     live.append(new.model)
-    del fm, m  # the first model is not needed any more
     _solve(new.model, "the optimum search (with arrow variables)")
     return new
+
+
+def _found_cuts(fm: Any) -> list[tuple[frozenset[int], int]]:
+    """The ``(cluster, k)`` cuts a model's acyclicity handler added, in a fixed order (deterministic seeding)."""
+    return sorted(fm.acyclicity.added, key=lambda ck: (ck[1], len(ck[0]), sorted(ck[0])))
 
 
 class SearchReuse(list):  # type: ignore[type-arg]
