@@ -419,32 +419,41 @@ def test_a_part_past_the_deadline_is_cut_not_run():
 @pytest.mark.slow
 @pytest.mark.parametrize("allowed_failures", [3, 0])
 def test_a_worker_killed_mid_run(tmp_path, allowed_failures):
-    """Worker processes (a nanny each): kill one while the parts run.  With the scheduler's default
-    ``allowed-failures`` its part runs again (complete, the serial answer); with 0 the part is lost and
-    the answer is labelled incomplete (``worker_lost``) with a threshold that holds."""
+    """Worker processes (a nanny each): one worker kills itself the moment it starts a part (a worker plugin,
+    once: a marker file), so the part is certainly running when its worker dies -- a timer could fire after
+    every part had ended.  With the scheduler's default ``allowed-failures`` the part runs again (complete,
+    the serial answer); with 0 the part is lost and the answer is labelled incomplete (``worker_lost``) with
+    a threshold that holds."""
     import dask
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+    class DieOnTheFirstPart(WorkerPlugin):   # local: cloudpickle sends it by value to the workers
+        def __init__(self, marker: str):
+            self.marker = marker
+
+        def transition(self, key, start, finish, **kwargs):
+            if finish != "executing" or not str(key).startswith("gobnilp-part-"):
+                return
+            try:
+                os.close(os.open(self.marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            except FileExistsError:      # a worker has died already: the rest run on
+                return
+            os.kill(os.getpid(), signal.SIGKILL)
 
     table = _table("wine", "BIC", 20)
     full = enumerate_networks(table, bayes_factor=20, method="ordergraph")    # the same set, faster
+    marker = tmp_path / "killed"
     with dask.config.set({"temporary-directory": str(tmp_path),
                           "distributed.scheduler.allowed-failures": allowed_failures}), \
             distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                      dashboard_address=None) as cluster, distributed.Client(cluster) as c:
-        pids = list(c.run(os.getpid).values())
-        killed: list[int] = []
-
-        def kill_one_soon(*args, **info):
-            if info.get("stage") == "collection" and not killed:
-                killed.append(pids[0])
-                threading.Timer(1.0, os.kill, (pids[0], signal.SIGKILL)).start()
-
-        cs = enumerate_networks(table, bayes_factor=20, method="ilp", by="dag", backend="dask", scheduler=c,
-                                progress=kill_one_soon)
-    assert killed
+        c.register_plugin(DieOnTheFirstPart(str(marker)))
+        cs = enumerate_networks(table, bayes_factor=20, method="ilp", by="dag", backend="dask", scheduler=c)
+    assert marker.exists()
     _check_labelled(cs, full)
     if allowed_failures > 0:
         assert cs.complete and [n.score for n in cs] == [n.score for n in full]
-    else:  # the part running on the killed worker is lost for good (each part runs for seconds)
+    else:  # the part running on the killed worker is lost for good
         assert not cs.complete and cs.reason == LOST_REASON and cs.stats["parts_lost"] >= 1
 
 
