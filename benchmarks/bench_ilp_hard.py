@@ -26,7 +26,9 @@ Timing: each program runs as ``flock /work/cpu.lock /usr/bin/time -f ... <comman
 wall time is the command's own (waiting for the lock excluded) and only one heavy run is on
 the machine's two cores at a time; the load average before each run is recorded.  Ours is
 the whole ``gobnilp-py learn X.jkl --time-limit T --json`` process (Python start-up and
-imports included); the C program's is its whole process with ``limits/time = T``.  Each
+imports included; our modules compiled to ``.pyc`` first, as a wheel install does, see
+``benchmarks/_bytecode.py``; ``--bytecode asis`` skips that and the row says so); the C program's is its
+whole process with ``limits/time = T``.  Each
 side's answer: status, best score, dual bound, gap (SCIP's definition,
 ``|primal - dual| / min(|primal|, |dual|)``).  Where both prove an optimum the scores must
 agree to 1e-6 relative (``agree``).
@@ -47,6 +49,9 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _bytecode import compile_package  # noqa: E402  (benchmarks/ is the script's folder)
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -252,6 +257,8 @@ def instances(data: Path, names: list[str]) -> list[tuple[str, Path]]:
 
 
 def run(args: argparse.Namespace) -> None:
+    if args.bytecode == "compile" and "ours" in args.which.split(","):
+        compile_package()
     done: set[tuple[str, str]] = set()
     if args.resume and args.log and Path(args.log).exists():
         for line in Path(args.log).read_text().splitlines():
@@ -271,6 +278,8 @@ def run(args: argparse.Namespace) -> None:
                 raise SystemExit(f"unknown program {program!r} (ours, c)")
             rec = {"instance": name, "program": program, "time_limit": args.time_limit, "start_utc": t,
                    "commit": _commit(), **rec}
+            if program == "ours":
+                rec["bytecode"] = args.bytecode
             if args.label:
                 rec["label"] = args.label
             output = rec.pop("_output", "")
@@ -377,6 +386,9 @@ def main(argv: list[str] | None = None) -> None:
     r.add_argument("--ours-engine", help="JSON engine_options for ours, e.g. '{\"warm_start\": true}' (API)")
     r.add_argument("--save-output", help="keep each run's stdout and stderr in this folder")
     r.add_argument("--no-lock", dest="lock", action="store_false")
+    r.add_argument("--bytecode", choices=["compile", "asis"], default="compile",
+                   help="compile the package's modules to .pyc before our runs (default, as a wheel install "
+                        "does), or leave them as found (see benchmarks/_bytecode.py)")
     a = sub.add_parser("api", help="(internal) one learn() through the API, JSON on stdout")
     a.add_argument("jkl")
     a.add_argument("time_limit", type=float)
