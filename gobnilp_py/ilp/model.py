@@ -102,7 +102,7 @@ def build_model(table: ScoreTable, *, constraints: StructuralConstraints | None 
                 arrow_vars: bool = False, sparse_cuts: bool = True, packing: int = 0,
                 kcluster_subip: bool = False, four_node_cuts: bool = True, four_node_depth: int = 1_000_000,
                 four_node_max: int = 100, four_node_after_clusters: bool = False, light_depths: int = 0,
-                stats: SolveStats | None = None) -> FamilyModel:
+                sink_loop_depth: int = 0, stats: SolveStats | None = None) -> FamilyModel:
     """Build the family-variable ILP of ``table`` with the acyclicity handler attached.
 
     Parameters
@@ -121,6 +121,9 @@ def build_model(table: ScoreTable, *, constraints: StructuralConstraints | None 
         Show SCIP's log.
     heuristic : bool
         Include the sink heuristic.
+    sink_loop_depth : int
+        The sink heuristic also runs after every LP of the cut loop at nodes down to this depth (``-1``: at
+        every depth); deeper, once after each node's LP (:func:`~gobnilp_py.ilp.heuristic.add_sink_heuristic`).
     pair_cuts : bool
         Add the cluster inequalities of all node pairs as initial rows.  Off
         by default: measured slower (zoo 2.4 s without, 12 s with; tic-tac-toe
@@ -158,6 +161,9 @@ def build_model(table: ScoreTable, *, constraints: StructuralConstraints | None 
     _check_params(subip_params or {}, "sub-IP")
     if isinstance(packing, bool) or not isinstance(packing, int) or (packing != 0 and packing < 3):
         raise ConfigError(f"model option packing must be 0 (no rows) or a cluster size of at least 3, got {packing!r}")
+    if isinstance(sink_loop_depth, bool) or not isinstance(sink_loop_depth, int) or sink_loop_depth < -1:
+        raise ConfigError(f"model option sink_loop_depth must be a depth (0 = the root only) or -1 (every depth), "
+                          f"got {sink_loop_depth!r}")
     check_memory(table)
     index = FamilyIndex.from_table(table)
     m = pyscipopt.Model("gobnilp")
@@ -192,7 +198,7 @@ def build_model(table: ScoreTable, *, constraints: StructuralConstraints | None 
                                    light_depths=light_depths)
     if heuristic:
         derived = [(a, fams) for (_, _), (a, fams) in fm.extra.get("arrow_families", {}).items()]
-        fm.heuristic = add_sink_heuristic(m, index, xflat, stats, derived=derived)
+        fm.heuristic = add_sink_heuristic(m, index, xflat, stats, derived=derived, loop_depth=sink_loop_depth)
     if constraints is not None:
         add_structural_rows(constraints, fm)
     fm.extra["heartbeat"] = add_heartbeat(m)
