@@ -197,3 +197,31 @@ def test_a_signal_while_the_arrow_model_is_built_stops_there(monkeypatch) -> Non
     info = sol.stats["extra"]["arrow_restart"]
     assert info["restarted"] is False and info["interrupted_before_rebuild"] is True
     assert sol.status == "interrupted"
+
+
+def test_the_resumed_tree_branches_with_the_resume_settings_under_the_callers(monkeypatch) -> None:
+    """Below the threshold the resumed tree gets ``RESUME_PARAMS`` (less strong branching); the root before it
+    and a rebuilt arrow model keep SCIP's own, and a caller's setting of the same name wins everywhere."""
+    import gobnilp_py.ilp.engine as engine
+    from gobnilp_py.ilp import settings
+
+    key = "branching/relpscost/maxreliable"
+    seen: list[float] = []
+    original = engine._solve
+
+    def recording(model, what):
+        seen.append(model.getParam(key))
+        return original(model, what)
+
+    monkeypatch.setattr(engine, "_solve", recording)
+    table = _table(0)
+    opt, _ = optimal_dag(table)
+    scip_default = 5.0
+    _check(optimum(table, arrow_restart=1e9, model_options=WEAK, params=WEAK_PARAMS), table, opt)
+    assert seen == [scip_default, settings.RESUME_PARAMS[key]]
+    seen.clear()
+    _check(optimum(table, arrow_restart=1e9, model_options=WEAK, params={**WEAK_PARAMS, key: 3}), table, opt)
+    assert seen == [3, 3]
+    seen.clear()
+    _check(optimum(table, arrow_restart=0.0, model_options=WEAK, params=WEAK_PARAMS), table, opt)
+    assert seen == [scip_default, scip_default]

@@ -130,7 +130,8 @@ def optimum(table: ScoreTable, *, constraints: Any = None, time_limit: float | N
 
     ``arrow_restart``: the relative gap (SCIP's) at or above which a search still open after its root node
     goes on in a model with GOBNILP's arrow variables as branching candidates (:func:`_restart_with_arrows`);
-    below it the same model goes on.  ``None`` takes :data:`~gobnilp_py.ilp.settings.ARROW_RESTART_GAP`,
+    below it the same model goes on, with :data:`~gobnilp_py.ilp.settings.RESUME_PARAMS` (less strong
+    branching) under the caller's own settings.  ``None`` takes :data:`~gobnilp_py.ilp.settings.ARROW_RESTART_GAP`,
     ``math.inf`` never restarts, ``0`` always does when the root leaves the search open.  Not with a caller's
     own node limit or ``arrow_vars`` model option.  ``stats["extra"]["arrow_restart"]`` says what happened.
     """
@@ -175,6 +176,9 @@ def optimum(table: ScoreTable, *, constraints: Any = None, time_limit: float | N
                                           time_limit=time_limit, t0=t0, live=live, interrupted=lambda: intr.interrupted)
             else:  # the same model goes on (SCIP resumes the tree; its clock and time limit run on)
                 fm.model.setParam("limits/nodes", -1)
+                for key, value in settings.RESUME_PARAMS.items():
+                    if key not in scip:                  # the caller's own settings win
+                        fm.model.setParam(key, value)
                 _solve(fm.model, "the optimum search")
         interrupted = intr.interrupted
     stats.time_solve = time.perf_counter() - t0

@@ -16,7 +16,7 @@ import math
 from typing import Any
 
 __all__ = ["DEFAULT_PARAMS", "ENUMERATION_PARAMS", "COLLECT_PARAMS", "CLASS_COLLECT_PARAMS", "COLLECT_MODEL_OPTIONS",
-           "CLASS_BRANCHING", "ARROW_RESTART_GAP", "ARROW_RESTART_PARAMS"]
+           "CLASS_BRANCHING", "ARROW_RESTART_GAP", "ARROW_RESTART_PARAMS", "RESUME_PARAMS"]
 
 #: SCIP settings applied before the caller's overrides (measured, see docs/solver.md).
 DEFAULT_PARAMS: dict[str, Any] = {
@@ -59,6 +59,14 @@ ARROW_RESTART_GAP: float = 0.003
 #: separation (lifted covers of the cut rows) slows down once the arrow links are in the model: restart
 #: after hailfinder5000's root 19.3 -> 16.5 s without it (``docs/solver.md``).
 ARROW_RESTART_PARAMS: dict[str, Any] = {"constraints/knapsack/sepafreq": -1}
+
+#: SCIP settings of the tree an optimum search resumes when its root leaves a gap below ``ARROW_RESTART_GAP``
+#: (the same model goes on), under the caller's own: less strong branching (reliability after one strong
+#: branch instead of SCIP's 1-5).  Those trees are short and their strong branching LPs cost more than the
+#: nodes they save: hepar2 at 10,000 rows 9.9 -> 8.3 s and 10.3 -> 8.1 s (119 -> 121 nodes), adult BIC BF 3
+#: 29.3 -> 27.8 s, hailfinder5000, insurance10000 and nltcs unchanged.  Not for the arrow model: there it
+#: doubled the tree (soybean BIC BF 3 140 -> 207 s, alarm10000 61 -> 65 s); docs/solver.md.
+RESUME_PARAMS: dict[str, Any] = {"branching/relpscost/minreliable": 0, "branching/relpscost/maxreliable": 1}
 
 #: SCIP settings without which an enumeration can miss networks (checked
 #: against brute force: with SCIP defaults one run found 28 of 43 solutions).
