@@ -162,6 +162,15 @@ def _gap(primal: float | None, dual: float | None) -> float | None:
     return abs(primal - dual) / den if den > 0 else None
 
 
+def _our_command() -> str:
+    """The ``gobnilp-py`` command: on PATH, else beside this interpreter (a venv not activated); a missing one
+    stops the benchmark (it used to be logged as rows "error rc 127")."""
+    exe = shutil.which("gobnilp-py") or str(Path(sys.executable).parent / "gobnilp-py")
+    if not Path(exe).is_file():
+        raise SystemExit(f"gobnilp-py not found on PATH nor beside {sys.executable}: install the package first")
+    return exe
+
+
 def run_ours(jkl: Path, time_limit: float, lock: bool, extra: list[str], options: str | None = None,
              params: str | None = None, engine: str | None = None) -> dict[str, Any]:
     """Ours as a whole process: ``gobnilp-py learn X.jkl`` (the default), or, when ``options`` or
@@ -173,7 +182,7 @@ def run_ours(jkl: Path, time_limit: float, lock: bool, extra: list[str], options
         cmd = [sys.executable, str(Path(__file__).resolve()), "api", str(jkl), str(time_limit),
                options or "{}", params or "{}", engine or "{}"]
     else:
-        exe = shutil.which("gobnilp-py") or "gobnilp-py"
+        exe = _our_command()
         cmd = [exe, "learn", str(jkl), "--time-limit", str(time_limit), "--json", "-q", *extra]
     r = _timed(cmd, lock=lock, env=env, timeout=time_limit + 300)
     rec: dict[str, Any] = {"wall": r["wall"], "cpu": r["cpu"], "rss_mb": r["rss_mb"], "load_before": r["load_before"],

@@ -142,3 +142,17 @@ def test_our_modules_are_compiled_before_our_timed_runs(bench, tmp_path, monkeyp
         log.unlink()
     assert len(calls) == 1                      # only the run that timed ours with "compile"
     assert [r.get("bytecode") for r in rows] == [None, "asis", "compile", None]
+
+
+def test_our_command_is_found_beside_the_interpreter_or_refused(bench, tmp_path, monkeypatch):
+    """Without an activated venv ``gobnilp-py`` is not on PATH: the one beside the interpreter is used, and
+    where there is none the benchmark stops with one line instead of logging failed rows."""
+    monkeypatch.setenv("PATH", str(tmp_path))
+    exe = tmp_path / "bin" / "gobnilp-py"
+    exe.parent.mkdir()
+    exe.write_text("#!/bin/sh\n")
+    monkeypatch.setattr(bench.sys, "executable", str(tmp_path / "bin" / "python"))
+    assert bench._our_command() == str(exe)
+    exe.unlink()
+    with pytest.raises(SystemExit, match="gobnilp-py not found"):
+        bench._our_command()
