@@ -225,3 +225,36 @@ def test_the_resumed_tree_branches_with_the_resume_settings_under_the_callers(mo
     seen.clear()
     _check(optimum(table, arrow_restart=0.0, model_options=WEAK, params=WEAK_PARAMS), table, opt)
     assert seen == [scip_default, scip_default]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_arrow_model_starts_from_the_better_of_the_roots_and_asobs_network(seed: int) -> None:
+    """Before the rebuild an ASOBS search over a fixed number of seeded orders runs; its network is offered
+    when it beats the root's incumbent (recorded, deterministic), and the optimum is the DP's either way."""
+    table = _table(seed, 9, 8)
+    opt, _ = optimal_dag(table)
+    one = optimum(table, arrow_restart=0.0, model_options=WEAK, params=WEAK_PARAMS)
+    _check(one, table, opt)
+    info = one.stats["extra"]["arrow_restart"]
+    assert info["restarted"] is True
+    asobs = info["asobs"]
+    assert asobs["orders"] >= 1 and asobs["score"] <= opt + 1e-6
+    root = info["primal"] if info["primal"] is not None else -math.inf
+    assert asobs["used"] == (asobs["score"] > root)
+    offered = max(asobs["score"], root)
+    assert info["accepted"] is True and offered <= opt + 1e-6
+    two = optimum(table, arrow_restart=0.0, model_options=WEAK, params=WEAK_PARAMS)
+    assert two.stats["extra"]["arrow_restart"]["asobs"]["score"] == asobs["score"]
+    assert two.chosen == one.chosen
+
+
+def test_no_asobs_start_under_structural_constraints() -> None:
+    """ASOBS knows only the table: with structural rows the arrow model starts from the root's network."""
+    from gobnilp_py.constraints import StructuralConstraints
+
+    table = _table(1, 8, 8)
+    cons = StructuralConstraints(forbidden_arrows=[(table.names[0], table.names[1])])
+    sol = optimum(table, constraints=cons, arrow_restart=0.0, model_options=WEAK, params=WEAK_PARAMS)
+    info = sol.stats["extra"]["arrow_restart"]
+    assert info["restarted"] is True and "asobs" not in info
+    assert sol.status == "optimal"
