@@ -228,9 +228,12 @@ def test_the_resumed_tree_branches_with_the_resume_settings_under_the_callers(mo
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_the_arrow_model_starts_from_the_better_of_the_roots_and_asobs_network(seed: int) -> None:
+def test_the_arrow_model_starts_from_the_better_of_the_roots_and_asobs_network(seed: int, monkeypatch) -> None:
     """Before the rebuild an ASOBS search over a fixed number of seeded orders runs; its network is offered
     when it beats the root's incumbent (recorded, deterministic), and the optimum is the DP's either way."""
+    from gobnilp_py.ilp import settings
+
+    monkeypatch.setattr(settings, "ASOBS_START_GAP", 0.0)
     table = _table(seed, 9, 8)
     opt, _ = optimal_dag(table)
     one = optimum(table, arrow_restart=0.0, model_options=WEAK, params=WEAK_PARAMS)
@@ -251,10 +254,27 @@ def test_the_arrow_model_starts_from_the_better_of_the_roots_and_asobs_network(s
 def test_no_asobs_start_under_structural_constraints() -> None:
     """ASOBS knows only the table: with structural rows the arrow model starts from the root's network."""
     from gobnilp_py.constraints import StructuralConstraints
+    from gobnilp_py.ilp import settings
 
     table = _table(1, 8, 8)
+    assert optimum(table, arrow_restart=0.0, model_options=WEAK,   # without the rows it would run
+                   params=WEAK_PARAMS).stats["extra"]["arrow_restart"]["root_gap"] >= settings.ASOBS_START_GAP
     cons = StructuralConstraints(forbidden_arrows=[(table.names[0], table.names[1])])
     sol = optimum(table, constraints=cons, arrow_restart=0.0, model_options=WEAK, params=WEAK_PARAMS)
     info = sol.stats["extra"]["arrow_restart"]
     assert info["restarted"] is True and "asobs" not in info
     assert sol.status == "optimal"
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_no_asobs_start_below_its_root_gap(seed: int, monkeypatch) -> None:
+    """A rebuilt model whose root gap is below ``ASOBS_START_GAP`` starts from the root's network alone."""
+    from gobnilp_py.ilp import settings
+
+    monkeypatch.setattr(settings, "ASOBS_START_GAP", math.inf)
+    table = _table(seed, 9, 8)
+    opt, _ = optimal_dag(table)
+    sol = optimum(table, arrow_restart=0.0, model_options=WEAK, params=WEAK_PARAMS)
+    _check(sol, table, opt)
+    info = sol.stats["extra"]["arrow_restart"]
+    assert info["restarted"] is True and "asobs" not in info

@@ -237,7 +237,8 @@ def _restart_with_arrows(fm: Any, *, constraints: Any, scip: dict[str, Any], ver
     cuts = _found_cuts(fm)
     quads = sorted(fm.acyclicity.added_four)
     incumbent = fm.chosen() if m.getNSols() else None
-    if constraints is None:           # ASOBS knows only the table: with structural rows keep the root's network
+    # ASOBS knows only the table: with structural rows the root's network stays
+    if constraints is None and first["root_gap"] >= settings.ASOBS_START_GAP:
         left = None if time_limit is None else max(float(time_limit) - (time.perf_counter() - t0), 0.0)
         incumbent = _better_start(fm, incumbent, left, first)
     first["cuts_seeded"] = len(cuts)
@@ -264,7 +265,8 @@ def _better_start(fm: Any, incumbent: Sequence[int] | None, left: float | None,
                   record: dict[str, Any]) -> Sequence[int] | None:
     """The better first network for the arrow model: the root's incumbent or an ASOBS search's.
 
-    Why: a root that leaves a large gap often leaves a poor incumbent too.  On win95pts at 1,000 rows the
+    Only where the root gap is at least :data:`~gobnilp_py.ilp.settings.ASOBS_START_GAP`.  Why: a root
+    that leaves a large gap often leaves a poor incumbent too.  On win95pts at 1,000 rows the
     sink heuristic's best after 120 s was -9,978.5 (the C program's -9,899.3), while ASOBS over 16 seeded
     orders with insertions finds -9,769.0 in 0.2 s; the bound was level with the C program's, so the whole
     gap difference was the incumbent.  A fixed number of seeded orders (:func:`incumbent_orders`) keeps the

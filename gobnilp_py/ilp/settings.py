@@ -16,7 +16,8 @@ import math
 from typing import Any
 
 __all__ = ["DEFAULT_PARAMS", "ENUMERATION_PARAMS", "COLLECT_PARAMS", "CLASS_COLLECT_PARAMS", "COLLECT_MODEL_OPTIONS",
-           "CLASS_BRANCHING", "ARROW_RESTART_GAP", "ARROW_RESTART_PARAMS", "RESUME_PARAMS"]
+           "CLASS_BRANCHING", "ARROW_RESTART_GAP", "ARROW_RESTART_PARAMS", "RESUME_PARAMS",
+           "ASOBS_START_GAP"]
 
 #: SCIP settings applied before the caller's overrides (measured, see docs/solver.md).
 DEFAULT_PARAMS: dict[str, Any] = {
@@ -67,6 +68,13 @@ ARROW_RESTART_PARAMS: dict[str, Any] = {"constraints/knapsack/sepafreq": -1}
 #: 29.3 -> 27.8 s, hailfinder5000, insurance10000 and nltcs unchanged.  Not for the arrow model: there it
 #: doubled the tree (soybean BIC BF 3 140 -> 207 s, alarm10000 61 -> 65 s); docs/solver.md.
 RESUME_PARAMS: dict[str, Any] = {"branching/relpscost/minreliable": 0, "branching/relpscost/maxreliable": 1}
+
+#: Root gap (relative, SCIP's) at or above which the model rebuilt with arrow variables also gets an ASOBS
+#: search's network as its first solution when it beats the root's (``engine._better_start``).  Measured:
+#: win95pts1000 (root gap 5.9 %) 120 s incumbent -9,978.5 -> -9,769.0, the C program's -9,899.3; but where the
+#: root gap is small a better first solution made the tree slower (alarm10000, gap 0.49 %: 62.7 -> 81.8 s;
+#: zoo BIC BF 3, 0.65 %: 5.5 -> 10.5 s), so only large gaps get it (docs/solver.md).
+ASOBS_START_GAP: float = 0.05
 
 #: SCIP settings without which an enumeration can miss networks (checked
 #: against brute force: with SCIP defaults one run found 28 of 43 solutions).
