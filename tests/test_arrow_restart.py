@@ -48,6 +48,15 @@ def _check(sol, table, opt: float) -> None:
     assert sol.score == pytest.approx(math.fsum(table.families[v][k][1] for v, k in enumerate(sol.chosen)), abs=1e-9)
 
 
+def _solved(table, gap: float):
+    """The weakened search of ``table`` with restart threshold ``gap``, checked against the DP optimum:
+    ``(solution, optimum, its arrow_restart record)``."""
+    opt, _ = optimal_dag(table)
+    sol = optimum(table, arrow_restart=gap, model_options=WEAK, params=WEAK_PARAMS)
+    _check(sol, table, opt)
+    return sol, opt, sol.stats["extra"]["arrow_restart"]
+
+
 @settings(max_examples=60, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(3, 9), st.integers(2, 9), st.sampled_from([0.0, 1e-3, 0.05, 1.0, math.inf]), st.integers(0, 10**6))
 def test_the_restarted_or_resumed_search_finds_the_dp_optimum(n: int, k: int, gap: float, seed: int) -> None:
@@ -59,11 +68,7 @@ def test_the_restarted_or_resumed_search_finds_the_dp_optimum(n: int, k: int, ga
 @pytest.mark.parametrize("seed", range(8))
 def test_a_restart_happens_and_says_what_it_carried(seed: int) -> None:
     """On these seeds the weakened root leaves the search open, so the arrow model finishes it."""
-    table = _table(seed)
-    opt, _ = optimal_dag(table)
-    sol = optimum(table, arrow_restart=0.0, model_options=WEAK, params=WEAK_PARAMS)
-    _check(sol, table, opt)
-    info = sol.stats["extra"]["arrow_restart"]
+    sol, opt, info = _solved(_table(seed), 0.0)
     assert info["restarted"] is True and info["threshold"] == 0.0 and info["root_gap"] > 0
     assert info["nodes"] >= 1
     assert info["cuts_seeded"] >= 0 and info["seconds"] >= 0
@@ -81,11 +86,7 @@ def test_a_restart_happens_and_says_what_it_carried(seed: int) -> None:
 @pytest.mark.parametrize("seed", range(4))
 def test_below_the_threshold_the_same_model_goes_on(seed: int) -> None:
     """A root gap under the threshold: no rebuild; SCIP resumes the first model's tree to the optimum."""
-    table = _table(seed)
-    opt, _ = optimal_dag(table)
-    sol = optimum(table, arrow_restart=1e9, model_options=WEAK, params=WEAK_PARAMS)
-    _check(sol, table, opt)
-    info = sol.stats["extra"]["arrow_restart"]
+    sol, _, info = _solved(_table(seed), 1e9)
     assert info["restarted"] is False and info["root_gap"] < 1e9
     assert "cuts_seeded" not in info
     assert sol.stats["nodes"] > 1  # the tree after the root was searched in the same model
@@ -235,10 +236,7 @@ def test_the_arrow_model_starts_from_the_better_of_the_roots_and_asobs_network(s
 
     monkeypatch.setattr(settings, "ASOBS_START_GAP", 0.0)
     table = _table(seed, 9, 8)
-    opt, _ = optimal_dag(table)
-    one = optimum(table, arrow_restart=0.0, model_options=WEAK, params=WEAK_PARAMS)
-    _check(one, table, opt)
-    info = one.stats["extra"]["arrow_restart"]
+    one, opt, info = _solved(table, 0.0)
     assert info["restarted"] is True
     asobs = info["asobs"]
     assert asobs["orders"] >= 1 and asobs["score"] <= opt + 1e-6
@@ -272,9 +270,5 @@ def test_no_asobs_start_below_its_root_gap(seed: int, monkeypatch) -> None:
     from gobnilp_py.ilp import settings
 
     monkeypatch.setattr(settings, "ASOBS_START_GAP", math.inf)
-    table = _table(seed, 9, 8)
-    opt, _ = optimal_dag(table)
-    sol = optimum(table, arrow_restart=0.0, model_options=WEAK, params=WEAK_PARAMS)
-    _check(sol, table, opt)
-    info = sol.stats["extra"]["arrow_restart"]
+    _, _, info = _solved(_table(seed, 9, 8), 0.0)
     assert info["restarted"] is True and "asobs" not in info

@@ -279,10 +279,11 @@ def _better_start(fm: Any, incumbent: Sequence[int] | None, left: float | None,
     table = fm.table
     t = time.perf_counter()
     run = asobs_search(table, n_orders=incumbent_orders(table.n, len(table)), seed=0, time_limit=left)
+    seconds = time.perf_counter() - t
     info: dict[str, Any] = {"score": run.score if run.chosen is not None else None, "orders": run.orders,
-                            "seconds": round(time.perf_counter() - t, 3)}
+                            "seconds": round(seconds, 3)}
     record["asobs"] = info
-    fm.stats.time_heuristic += time.perf_counter() - t
+    fm.stats.time_heuristic += seconds
     if run.chosen is None or not math.isfinite(run.score):
         return incumbent
     root = float(fm.model.getPrimalbound()) if incumbent is not None else -math.inf
